@@ -1,0 +1,38 @@
+/*
+** util.h: helpers shared by the CUnit suites.
+**
+** Each suite lives in tests/test_NAME.c and defines `int test_NAME_add(void)`,
+** which adds its CUnit suite(s) and returns 0 or a CUnit error.  The runner
+** (tests/main.c) finds the suites from the file names (the Makefile writes
+** the list), so a new suite is just a new file.
+*/
+#ifndef COLOSIM_TESTS_UTIL_H
+#define COLOSIM_TESTS_UTIL_H
+
+#include <CUnit/CUnit.h>
+
+/* Defines a suite's registration function with its prototype (for
+** -Wmissing-prototypes): TEST_REGISTER(engine) { ... return 0; } */
+#define TEST_REGISTER(name) \
+	int test_##name##_add(void); \
+	int test_##name##_add(void)
+
+/* Adds a suite with the given NULL-terminated {name, fn} table. */
+struct test_case {
+	const char *name;
+	CU_TestFunc fn;
+};
+int test_add_suite(const char *suite, const struct test_case *cases);
+
+/* Asserts |a - b| <= tol * max(1, |b|) (a relative check past 1). */
+#define TEST_ASSERT_CLOSE(a, b, tol) \
+	CU_ASSERT_DOUBLE_EQUAL((a), (b), (tol) * ((b) > 1 || (b) < -1 ? \
+		((b) < 0 ? -(b) : (b)) : 1.0))
+
+/* The folder holding the public traces (../shared/traces), or NULL. */
+const char *test_shared_traces(void);
+
+/* A fresh temporary directory for this process, created on first use. */
+const char *test_tmpdir(void);
+
+#endif
