@@ -42,13 +42,18 @@ CPPFLAGS += -I. -D_POSIX_C_SOURCE=200809L
 CFLAGS   := -std=c11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += $(SANFLAGS)
 
-# Every .c in the library folders goes into libcolosim.a, except the
-# command-line front end sim/main.c.  New files need no Makefile edit.
+# Every .c in the library folders goes into libcolosim.a; the command line
+# (sim/cli/, the only code that prints and exits) links on top of it.  New
+# files need no Makefile edit.
 LIB_DIRS := sim models models/zoo models/calibration traces policies experiments plots
-LIB_SRC  := $(filter-out sim/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libcolosim.a
 BIN      := $(BUILD)/colosim
+CLI_SRC  := $(sort $(wildcard sim/cli/*.c))
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+CMD_NAMES := $(patsubst sim/cli/cmd_%.c,%,$(filter sim/cli/cmd_%.c,$(CLI_SRC)))
+CMDS_INC := $(BUILD)/cli/cmds.inc
 
 # Test suites: tests/test_NAME.c defines `int test_NAME_add(void)`; the list
 # of suites is generated from the file names, so adding a suite is adding a file.
@@ -73,10 +78,19 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/sim/main.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
 
-# The suite list changes only when a test file appears or disappears.
+# Generated lists (subcommands, test suites) change only when a file
+# appears or disappears; the cmp keeps dependants from rebuilding otherwise.
+$(CMDS_INC): $(CLI_SRC) Makefile
+	@mkdir -p $(@D)
+	@printf '%s\n' $(foreach n,$(CMD_NAMES),"CMD($(n))") > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(BUILD)/sim/cli/main.o: $(CMDS_INC)
+$(BUILD)/sim/cli/main.o: CPPFLAGS += -I$(BUILD)/cli
+
 $(SUITES_INC): $(TEST_SRC) Makefile
 	@mkdir -p $(@D)
 	@printf '%s\n' $(foreach n,$(TEST_NAMES),"SUITE($(n))") > $@.tmp

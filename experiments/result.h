@@ -1,0 +1,65 @@
+/*
+** result.h: what one simulation run produces, in memory, before it goes to
+** the results store (experiments/store.h) or to `colosim replay --json`.
+**
+** A run_result owns copies of everything added to it.  Metrics are
+** (name, value) pairs with the names of docs/RESULTS.md (makespan_s,
+** hbm_util_mean, jct_p95_s, ...); jobs are per-job rows; series are
+** downsampled per-GPU samples; latency bins form the run's request-latency
+** histogram.
+*/
+#ifndef COLOSIM_EXPERIMENTS_RESULT_H
+#define COLOSIM_EXPERIMENTS_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct res_metric {
+	char name[48];
+	double value;
+};
+
+struct res_job {
+	char id[64];
+	char kind[8];                 /* "train" / "infer" */
+	char model[48];
+	int gpus;
+	int first_gpu;                /* lowest GPU index used; -1 never placed */
+	int status;                   /* 0 done, 1 failed, 2 unfinished */
+	double submit_s, start_s, end_s;
+	double jct_s, queue_s, slowdown;
+};
+
+struct res_series {
+	int gpu;                      /* -1: cluster-wide */
+	double t_s;
+	double hbm_frac, sm_frac;
+};
+
+struct res_lat_bin {
+	double lo_ms, hi_ms;
+	uint64_t count;
+};
+
+struct run_result {
+	struct res_metric *metrics; size_t nmetrics, capmetrics;
+	struct res_job *jobs;       size_t njobs, capjobs;
+	struct res_series *series;  size_t nseries, capseries;
+	struct res_lat_bin *lat;    size_t nlat, caplat;
+	uint64_t events;
+	double wall_s;
+};
+
+void run_result_init(struct run_result *r);
+void run_result_fini(struct run_result *r);
+
+/* Each add returns 0 or SIM_ENOMEM; set replaces a metric of the same name. */
+int run_result_set(struct run_result *r, const char *name, double value);
+int run_result_add_job(struct run_result *r, const struct res_job *j);
+int run_result_add_series(struct run_result *r, const struct res_series *s);
+int run_result_add_lat(struct run_result *r, const struct res_lat_bin *b);
+
+/* The metric's value, or NaN when absent. */
+double run_result_get(const struct run_result *r, const char *name);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+** device.h: GPU device profiles (models/devices/NAME.ini), read with libinih.
+**
+** A profile is the set of numbers the GPU, link and workload models take
+** from a device: capacities, peak rates, host-link bandwidths, MIG slice
+** shapes, time-slicing and MPS parameters.  Every value in the INI names its
+** source after an '@':
+**
+**     hbm_bytes = 85899345920 @ spec NVIDIA A100 datasheet (80 GB HBM2e)
+**     ts_switch_ns = 25000    @ fitted 2026-11-30 H200 r2=0.998
+**     h2d_pinned_bytes_per_s = 5.5e10 @ measured 2026-11-30 H200 driver 580.159
+**
+** The source must start with `spec`, `measured` or `fitted`.  Unknown keys,
+** missing required keys, malformed numbers and missing sources are errors
+** naming file and line.  Values are SI units named in the key (bytes,
+** bytes_per_s, flops, ns).  See docs/MODEL.md for what each one feeds.
+**
+** STATUS: interface contract; implemented in models/device.c.
+*/
+#ifndef COLOSIM_MODELS_DEVICE_H
+#define COLOSIM_MODELS_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/err.h"
+#include "sim/time.h"
+
+#define DEV_NAME_MAX 48
+#define DEV_MIG_MAX 8
+
+struct dev_mig_profile {
+	char name[24];            /* "1g.10gb" */
+	int max_count;            /* how many fit on one GPU */
+	int sms;                  /* SMs in the slice */
+	uint64_t hbm_bytes;       /* memory of the slice */
+	double bw_frac;           /* share of the device's HBM bandwidth */
+};
+
+struct dev_profile {
+	char name[DEV_NAME_MAX];      /* id used on the command line: "a100-80gb" */
+	char display[64];             /* "NVIDIA A100-SXM4-80GB" */
+	char path[256];               /* the INI it came from */
+	/* memory */
+	uint64_t hbm_bytes;
+	double hbm_bw_bytes_per_s;
+	uint64_t l2_bytes;
+	uint64_t ctx_bytes;           /* CUDA context footprint per process */
+	/* compute */
+	int sms;
+	double fp32_flops, fp16_flops, bf16_flops;   /* dense peak, per second */
+	/* host link */
+	int pcie_gen;
+	double h2d_pinned_bytes_per_s, d2h_pinned_bytes_per_s;
+	double h2d_pageable_bytes_per_s, d2h_pageable_bytes_per_s;
+	sim_time pcie_latency_ns;
+	double nvlink_bytes_per_s;    /* per GPU, aggregate; 0 = none */
+	/* sharing */
+	sim_time ts_quantum_ns;       /* time-slice quantum */
+	sim_time ts_switch_ns;        /* context-switch cost per slice */
+	double mps_contention_k;      /* MPS interference: speed /= 1 + k (n-1) */
+	double uvm_bytes_per_s;       /* unified-memory paging rate */
+	int nmig;
+	struct dev_mig_profile mig[DEV_MIG_MAX];
+};
+
+/* Loads one profile.  Returns 0, or SIM_ENOENT / SIM_EIO / SIM_EPARSE with
+** "file:line: key: what was expected" in err.  *out is fully overwritten. */
+int dev_load_file(const char *path, struct dev_profile *out,
+		  struct sim_err *err);
+
+/* The source text of a key in a loaded profile ("spec ..."), or NULL. */
+const char *dev_source(const struct dev_profile *d, const char *key);
+
+struct dev_catalog {
+	struct dev_profile *devs;     /* owned array, sorted by name */
+	size_t n;
+};
+
+/* Loads every *.ini of dir.  Returns 0 or the first error. */
+int dev_catalog_load(struct dev_catalog *cat, const char *dir,
+		     struct sim_err *err);
+void dev_catalog_fini(struct dev_catalog *cat);
+
+/* Case-insensitive lookup by name (or alias); NULL if absent.  The pointer
+** lives as long as the catalog. */
+const struct dev_profile *dev_catalog_find(const struct dev_catalog *cat,
+					   const char *name);
+
+/* Writes "a100-40gb, a100-80gb, ..." into buf (for "unknown device" errors). */
+void dev_catalog_names(const struct dev_catalog *cat, char *buf, size_t n);
+
+/* The profile directory: $COLOSIM_DEVICES, else ./models/devices if it
+** exists, else the installed share/colosim/devices. */
+const char *dev_default_dir(void);
+
+#endif

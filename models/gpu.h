@@ -1,0 +1,142 @@
+/*
+** gpu.h: the fluid GPU model (DESIGN.md, "The fluid execution model").
+**
+** A gpu holds tenants: a job's presence on the device (or on one MIG slice)
+** with its memory allocation and share parameters.  A busy tenant runs one
+** work unit: an amount of solo time (work_left_ns, nanoseconds the unit would
+** take alone on the whole device) with a profile (alpha: compute-bound
+** fraction of solo time; sat: SM fraction it can use, the GSLICE knee;
+** bw_frac: HBM bandwidth it needs at full speed as a fraction of peak).
+**
+** The sharing mode turns the set of busy tenants into a speed per tenant
+** (1 = solo).  Every change (attach, detach, resize, begin, finish, share
+** change) first settles the progress of every busy tenant at its old speed
+** up to `now`, then recomputes all speeds.  The model is pure: it knows no
+** event queue.  After each change, the caller (the world, sim/) reschedules
+** the completion of every busy tenant on that gpu at gpu_finish_time().
+**
+** Memory is a hard constraint: attach/resize refuse (SIM_ENOSPC) what does
+** not fit, unless the caller allows oversubscription, in which case the
+** excess is paged over the host link at the profile's unified-memory rate
+** and every busy tenant slows down accordingly (docs/MODEL.md).
+**
+** Equations and their sources: docs/MODEL.md, "GPU sharing modes".
+** STATUS: interface contract; implemented in models/gpu.c.
+*/
+#ifndef COLOSIM_MODELS_GPU_H
+#define COLOSIM_MODELS_GPU_H
+
+#include <stdint.h>
+
+#include "models/device.h"
+#include "sim/err.h"
+#include "sim/stats.h"
+#include "sim/time.h"
+
+enum gpu_mode {
+	GPU_MODE_EXCLUSIVE = 0,   /* one tenant; speed 1 */
+	GPU_MODE_TIMESLICE,       /* round-robin: (1/n) q / (q + c) */
+	GPU_MODE_MPS,             /* SM shares, water-filled; bandwidth shared */
+	GPU_MODE_MIG              /* fixed slices; timeslice inside a slice */
+};
+
+/* "exclusive", "timeslice", "mps", "mig"; NULL for an unknown value. */
+const char *gpu_mode_name(enum gpu_mode m);
+/* Parses a mode name; 0 or SIM_EINVAL. */
+int gpu_mode_parse(const char *s, enum gpu_mode *out);
+
+struct gpu_work_profile {
+	double alpha;             /* compute-bound fraction of solo time, 0..1 */
+	double sat;               /* SM fraction usable, (0, 1] */
+	double bw_frac;           /* HBM bandwidth demand / peak at full speed */
+};
+
+struct gpu_tenant {
+	/* set by the owner before attach; owner's business afterwards */
+	int id;                   /* for reports */
+	void *owner;              /* borrowed, never touched by the model */
+	uint64_t ev;              /* owner's completion-event handle */
+	uint64_t mem_bytes;       /* resident allocation (use gpu_resize) */
+	double sm_cap;            /* MPS thread percentage / 100, (0, 1] */
+	int slice;                /* MIG slice index, -1 for the whole GPU */
+	/* the current work unit; the model updates these */
+	int busy;
+	struct gpu_work_profile prof;
+	double work_left_ns;      /* solo time still to run */
+	double speed;             /* current speed, 0 when idle */
+	sim_time t_settled;       /* progress is settled up to here */
+	/* private to the model */
+	struct gpu_tenant *next_;
+	struct gpu *gpu_;
+};
+
+struct gpu_slice {
+	int profile;              /* index into dev->mig */
+	uint64_t hbm_bytes, mem_used;
+	double sm_frac, bw_frac;  /* share of the device */
+};
+
+struct gpu {
+	const struct dev_profile *dev;   /* borrowed; outlives the gpu */
+	int id, node;
+	enum gpu_mode mode;
+	struct gpu_tenant *tenants;      /* attached tenants, a list */
+	int ntenants, nbusy;
+	uint64_t mem_used;               /* sum of tenants' mem_bytes */
+	int nslices;
+	struct gpu_slice slices[7];
+	struct sim_twacc hbm;            /* allocated bytes (capped at capacity) */
+	struct sim_twacc sm;             /* busy SM fraction, 0..1 */
+	uint64_t changes;                /* speed recomputations so far */
+};
+
+/* Initialises an empty gpu at time t0.  MIG starts with no slices. */
+void gpu_init(struct gpu *g, const struct dev_profile *dev, int id, int node,
+	      enum gpu_mode mode, sim_time t0);
+void gpu_fini(struct gpu *g);
+
+/* Replaces the MIG layout with the named profiles ("3g.40gb", ...).  Only
+** allowed with no tenant attached (SIM_ESTATE), mode MIG (SIM_EINVAL), and a
+** layout that fits the device (SIM_ENOSPC); names must exist (SIM_ENOENT). */
+int gpu_set_mig_layout(struct gpu *g, const char *const *profiles, int n,
+		       sim_time now, struct sim_err *err);
+
+/* Attaches an idle tenant with its mem_bytes, sm_cap and slice set.
+** SIM_ENOSPC when memory does not fit and !allow_oversub; SIM_ESTATE when
+** exclusive and occupied or the tenant is already attached; SIM_EINVAL on a
+** bad slice or share. */
+int gpu_attach(struct gpu *g, struct gpu_tenant *t, sim_time now,
+	       int allow_oversub, struct sim_err *err);
+
+/* Detaches a tenant (busy or not); its unfinished work is left in
+** work_left_ns (settled to now) so that it can resume elsewhere. */
+void gpu_detach(struct gpu *g, struct gpu_tenant *t, sim_time now);
+
+/* Changes a tenant's allocation; same refusals as gpu_attach. */
+int gpu_resize(struct gpu *g, struct gpu_tenant *t, uint64_t mem_bytes,
+	       sim_time now, int allow_oversub, struct sim_err *err);
+
+/* Changes a tenant's MPS share (0, 1]. */
+int gpu_set_share(struct gpu *g, struct gpu_tenant *t, double sm_cap,
+		  sim_time now);
+
+/* Starts a work unit of work_ns solo nanoseconds on an attached tenant
+** (replacing any unit in progress). */
+void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
+	       const struct gpu_work_profile *prof, sim_time now);
+
+/* Ends the tenant's work unit now (finished or abandoned): idle, speed 0. */
+void gpu_finish(struct gpu *g, struct gpu_tenant *t, sim_time now);
+
+/* Settles every busy tenant's progress to now at the current speeds. */
+void gpu_settle(struct gpu *g, sim_time now);
+
+/* When the tenant's unit completes at its current speed: now + the
+** remaining work / speed, rounded up to a nanosecond; SIM_TIME_NEVER when
+** idle or stalled.  Call after the last change at `now`. */
+sim_time gpu_finish_time(const struct gpu_tenant *t, sim_time now);
+
+/* Free HBM (capacity - used; 0 when oversubscribed), whole device or slice. */
+uint64_t gpu_mem_free(const struct gpu *g, int slice);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+** cli.h: shared pieces of the colosim command line (sim/cli/).
+**
+** The command line is the only layer that prints and exits.  Each
+** subcommand lives in sim/cli/cmd_NAME.c and defines
+**
+**     const struct cli_cmd cli_cmd_NAME = { "NAME", "one-line summary", fn };
+**
+** The Makefile collects the list from the file names (build/cli/cmds.inc),
+** so a new subcommand is a new file.  fn(argc, argv) gets argv[0] == "NAME"
+** and returns the process exit status: 0 success, 1 failure, 2 usage or
+** input errors.
+*/
+#ifndef COLOSIM_SIM_CLI_H
+#define COLOSIM_SIM_CLI_H
+
+#include <stdio.h>
+
+#include "sim/err.h"
+
+typedef int (*cli_cmd_fn)(int argc, char **argv);
+
+struct cli_cmd {
+	const char *zName;
+	const char *zSummary;
+	cli_cmd_fn xRun;
+};
+
+/* Prints "colosim: MESSAGE" to stderr and returns 2 (for `return`). */
+int cli_usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+
+/* Prints "colosim: <err->msg>" (or the code's text) and returns 1, or 2
+** for input errors (SIM_EPARSE, SIM_ENOENT, SIM_EINVAL, SIM_ERANGE). */
+int cli_report(const struct sim_err *err);
+
+/* Parses a whole decimal or floating value; 0 on success, -1 if malformed. */
+int cli_parse_double(const char *s, double *out);
+int cli_parse_u64(const char *s, unsigned long long *out);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+** trace.h: colosim's trace format v1 (docs/TRACE_FORMAT.md) and its
+** streaming reader and validator.
+**
+** A trace is a CSV file (read with libcsv) whose header names the schema
+** version; one row per training job or inference service.  The reader is
+** streaming: trace_next() returns one job at a time and memory stays
+** constant in the trace's length.  Every error names file:line:column, the
+** field, and what was expected; an unknown model lists the known ones.
+**
+** STATUS: interface contract; implemented in traces/trace.c.
+*/
+#ifndef COLOSIM_TRACES_TRACE_H
+#define COLOSIM_TRACES_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/workload.h"
+#include "sim/err.h"
+#include "sim/rng.h"
+#include "sim/time.h"
+
+enum trace_kind { TRACE_TRAIN = 0, TRACE_INFER };
+
+enum trace_arrival {
+	TRACE_ARR_NONE = 0,
+	TRACE_ARR_POISSON,        /* rate_per_s */
+	TRACE_ARR_RATES,          /* piecewise-constant Poisson rates */
+	TRACE_ARR_FILE            /* timestamps, one per line, seconds */
+};
+
+struct trace_job {
+	char id[64];
+	enum trace_kind kind;
+	sim_time submit_ns;           /* non-decreasing along the file */
+	char model[48];               /* a zoo name */
+	int batch;                    /* train: per-GPU batch; infer: max batch */
+	/* training */
+	int64_t iterations;           /* 0 when duration_ns is given instead */
+	sim_time duration_ns;         /* train: solo run time if known;
+					 infer: service lifetime (0: to the end) */
+	sim_time iter_ns;             /* measured iteration time; 0 unknown */
+	enum wl_optimizer opt;
+	enum wl_precision prec;
+	int gpus;                     /* GPUs (replicas for a service) */
+	double gpu_share;             /* (0, 1]: fraction of each GPU; 1 whole */
+	uint64_t mem_bytes;           /* measured per-GPU memory; 0 unknown */
+	int priority;                 /* higher is more important; default 0 */
+	/* inference */
+	sim_time slo_ns;
+	enum trace_arrival arrival;
+	double rate_per_s;
+	char arrival_arg[256];        /* RATES: "r0@t0;r1@t1;..." (req/s @ s);
+					 FILE: path, relative to the trace */
+	sim_time batch_timeout_ns;
+	long line;                    /* line in the trace file */
+};
+
+struct trace_reader;
+
+/* Opens a trace and checks its header.  On success *out owns the reader
+** (free with trace_close).  Errors: SIM_ENOENT, SIM_EIO, SIM_EPARSE,
+** SIM_EVERSION, with file:line:column in err. */
+int trace_open(struct trace_reader **out, const char *path,
+	       struct sim_err *err);
+
+/* Reads the next job: 1 and *job filled, 0 at the end, or a negative code
+** with the error in err (the reader can go on with the next row). */
+int trace_next(struct trace_reader *r, struct trace_job *job,
+	       struct sim_err *err);
+
+/* The directory of the trace (for relative arrival files). */
+const char *trace_dir(const struct trace_reader *r);
+
+void trace_close(struct trace_reader *r);
+
+/*
+** An inference service's request arrival process: yields increasing times
+** from the job's arrival fields.  Poisson draws come from the given stream
+** (owned by the caller), so arrivals are identical under every policy.
+*/
+struct trace_arrivals;
+int trace_arrivals_open(struct trace_arrivals **out,
+			const struct trace_job *job, const char *trace_dir,
+			struct sim_rng *rng, struct sim_err *err);
+/* 1 and *t (absolute ns) on success, 0 when done, negative on error. */
+int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
+			struct sim_err *err);
+void trace_arrivals_close(struct trace_arrivals *a);
+
+#endif
