@@ -1,0 +1,42 @@
+/*
+** cluster.h: the simulated cluster: nodes of GPUs, possibly of several
+** device types, described by a spec such as "4x8:a100-80gb,2x4:v100-16gb"
+** (4 nodes of 8 A100-80GB, then 2 nodes of 4 V100-16GB).  GPUs are numbered
+** node by node; node n's GPUs are consecutive.
+*/
+#ifndef COLOSIM_SIM_CLUSTER_H
+#define COLOSIM_SIM_CLUSTER_H
+
+#include <stddef.h>
+
+#include "models/device.h"
+#include "sim/err.h"
+
+#define CLUSTER_GROUPS_MAX 16
+
+struct cluster_group {
+	int nodes, gpus_per_node;
+	const struct dev_profile *dev;     /* borrowed from the catalog */
+};
+
+struct cluster_spec {
+	int ngroups;
+	struct cluster_group groups[CLUSTER_GROUPS_MAX];
+	int nnodes, ngpus;
+};
+
+/*
+** Parses spec against the catalog.  Errors (SIM_EPARSE, SIM_ENOENT for an
+** unknown device listing the known ones, SIM_ERANGE for zero or absurd
+** counts) name the offending part: "cluster '4x0:a100': GPUs per node must
+** be 1..64".  `what` names the source in messages ("--cluster", "file:12").
+*/
+int cluster_parse(struct cluster_spec *out, const char *spec,
+		  const struct dev_catalog *cat, const char *what,
+		  struct sim_err *err);
+
+/* The device and node of GPU index g (0 <= g < ngpus). */
+const struct dev_profile *cluster_gpu_dev(const struct cluster_spec *c, int g,
+					  int *node);
+
+#endif

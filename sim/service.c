@@ -1,0 +1,350 @@
+/*
+** service.c: inference services (see service.h; docs/MODEL.md, "Inference
+** services").
+**
+** Each request is simulated.  Arrivals come one at a time from the trace's
+** arrival process (a named random stream per service, so every policy sees
+** the same requests).  A request goes to a replica chosen by the policy's
+** xOnRequest (default: the shortest queue, lowest index on ties).  A replica
+** runs one batch at a time: when idle with requests queued it starts a batch
+** of min(queued, max batch) unless the batch is not full and the oldest
+** request has waited less than the batching timeout, in which case it waits
+** until that deadline or a full batch.  Batch latency is the device's
+** L(model, batch) stretched by the tenant's speed in the GPU model.  A
+** request's latency is completion time minus arrival time.
+*/
+#include "sim/service.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/workload.h"
+#include "sim/world_int.h"
+
+struct req_fifo {
+	sim_time *t;
+	size_t head, n, cap;
+};
+
+struct replica {
+	struct req_fifo q;
+	int inflight;            /* requests in the running batch */
+	uint64_t timeout_ev;     /* pending batching deadline, 0 none */
+};
+
+struct world_service {
+	struct trace_arrivals *arr;
+	struct sim_rng rng;
+	int arrivals_done;
+	sim_time end_ns;         /* no requests after this */
+	struct req_fifo backlog; /* before placement */
+	struct replica *rep;
+	int nrep;
+};
+
+static int fifo_push(struct req_fifo *f, sim_time t)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 16, k;
+		sim_time *p = malloc(cap * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		for (k = 0; k < f->n; k++)
+			p[k] = f->t[(f->head + k) % f->cap];
+		free(f->t);
+		f->t = p;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->t[(f->head + f->n) % f->cap] = t;
+	f->n++;
+	return 0;
+}
+
+static sim_time fifo_front(const struct req_fifo *f)
+{
+	return f->t[f->head];
+}
+
+static sim_time fifo_pop(struct req_fifo *f)
+{
+	sim_time t = f->t[f->head];
+	f->head = (f->head + 1) % f->cap;
+	f->n--;
+	return t;
+}
+
+static int on_request(struct sim *s, void *ctx, uint64_t arg);
+static int drained(const struct world_service *sv);
+
+static int on_check(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+	int j = (int)arg;
+
+	(void)s;
+	if (w->jobs[j].state == JOB_RUNNING && drained(w->jobs[j].svc))
+		return world__job_done(w, j);
+	return 0;
+}
+
+/* Ends the service at this instant if it has nothing left to do; through
+** an event, so that no hook runs inside another. */
+static int check_later(struct world *w, int j)
+{
+	const struct world_service *sv = w->jobs[j].svc;
+
+	if (sv->nrep == 0 || !drained(sv))
+		return 0;
+	return sim_schedule_at(&w->sim, w->sim.now, SIM_PRIO_COMPLETE,
+			       on_check, w, (uint64_t)j, NULL);
+}
+
+/* Schedules the next request of service j, or marks arrivals done. */
+static int next_request(struct world *w, int j)
+{
+	struct world_service *sv = w->jobs[j].svc;
+	struct sim_err e = { 0, "" };
+	sim_time t;
+	int rc = trace_arrivals_next(sv->arr, &t, &e);
+
+	if (rc < 0)
+		return sim_fail(&w->sim, rc, "%s", e.msg);
+	if (rc == 0 || t > sv->end_ns) {
+		sv->arrivals_done = 1;
+		return check_later(w, j);
+	}
+	if (t < w->sim.now)
+		t = w->sim.now;          /* arrival files may repeat times */
+	return sim_schedule_at(&w->sim, t, SIM_PRIO_ARRIVAL, on_request, w,
+			       (uint64_t)j, NULL);
+}
+
+int svc_create(struct world *w, int j)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_service *sv = calloc(1, sizeof *sv);
+	struct sim_err e = { 0, "" };
+	int rc;
+
+	if (sv == NULL)
+		return SIM_ENOMEM;
+	job->svc = sv;
+	/* The request stream is named by the job's position in the trace,
+	** so it is the same under every policy (common random numbers). */
+	if ((rc = sim_rng_init(&sv->rng, w->seed, "requests", (uint64_t)j,
+			       &e)) != 0)
+		return sim_fail(&w->sim, rc, "%s", e.msg);
+	if ((rc = trace_arrivals_open(&sv->arr, &job->tj, trace_dir(w->tr),
+				      &sv->rng, &e)) != 0)
+		return sim_fail(&w->sim, rc, "%s", e.msg);
+	sv->end_ns = job->tj.duration_ns > 0 ?
+		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :
+		SIM_TIME_MAX;
+	return next_request(w, j);
+}
+
+void svc_destroy(struct world *w, int j)
+{
+	struct world_service *sv = w->jobs[j].svc;
+	int r;
+
+	if (sv == NULL)
+		return;
+	if (sv->arr != NULL)
+		trace_arrivals_close(sv->arr);
+	sim_rng_fini(&sv->rng);
+	free(sv->backlog.t);
+	for (r = 0; r < sv->nrep; r++)
+		free(sv->rep[r].q.t);
+	free(sv->rep);
+	free(sv);
+	w->jobs[j].svc = NULL;
+}
+
+static int on_timeout(struct sim *s, void *ctx, uint64_t arg);
+
+/* Starts a batch on replica r if it is idle and the batching rule allows. */
+static int try_start(struct world *w, int j, int r)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_service *sv = job->svc;
+	struct replica *rp = &sv->rep[r];
+	struct gpu *g = &w->gpus[job->gpu_ids[r]];
+	struct gpu_work_profile prof;
+	int n = (int)rp->q.n, maxb = job->tj.batch > 0 ? job->tj.batch : 1;
+
+	if (rp->inflight > 0 || n == 0)
+		return 0;
+	if (n < maxb && job->tj.batch_timeout_ns > 0) {
+		sim_time deadline = sim_time_add_sat(fifo_front(&rp->q),
+						     job->tj.batch_timeout_ns);
+		if (w->sim.now < deadline) {
+			if (rp->timeout_ev == 0)
+				return sim_schedule_at(&w->sim, deadline,
+					SIM_PRIO_TIMER, on_timeout, w,
+					((uint64_t)j << 16) | (uint64_t)r,
+					&rp->timeout_ev);
+			return 0;
+		}
+	}
+	if (rp->timeout_ev != 0) {
+		sim_cancel(&w->sim, rp->timeout_ev);
+		rp->timeout_ev = 0;
+	}
+	if (n > maxb)
+		n = maxb;
+	rp->inflight = n;
+	wl_infer_profile(job->model, g->dev, n, &prof);
+	gpu_begin(g, &job->tenants[r],
+		  (double)wl_infer_batch_ns(job->model, g->dev, n), &prof,
+		  w->sim.now);
+	return world__gpu_changed(w, job->gpu_ids[r]);
+}
+
+static int on_timeout(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+	int j = (int)(arg >> 16), r = (int)(arg & 0xffff);
+
+	(void)s;
+	w->jobs[j].svc->rep[r].timeout_ev = 0;
+	return try_start(w, j, r);
+}
+
+/* The default route: the shortest queue (counting the batch in flight). */
+static int shortest_queue(const struct world_service *sv)
+{
+	int r, best = 0;
+	size_t best_n = (size_t)-1;
+
+	for (r = 0; r < sv->nrep; r++) {
+		size_t n = sv->rep[r].q.n;   /* includes the batch in flight */
+		if (n < best_n) {
+			best_n = n;
+			best = r;
+		}
+	}
+	return best;
+}
+
+static int route(struct world *w, int j, sim_time t_arr)
+{
+	struct world_service *sv = w->jobs[j].svc;
+	int r = -1, rc;
+
+	if (sv->nrep == 0)
+		return fifo_push(&sv->backlog, t_arr);
+	if (w->pol->xOnRequest != NULL) {
+		rc = w->pol->xOnRequest(w, w->pol_state, j, &r);
+		if (rc < 0)
+			return world__hook_rc(w, rc, "on_request");
+		if (r >= sv->nrep)
+			return sim_fail(&w->sim, SIM_EINVAL, "policy %s routed "
+					"a request of job %d to replica %d of "
+					"%d", w->pol->zName, j, r, sv->nrep);
+	}
+	if (r < 0)
+		r = shortest_queue(sv);
+	if ((rc = fifo_push(&sv->rep[r].q, t_arr)) != 0)
+		return rc;
+	return try_start(w, j, r);
+}
+
+static int on_request(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+	int j = (int)arg, rc;
+
+	(void)s;
+	w->req_total++;
+	if ((rc = route(w, j, w->sim.now)) != 0)
+		return rc;
+	return next_request(w, j);
+}
+
+int svc_placed(struct world *w, int j)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_service *sv = job->svc;
+	int r, rc;
+
+	sv->rep = calloc((size_t)job->nplaced, sizeof *sv->rep);
+	if (sv->rep == NULL)
+		return SIM_ENOMEM;
+	sv->nrep = job->nplaced;
+	while (sv->backlog.n > 0)
+		if ((rc = route(w, j, fifo_pop(&sv->backlog))) != 0)
+			return rc;
+	for (r = 0; r < sv->nrep; r++)
+		if ((rc = try_start(w, j, r)) != 0)
+			return rc;
+	return check_later(w, j);
+}
+
+static int drained(const struct world_service *sv)
+{
+	int r;
+
+	if (!sv->arrivals_done || sv->backlog.n > 0)
+		return 0;
+	for (r = 0; r < sv->nrep; r++)
+		if (sv->rep[r].q.n > 0 || sv->rep[r].inflight > 0)
+			return 0;
+	return 1;
+}
+
+int svc_batch_done(struct world *w, int j, int k)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_service *sv = job->svc;
+	struct replica *rp = &sv->rep[k];
+	int rc;
+
+	while (rp->inflight > 0) {
+		sim_time lat = w->sim.now - fifo_pop(&rp->q);
+		sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
+		w->req_served++;
+		if (lat <= job->tj.slo_ns)
+			w->req_slo_ok++;
+		rp->inflight--;
+	}
+	if ((rc = try_start(w, j, k)) != 0)
+		return rc;
+	if (drained(sv)) {
+		for (k = 0; k < sv->nrep; k++)
+			if (sv->rep[k].timeout_ev != 0) {
+				sim_cancel(&w->sim, sv->rep[k].timeout_ev);
+				sv->rep[k].timeout_ev = 0;
+			}
+		return world__job_done(w, j);
+	}
+	return 0;
+}
+
+int svc_queue_len(const struct world *w, int j, int r)
+{
+	const struct world_service *sv = w->jobs[j].svc;
+
+	if (sv == NULL)
+		return 0;
+	if (r < 0)
+		return (int)sv->backlog.n;
+	if (r >= sv->nrep)
+		return 0;
+	return (int)sv->rep[r].q.n;
+}
+
+unsigned long long svc_unserved(const struct world *w, int j)
+{
+	const struct world_service *sv = w->jobs[j].svc;
+	unsigned long long n;
+	int r;
+
+	if (sv == NULL)
+		return 0;
+	n = sv->backlog.n;
+	for (r = 0; r < sv->nrep; r++)
+		n += sv->rep[r].q.n;
+	return n;
+}

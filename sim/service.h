@@ -1,0 +1,25 @@
+/*
+** service.h: inference services inside the world: request arrivals,
+** per-replica queues, dynamic batching, latency and SLO accounting.
+** Private to sim/ (included by world*.c).
+*/
+#ifndef COLOSIM_SIM_SERVICE_H
+#define COLOSIM_SIM_SERVICE_H
+
+struct world;
+
+/* At arrival: opens the request stream and schedules the first request. */
+int svc_create(struct world *w, int j);
+/* Frees the service of job j (no-op for training jobs). */
+void svc_destroy(struct world *w, int j);
+/* After placement: sets up one queue per replica and hands them the
+** requests that waited while the service was pending. */
+int svc_placed(struct world *w, int j);
+/* The batch of replica k finished now. */
+int svc_batch_done(struct world *w, int j, int k);
+/* Requests waiting at replica r (-1: before placement). */
+int svc_queue_len(const struct world *w, int j, int r);
+/* Requests never served (still queued or in flight) at the end. */
+unsigned long long svc_unserved(const struct world *w, int j);
+
+#endif

@@ -1,0 +1,518 @@
+/*
+** world.c: jobs, services and GPUs in motion (see world.h).
+**
+** Event flow.  One arrival event is pending at a time: it admits the trace
+** row read ahead and reads the next one (streaming: memory holds the jobs
+** seen so far, never the whole trace ahead).  Every change to a GPU (a
+** placement, a completion, a preemption, a share change) goes through the
+** fluid GPU model, which settles progress and recomputes speeds; then
+** gpu_changed() reschedules the completion event of every busy tenant on
+** that GPU.  Arrivals, completions and preemptions request one scheduling
+** pass per instant (priority class SIM_PRIO_SCHEDULE, after them).
+**
+** Inference services: each replica has a FIFO of request arrival times and
+** runs one batch at a time (dynamic batching up to the max batch, waiting at
+** most batch_timeout for a fuller batch); see docs/MODEL.md, "Inference".
+**
+** The run stops when the trace is exhausted and every job has ended, at the
+** horizon, or at the event budget.
+*/
+#include "sim/world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/workload.h"
+#include "sim/service.h"
+#include "sim/world_int.h"
+
+const char *job_state_name(enum job_state s)
+{
+	switch (s) {
+	case JOB_PENDING: return "pending";
+	case JOB_RUNNING: return "running";
+	case JOB_PREEMPTED: return "preempted";
+	case JOB_DONE: return "done";
+	case JOB_FAILED: return "failed";
+	}
+	return "?";
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+int world__hook_rc(struct world *w, int rc, const char *hook)
+{
+	if (rc < 0 && w->sim.err.code == 0)
+		sim_fail(&w->sim, rc, "policy %s: %s failed: %s",
+			 w->pol->zName, hook, sim_strerror(rc));
+	return rc;
+}
+
+static int on_schedule(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+	(void)s; (void)arg;
+	w->sched_pending = 0;
+	return world__hook_rc(w, w->pol->xSchedule(w, w->pol_state),
+			      "schedule");
+}
+
+int world__request_schedule(struct world *w)
+{
+	if (w->sched_pending)
+		return 0;
+	w->sched_pending = 1;
+	return sim_schedule_at(&w->sim, w->sim.now, SIM_PRIO_SCHEDULE,
+			       on_schedule, w, 0, NULL);
+}
+
+static int on_tenant_done(struct sim *s, void *ctx, uint64_t arg);
+
+/* Reschedules the completion of every busy tenant on GPU g. */
+int world__gpu_changed(struct world *w, int g)
+{
+	struct gpu_tenant *t;
+	sim_time now = w->sim.now;
+
+	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
+		sim_time fin;
+		int rc;
+
+		if (t->ev != 0) {
+			sim_cancel(&w->sim, t->ev);
+			t->ev = 0;
+		}
+		if (!t->busy)
+			continue;
+		fin = gpu_finish_time(t, now);
+		if (fin == SIM_TIME_NEVER)
+			continue;
+		rc = sim_schedule_at(&w->sim, fin, SIM_PRIO_COMPLETE,
+				     on_tenant_done, w,
+				     ((uint64_t)t->id << 16) |
+				     (uint64_t)(t - w->jobs[t->id].tenants),
+				     &t->ev);
+		if (rc != 0)
+			return sim_fail(&w->sim, rc, "cannot schedule a "
+					"completion: %s", sim_strerror(rc));
+	}
+	return 0;
+}
+
+void pending_remove_job(struct world *w, int j)
+{
+	int k;
+
+	for (k = 0; k < w->npending; k++)
+		if (w->pending[k] == j) {
+			memmove(&w->pending[k], &w->pending[k + 1],
+				(size_t)(w->npending - k - 1) *
+				sizeof *w->pending);
+			w->npending--;
+			return;
+		}
+}
+
+int pending_add_job(struct world *w, int j)
+{
+	if (w->npending == w->cappending) {
+		int cap = w->cappending ? 2 * w->cappending : 64;
+		int *p = realloc(w->pending, (size_t)cap * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		w->pending = p;
+		w->cappending = cap;
+	}
+	w->pending[w->npending++] = j;
+	return 0;
+}
+
+static int gpu_dev_same_node(const struct world *w, const int *gpus, int n)
+{
+	int k;
+
+	for (k = 1; k < n; k++)
+		if (w->gpus[gpus[k]].node != w->gpus[gpus[0]].node)
+			return 0;
+	return 1;
+}
+
+/*
+** Gradient all-reduce time per iteration of a data-parallel job on n GPUs:
+** a ring all-reduce moves 2 (n - 1) / n of the gradient bytes through each
+** GPU's slowest link (docs/MODEL.md, "Data-parallel training").
+*/
+static double allreduce_ns(const struct world *w, const struct world_job *job,
+			   const struct dev_profile *d, const int *gpus, int n)
+{
+	double bytes, bw;
+
+	if (n < 2)
+		return 0.0;
+	bytes = (double)job->model->params *
+		(job->tj.prec == WL_PREC_MIXED ? 2.0 : 4.0);
+	if (gpu_dev_same_node(w, gpus, n))
+		bw = d->nvlink_bytes_per_s > 0 ? d->nvlink_bytes_per_s :
+			d->h2d_pinned_bytes_per_s;
+	else
+		bw = w->nic_bytes_per_s;
+	if (!(bw > 0))
+		return 0.0;
+	return 2.0 * (double)(n - 1) / (double)n * bytes / bw * 1e9;
+}
+
+/* Total solo time of a training job on device d with this placement. */
+double world__train_total_ns(const struct world *w, const struct world_job *job,
+			     const struct dev_profile *d, const int *gpus,
+			     int n)
+{
+	double iter;
+
+	if (job->tj.duration_ns > 0)
+		return (double)job->tj.duration_ns;
+	iter = job->tj.iter_ns > 0 ? (double)job->tj.iter_ns :
+		(double)wl_train_iter_ns(job->model, d, job->tj.batch,
+					 job->tj.prec) +
+		allreduce_ns(w, job, d, gpus, n);
+	return iter * (double)job->tj.iterations;
+}
+
+/* ---- job completion ----------------------------------------------------- */
+
+static void release_placement(struct world *w, struct world_job *job)
+{
+	int k;
+
+	for (k = 0; k < job->nplaced; k++) {
+		struct gpu_tenant *t = &job->tenants[k];
+		if (t->ev != 0) {
+			sim_cancel(&w->sim, t->ev);
+			t->ev = 0;
+		}
+		gpu_detach(&w->gpus[job->gpu_ids[k]], t, w->sim.now);
+	}
+	for (k = 0; k < job->nplaced; k++)
+		world__gpu_changed(w, job->gpu_ids[k]);
+	free(job->gpu_ids);
+	free(job->tenants);
+	free(job->work0_);
+	job->gpu_ids = NULL;
+	job->tenants = NULL;
+	job->work0_ = NULL;
+	job->nplaced = 0;
+}
+
+void world__maybe_stop(struct world *w)
+{
+	if (w->trace_done && w->live_jobs == 0)
+		sim_stop(&w->sim);
+}
+
+int world__job_done(struct world *w, int j)
+{
+	struct world_job *job = &w->jobs[j];
+	int rc;
+
+	release_placement(w, job);
+	job->state = JOB_DONE;
+	job->frac_left = 0.0;
+	job->end_ns = w->sim.now;
+	w->live_jobs--;
+	if (job->tj.kind == TRACE_TRAIN) {
+		double jct = (double)(job->end_ns - job->submit_ns);
+		sim_sample_add(&w->jct_s, jct / 1e9);
+		sim_sample_add(&w->queue_s,
+			       (double)(job->start_ns - job->submit_ns) / 1e9);
+		if (job->solo_ns_ > 0)
+			sim_sample_add(&w->slowdown, jct / job->solo_ns_);
+	}
+	if (w->pol->xOnFinish != NULL) {
+		rc = w->pol->xOnFinish(w, w->pol_state, j);
+		if (rc < 0)
+			return world__hook_rc(w, rc, "on_finish");
+	}
+	world__maybe_stop(w);
+	return world__request_schedule(w);
+}
+
+static int on_tenant_done(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+	int j = (int)(arg >> 16), k = (int)(arg & 0xffff);
+	struct world_job *job = &w->jobs[j];
+	struct gpu_tenant *t = &job->tenants[k];
+	struct gpu *g = &w->gpus[job->gpu_ids[k]];
+	int i;
+
+	(void)s;
+	t->ev = 0;
+	gpu_finish(g, t, w->sim.now);
+	world__gpu_changed(w, job->gpu_ids[k]);
+	if (job->tj.kind == TRACE_INFER)
+		return svc_batch_done(w, j, k);
+	for (i = 0; i < job->nplaced; i++)
+		if (job->tenants[i].busy)
+			return 0;        /* wait for the slowest worker */
+	return world__job_done(w, j);
+}
+
+/* ---- arrivals ------------------------------------------------------------ */
+
+static int on_arrival(struct sim *s, void *ctx, uint64_t arg);
+
+/* Reads the next trace row and schedules its arrival. */
+static int read_ahead(struct world *w)
+{
+	struct sim_err e = { 0, "" };
+	int rc = trace_next(w->tr, &w->next_tj, &e);
+
+	if (rc < 0)
+		return sim_fail(&w->sim, rc, "%s", e.msg);
+	if (rc == 0) {
+		w->trace_done = 1;
+		world__maybe_stop(w);
+		return 0;
+	}
+	if (w->next_tj.submit_ns < w->sim.now)
+		return sim_fail(&w->sim, SIM_EPARSE, "%s:%ld: submit_s: "
+				"%.9g is earlier than the previous row's "
+				"(rows must be in submit order)",
+				w->trace_path, w->next_tj.line,
+				sim_time_to_s(w->next_tj.submit_ns));
+	return sim_schedule_at(&w->sim, w->next_tj.submit_ns,
+			       SIM_PRIO_ARRIVAL, on_arrival, w, 0, NULL);
+}
+
+static int add_job(struct world *w, const struct trace_job *tj)
+{
+	struct world_job *job;
+
+	if (w->njobs == w->capjobs) {
+		int cap = w->capjobs ? 2 * w->capjobs : 64;
+		struct world_job *p = realloc(w->jobs, (size_t)cap * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		w->jobs = p;
+		w->capjobs = cap;
+	}
+	job = &w->jobs[w->njobs];
+	memset(job, 0, sizeof *job);
+	job->idx = w->njobs;
+	job->tj = *tj;
+	job->model = zoo_find(tj->model);
+	if (job->model == NULL)
+		return sim_fail(&w->sim, SIM_ENOENT, "%s:%ld: model: unknown "
+				"model '%s'", w->trace_path, tj->line,
+				tj->model);
+	job->state = JOB_PENDING;
+	job->submit_ns = w->sim.now;
+	job->start_ns = job->end_ns = -1;
+	job->first_gpu_ = -1;
+	job->frac_left = 1.0;
+	w->njobs++;
+	w->live_jobs++;
+	return 0;
+}
+
+static int on_arrival(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+	int j, rc;
+
+	(void)s; (void)arg;
+	if ((rc = add_job(w, &w->next_tj)) != 0)
+		return rc;
+	j = w->njobs - 1;
+	if ((rc = pending_add_job(w, j)) != 0)
+		return rc;
+	if (w->jobs[j].tj.kind == TRACE_INFER &&
+	    (rc = svc_create(w, j)) != 0)
+		return rc;
+	if (w->pol->xOnArrival != NULL &&
+	    (rc = w->pol->xOnArrival(w, w->pol_state, j)) < 0)
+		return world__hook_rc(w, rc, "on_arrival");
+	if ((rc = world__request_schedule(w)) != 0)
+		return rc;
+	return read_ahead(w);
+}
+
+/* ---- statistics sampling -------------------------------------------------- */
+
+static int on_sample(struct sim *s, void *ctx, uint64_t arg);
+
+static void series_record(struct world *w)
+{
+	struct world_series *se = &w->series;
+	int g, k;
+	double hbm = 0, cap = 0, sm = 0;
+
+	if (se->n == se->cap) {       /* full: keep every other, halve rate */
+		for (k = 0; k < se->cap / 2; k++) {
+			se->t[k] = se->t[2 * k];
+			memcpy(&se->v[(size_t)k * se->width],
+			       &se->v[(size_t)2 * k * se->width],
+			       (size_t)se->width * sizeof *se->v);
+		}
+		se->n = se->cap / 2;
+		se->dt *= 2;
+	}
+	for (g = 0; g < w->ngpus; g++) {
+		const struct gpu *gp = &w->gpus[g];
+		double used = (double)gp->mem_used;
+		double c = (double)gp->dev->hbm_bytes;
+		double f = used > c ? 1.0 : used / c;
+		hbm += used > c ? c : used;
+		cap += c;
+		sm += gp->sm.value;
+		if (se->per_gpu) {
+			se->v[(size_t)se->n * se->width + 2 + 2 * g] = f;
+			se->v[(size_t)se->n * se->width + 3 + 2 * g] =
+				gp->sm.value;
+		}
+	}
+	se->t[se->n] = w->sim.now;
+	se->v[(size_t)se->n * se->width] = cap > 0 ? hbm / cap : 0;
+	se->v[(size_t)se->n * se->width + 1] = w->ngpus ? sm / w->ngpus : 0;
+	se->n++;
+}
+
+static int on_sample(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+
+	(void)arg;
+	series_record(w);
+	/* Nothing else pending: the run is over; do not keep it alive. */
+	if (sim_equeue_size(&s->q) == 0)
+		return 0;
+	return sim_schedule_in(s, w->series.dt, SIM_PRIO_SAMPLE, on_sample,
+			       w, 0, NULL);
+}
+
+/* ---- creation ---------------------------------------------------------------- */
+
+int world_create(struct world **out, const struct world_config *cfg,
+		 struct sim_err *err)
+{
+	struct world *w;
+	int g, rc;
+
+	*out = NULL;
+	if (cfg->policy == NULL || cfg->policy->xSchedule == NULL)
+		return sim_err_set(err, SIM_EINVAL, "policy without a "
+				   "schedule hook");
+	if (cfg->policy->iVersion > POL_IFACE_VERSION)
+		return sim_err_set(err, SIM_EVERSION, "policy %s targets "
+				   "interface version %d; this colosim has %d",
+				   cfg->policy->zName, cfg->policy->iVersion,
+				   POL_IFACE_VERSION);
+	w = calloc(1, sizeof *w);
+	if (w == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	sim_init(&w->sim);
+	w->cl = cfg->cluster;
+	w->pol = cfg->policy;
+	w->seed = cfg->seed;
+	w->horizon = cfg->horizon_ns > 0 ? cfg->horizon_ns : SIM_TIME_MAX;
+	w->max_events = cfg->max_events;
+	/* 100 Gb/s between nodes: DistMind's RDMA fabric (docs/MODEL.md). */
+	w->nic_bytes_per_s = 100e9 / 8.0;
+	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
+	sim_sample_init(&w->jct_s, 0);
+	sim_sample_init(&w->queue_s, 0);
+	sim_sample_init(&w->slowdown, 0);
+	sim_sample_init(&w->lat_ms, 0);
+	w->ngpus = cfg->cluster->ngpus;
+	w->gpus = calloc((size_t)w->ngpus, sizeof *w->gpus);
+	if (w->gpus == NULL) {
+		world_destroy(w);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory for %d GPUs",
+				   cfg->cluster->ngpus);
+	}
+	for (g = 0; g < w->ngpus; g++) {
+		int node;
+		const struct dev_profile *d = cluster_gpu_dev(w->cl, g, &node);
+		gpu_init(&w->gpus[g], d, g, node, GPU_MODE_EXCLUSIVE, 0);
+	}
+	w->series.cap = cfg->series_points > 1 ? cfg->series_points : 512;
+	w->series.cap &= ~1;
+	w->series.per_gpu = w->ngpus <= 64;
+	w->series.width = 2 + (w->series.per_gpu ? 2 * w->ngpus : 0);
+	w->series.dt = SIM_NS_PER_S;
+	w->series.t = calloc((size_t)w->series.cap, sizeof *w->series.t);
+	w->series.v = calloc((size_t)w->series.cap * (size_t)w->series.width,
+			     sizeof *w->series.v);
+	w->pol_state = calloc(1, w->pol->szState ? w->pol->szState : 1);
+	if (w->series.t == NULL || w->series.v == NULL ||
+	    w->pol_state == NULL) {
+		world_destroy(w);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0) {
+		world_destroy(w);
+		return rc;
+	}
+	if (w->pol->xInit != NULL &&
+	    (rc = w->pol->xInit(w, w->pol_state, cfg->params, err)) != 0) {
+		if (err != NULL && err->code == 0)
+			sim_err_set(err, rc, "policy %s: init failed: %s",
+				    w->pol->zName, sim_strerror(rc));
+		world_destroy(w);
+		return rc;
+	}
+	w->pol_inited = 1;
+	if ((rc = read_ahead(w)) != 0 ||
+	    (rc = sim_schedule_at(&w->sim, 0, SIM_PRIO_SAMPLE, on_sample, w,
+				  0, NULL)) != 0) {
+		sim_err_set(err, rc, "%s", w->sim.err.msg[0] ? w->sim.err.msg :
+			    sim_strerror(rc));
+		world_destroy(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+void world_destroy(struct world *w)
+{
+	int j, g;
+
+	if (w == NULL)
+		return;
+	if (w->pol_inited && w->pol->xFini != NULL)
+		w->pol->xFini(w, w->pol_state);
+	for (j = 0; j < w->njobs; j++) {
+		free(w->jobs[j].gpu_ids);
+		free(w->jobs[j].tenants);
+		free(w->jobs[j].work0_);
+		svc_destroy(w, j);
+	}
+	free(w->jobs);
+	free(w->pending);
+	for (g = 0; g < w->ngpus && w->gpus != NULL; g++)
+		gpu_fini(&w->gpus[g]);
+	free(w->gpus);
+	free(w->series.t);
+	free(w->series.v);
+	free(w->pol_state);
+	if (w->tr != NULL)
+		trace_close(w->tr);
+	sim_sample_fini(&w->jct_s);
+	sim_sample_fini(&w->queue_s);
+	sim_sample_fini(&w->slowdown);
+	sim_sample_fini(&w->lat_ms);
+	sim_fini(&w->sim);
+	free(w);
+}
+
+int world_run(struct world *w, struct sim_err *err)
+{
+	enum sim_stop_reason why = sim_run(&w->sim, w->horizon, w->max_events);
+
+	w->stop_reason = why;
+	if (why == SIM_STOP_ERROR)
+		return sim_err_set(err, w->sim.err.code, "%s", w->sim.err.msg);
+	return 0;
+}

@@ -1,0 +1,154 @@
+/*
+** world.h: the simulated cluster in motion: jobs and services arriving from
+** a trace, placed by a policy on the GPUs of a cluster, progressing as fluid
+** work under each GPU's sharing mode, and the metrics of the run.
+**
+** Ownership: world_create copies what it needs from its config except the
+** device catalog and cluster spec, which are borrowed and must outlive the
+** world.  Policies see the world through the const accessors below and act
+** only through the world_* action calls, each of which validates its request
+** and returns 0 or a SIM_E* code with a message, leaving the world unchanged
+** on failure.
+**
+** Lifecycle of a job: PENDING (arrived, waiting) -> RUNNING (tenants on its
+** GPUs) -> DONE; RUNNING -> PREEMPTED (back in the queue, progress kept) ->
+** RUNNING ...; PENDING -> FAILED when a policy declares it can never run.
+** A service (kind infer) is RUNNING while its replicas serve requests and
+** DONE when its arrivals are over and its queues drained.
+*/
+#ifndef COLOSIM_SIM_WORLD_H
+#define COLOSIM_SIM_WORLD_H
+
+#include <stdint.h>
+
+#include "experiments/result.h"
+#include "models/gpu.h"
+#include "models/zoo.h"
+#include "policies/policy.h"
+#include "sim/cluster.h"
+#include "sim/sim.h"
+#include "sim/stats.h"
+#include "traces/trace.h"
+
+enum job_state {
+	JOB_PENDING = 0,
+	JOB_RUNNING,
+	JOB_PREEMPTED,
+	JOB_DONE,
+	JOB_FAILED
+};
+
+const char *job_state_name(enum job_state s);
+
+struct world_service;
+
+struct world_job {
+	int idx;
+	struct trace_job tj;              /* the trace row */
+	const struct zoo_model *model;
+	enum job_state state;
+	sim_time submit_ns, start_ns, end_ns;   /* start/end -1 until known */
+	/* training progress: fraction of the job still to run, 1 -> 0,
+	** settled at the last placement change */
+	double frac_left;
+	int preemptions;
+	/* placement: one tenant per GPU (training workers or replicas) */
+	int nplaced;
+	int *gpu_ids;                     /* nplaced entries */
+	struct gpu_tenant *tenants;       /* nplaced entries */
+	struct world_service *svc;        /* kind infer only */
+	char fail_reason[96];
+	/* private to the world */
+	double *work0_;                   /* work given to each tenant */
+	double frac0_;                    /* frac_left when placed */
+	double solo_ns_;                  /* solo run time at first placement */
+	int first_gpu_;                   /* lowest GPU of the first placement */
+};
+
+struct world_config {
+	const struct cluster_spec *cluster;   /* borrowed */
+	const char *trace_path;
+	const struct pol_ops *policy;
+	const struct pol_params *params;      /* borrowed during create */
+	uint64_t seed;
+	sim_time horizon_ns;                  /* SIM_TIME_MAX: none */
+	uint64_t max_events;                  /* 0: none */
+	int series_points;                    /* per-GPU samples kept; 0: 512 */
+};
+
+struct world;
+
+/* Builds the world and runs the policy's xInit.  *out owns it. */
+int world_create(struct world **out, const struct world_config *cfg,
+		 struct sim_err *err);
+
+/* Runs to the end of the trace (or horizon / event budget). */
+int world_run(struct world *w, struct sim_err *err);
+
+/* Fills res with the run's metrics, jobs, series and latency histogram. */
+int world_results(struct world *w, struct run_result *res,
+		  struct sim_err *err);
+
+void world_destroy(struct world *w);
+
+/* ---- the read-only view ---------------------------------------------- */
+
+sim_time world_now(const struct world *w);
+int world_njobs(const struct world *w);
+const struct world_job *world_job(const struct world *w, int j);
+/* Pending (and preempted) jobs in arrival order. */
+int world_npending(const struct world *w);
+int world_pending_at(const struct world *w, int k);
+int world_ngpus(const struct world *w);
+const struct gpu *world_gpu(const struct world *w, int g);
+const struct cluster_spec *world_cluster(const struct world *w);
+/* The job's per-GPU memory footprint on GPU g's device (the trace's figure
+** when it gives one, else the workload model's peak). */
+uint64_t world_job_mem(const struct world *w, int j, int g);
+/* The job's remaining solo time on GPU g's device, in ns (training); for a
+** service, the solo time of one full batch. */
+double world_job_remaining_ns(const struct world *w, int j, int g);
+/* Requests queued at replica r of service j (-1: not yet placed). */
+int world_queue_len(const struct world *w, int j, int r);
+/* Free memory of GPU g (slice -1) or of one MIG slice. */
+uint64_t world_gpu_free(const struct world *w, int g, int slice);
+/* 1 if the job could run on an empty cluster under exclusive use:
+** enough GPUs whose memory holds its footprint. */
+int world_job_fits_empty(const struct world *w, int j);
+
+/* ---- actions ----------------------------------------------------------- */
+
+struct world_place_opts {
+	double sm_cap;                    /* MPS share (0, 1]; 0 means 1 */
+	const int *slices;                /* per GPU MIG slice, or NULL */
+	int allow_oversub;
+};
+
+/* Places a pending/preempted job on n distinct GPUs (n == tj.gpus).
+** SIM_ENOSPC (not fatal) when memory does not fit; SIM_ESTATE when the job
+** is not pending or a GPU is exclusive and busy; SIM_EINVAL otherwise. */
+int world_place(struct world *w, int j, const int *gpus, int n,
+		const struct world_place_opts *o, struct sim_err *err);
+
+/* Takes a running training job off its GPUs; its progress is kept and it
+** joins the pending queue again. */
+int world_preempt(struct world *w, int j, struct sim_err *err);
+
+/* Sets the MPS share of every tenant of job j. */
+int world_set_share(struct world *w, int j, double sm_cap,
+		    struct sim_err *err);
+
+/* Sets the sharing mode / MIG layout of an empty GPU. */
+int world_set_gpu_mode(struct world *w, int g, enum gpu_mode mode,
+		       struct sim_err *err);
+int world_set_mig_layout(struct world *w, int g, const char *const *profiles,
+			 int n, struct sim_err *err);
+
+/* Fires xOnTimer(tag) after dt (>= 0). */
+int world_set_timer(struct world *w, sim_time dt, uint64_t tag,
+		    struct sim_err *err);
+
+/* Declares a pending job impossible: FAILED, with a reason for reports. */
+int world_fail_job(struct world *w, int j, const char *reason);
+
+#endif

@@ -1,0 +1,338 @@
+/*
+** world_act.c: the world's read-only view and the validated actions that
+** policies call (see world.h).  Every action checks its request completely
+** before changing anything, so a refused action leaves the world as it was.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/workload.h"
+#include "sim/service.h"
+#include "sim/world_int.h"
+
+sim_time world_now(const struct world *w) { return w->sim.now; }
+int world_njobs(const struct world *w) { return w->njobs; }
+int world_npending(const struct world *w) { return w->npending; }
+int world_ngpus(const struct world *w) { return w->ngpus; }
+const struct cluster_spec *world_cluster(const struct world *w)
+{
+	return w->cl;
+}
+
+const struct world_job *world_job(const struct world *w, int j)
+{
+	return j >= 0 && j < w->njobs ? &w->jobs[j] : NULL;
+}
+
+int world_pending_at(const struct world *w, int k)
+{
+	return k >= 0 && k < w->npending ? w->pending[k] : -1;
+}
+
+const struct gpu *world_gpu(const struct world *w, int g)
+{
+	return g >= 0 && g < w->ngpus ? &w->gpus[g] : NULL;
+}
+
+int world_queue_len(const struct world *w, int j, int r)
+{
+	return svc_queue_len(w, j, r);
+}
+
+uint64_t world_gpu_free(const struct world *w, int g, int slice)
+{
+	return gpu_mem_free(&w->gpus[g], slice);
+}
+
+uint64_t world_job_mem(const struct world *w, int j, int g)
+{
+	const struct world_job *job = &w->jobs[j];
+	const struct dev_profile *d = w->gpus[g].dev;
+	struct wl_train_mem m;
+
+	if (job->tj.mem_bytes > 0)
+		return job->tj.mem_bytes;
+	if (job->tj.kind == TRACE_INFER)
+		return wl_infer_memory(job->model, d, job->tj.batch);
+	wl_train_memory(job->model, d, job->tj.batch, job->tj.opt,
+			job->tj.prec, &m);
+	return m.peak_bytes;
+}
+
+double world_job_remaining_ns(const struct world *w, int j, int g)
+{
+	const struct world_job *job = &w->jobs[j];
+	const struct dev_profile *d = w->gpus[g].dev;
+	int k;
+
+	if (job->tj.kind == TRACE_INFER)
+		return (double)wl_infer_batch_ns(job->model, d, job->tj.batch);
+	if (job->state == JOB_RUNNING && job->nplaced > 0) {
+		/* Settled progress of the slowest worker, in solo time on
+		** its own device, rescaled to device d's total. */
+		double left = 0;
+		for (k = 0; k < job->nplaced; k++) {
+			const struct gpu_tenant *t = &job->tenants[k];
+			double f = job->work0_[k] > 0 ?
+				t->work_left_ns / job->work0_[k] : 0;
+			if (f > left)
+				left = f;
+		}
+		return job->frac0_ * left *
+			world__train_total_ns(w, job, d, job->gpu_ids,
+					      job->nplaced);
+	}
+	return job->frac_left * world__train_total_ns(w, job, d, &g, 1);
+}
+
+int world_job_fits_empty(const struct world *w, int j)
+{
+	const struct world_job *job = &w->jobs[j];
+	int g, n = 0;
+
+	for (g = 0; g < w->ngpus; g++)
+		if (world_job_mem(w, j, g) <= w->gpus[g].dev->hbm_bytes)
+			n++;
+	return n >= job->tj.gpus;
+}
+
+int world_place(struct world *w, int j, const int *gpus, int n,
+		const struct world_place_opts *o, struct sim_err *err)
+{
+	struct world_job *job;
+	struct world_place_opts dflt = { 1.0, NULL, 0 };
+	int k, i, rc;
+
+	if (o == NULL)
+		o = &dflt;
+	if (j < 0 || j >= w->njobs)
+		return sim_err_set(err, SIM_EINVAL, "place: no job %d", j);
+	job = &w->jobs[j];
+	if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
+		return sim_err_set(err, SIM_ESTATE, "place: job %s is %s",
+				   job->tj.id, job_state_name(job->state));
+	if (n != job->tj.gpus || n < 1 || n > 0xffff)
+		return sim_err_set(err, SIM_EINVAL, "place: job %s needs %d "
+				   "GPUs, got %d", job->tj.id, job->tj.gpus, n);
+	if (o->sm_cap < 0 || o->sm_cap > 1)
+		return sim_err_set(err, SIM_EINVAL, "place: SM share %g not "
+				   "in (0, 1]", o->sm_cap);
+	for (k = 0; k < n; k++) {
+		if (gpus[k] < 0 || gpus[k] >= w->ngpus)
+			return sim_err_set(err, SIM_EINVAL, "place: no GPU %d",
+					   gpus[k]);
+		for (i = 0; i < k; i++)
+			if (gpus[i] == gpus[k])
+				return sim_err_set(err, SIM_EINVAL, "place: GPU "
+						   "%d twice", gpus[k]);
+	}
+	job->tenants = calloc((size_t)n, sizeof *job->tenants);
+	job->gpu_ids = malloc((size_t)n * sizeof *job->gpu_ids);
+	job->work0_ = calloc((size_t)n, sizeof *job->work0_);
+	if (job->tenants == NULL || job->gpu_ids == NULL ||
+	    job->work0_ == NULL) {
+		rc = sim_err_set(err, SIM_ENOMEM, "place: out of memory");
+		goto undo;
+	}
+	for (k = 0; k < n; k++) {
+		struct gpu_tenant *t = &job->tenants[k];
+		t->id = j;
+		t->mem_bytes = world_job_mem(w, j, gpus[k]);
+		t->sm_cap = o->sm_cap > 0 ? o->sm_cap : 1.0;
+		t->slice = o->slices != NULL ? o->slices[k] : -1;
+		job->gpu_ids[k] = gpus[k];
+		rc = gpu_attach(&w->gpus[gpus[k]], t, w->sim.now,
+				o->allow_oversub, err);
+		if (rc != 0) {
+			for (i = 0; i < k; i++)
+				gpu_detach(&w->gpus[gpus[i]], &job->tenants[i],
+					   w->sim.now);
+			goto undo;
+		}
+	}
+	job->nplaced = n;
+	pending_remove_job(w, j);
+	job->state = JOB_RUNNING;
+	if (job->start_ns < 0) {
+		job->start_ns = w->sim.now;
+		job->first_gpu_ = gpus[0];
+		for (k = 1; k < n; k++)
+			if (gpus[k] < job->first_gpu_)
+				job->first_gpu_ = gpus[k];
+	}
+	if (job->tj.kind == TRACE_TRAIN) {
+		job->frac0_ = job->frac_left;
+		for (k = 0; k < n; k++) {
+			const struct dev_profile *d = w->gpus[gpus[k]].dev;
+			struct gpu_work_profile prof;
+			double total = world__train_total_ns(w, job, d, gpus, n);
+			if (job->solo_ns_ == 0 && k == 0)
+				job->solo_ns_ = total;
+			job->work0_[k] = job->frac_left * total;
+			wl_train_profile(job->model, d, job->tj.batch,
+					 job->tj.prec, &prof);
+			gpu_begin(&w->gpus[gpus[k]], &job->tenants[k],
+				  job->work0_[k], &prof, w->sim.now);
+		}
+	} else if ((rc = svc_placed(w, j)) != 0) {
+		return rc;
+	}
+	for (k = 0; k < n; k++)
+		if ((rc = world__gpu_changed(w, gpus[k])) != 0)
+			return rc;
+	return 0;
+undo:
+	free(job->tenants);
+	free(job->gpu_ids);
+	free(job->work0_);
+	job->tenants = NULL;
+	job->gpu_ids = NULL;
+	job->work0_ = NULL;
+	job->nplaced = 0;
+	return rc;
+}
+
+int world_preempt(struct world *w, int j, struct sim_err *err)
+{
+	struct world_job *job;
+	double left = 0;
+	int k, rc;
+
+	if (j < 0 || j >= w->njobs)
+		return sim_err_set(err, SIM_EINVAL, "preempt: no job %d", j);
+	job = &w->jobs[j];
+	if (job->state != JOB_RUNNING || job->tj.kind != TRACE_TRAIN)
+		return sim_err_set(err, SIM_ESTATE, "preempt: job %s is %s%s",
+				   job->tj.id, job_state_name(job->state),
+				   job->tj.kind == TRACE_INFER ?
+				   " (services are not preempted)" : "");
+	for (k = 0; k < job->nplaced; k++) {
+		struct gpu_tenant *t = &job->tenants[k];
+		double f;
+		gpu_settle(&w->gpus[job->gpu_ids[k]], w->sim.now);
+		f = job->work0_[k] > 0 ? t->work_left_ns / job->work0_[k] : 0;
+		if (f > left)
+			left = f;
+		if (t->ev != 0) {
+			sim_cancel(&w->sim, t->ev);
+			t->ev = 0;
+		}
+		gpu_detach(&w->gpus[job->gpu_ids[k]], t, w->sim.now);
+	}
+	job->frac_left = job->frac0_ * (left < 0 ? 0 : left);
+	for (k = 0; k < job->nplaced; k++)
+		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
+			return rc;
+	free(job->tenants);
+	free(job->gpu_ids);
+	free(job->work0_);
+	job->tenants = NULL;
+	job->gpu_ids = NULL;
+	job->work0_ = NULL;
+	job->nplaced = 0;
+	job->state = JOB_PREEMPTED;
+	job->preemptions++;
+	if ((rc = pending_add_job(w, j)) != 0)
+		return sim_err_set(err, rc, "preempt: out of memory");
+	return world__request_schedule(w);
+}
+
+int world_set_share(struct world *w, int j, double sm_cap,
+		    struct sim_err *err)
+{
+	struct world_job *job;
+	int k, rc;
+
+	if (j < 0 || j >= w->njobs)
+		return sim_err_set(err, SIM_EINVAL, "set_share: no job %d", j);
+	job = &w->jobs[j];
+	if (!(sm_cap > 0 && sm_cap <= 1))
+		return sim_err_set(err, SIM_EINVAL, "set_share: share %g not "
+				   "in (0, 1]", sm_cap);
+	if (job->state != JOB_RUNNING)
+		return sim_err_set(err, SIM_ESTATE, "set_share: job %s is %s",
+				   job->tj.id, job_state_name(job->state));
+	for (k = 0; k < job->nplaced; k++) {
+		gpu_set_share(&w->gpus[job->gpu_ids[k]], &job->tenants[k],
+			      sm_cap, w->sim.now);
+		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int world_set_gpu_mode(struct world *w, int g, enum gpu_mode mode,
+		       struct sim_err *err)
+{
+	struct gpu *gp;
+
+	if (g < 0 || g >= w->ngpus)
+		return sim_err_set(err, SIM_EINVAL, "set_gpu_mode: no GPU %d",
+				   g);
+	gp = &w->gpus[g];
+	if (gp->ntenants > 0)
+		return sim_err_set(err, SIM_ESTATE, "set_gpu_mode: GPU %d has "
+				   "%d tenants", g, gp->ntenants);
+	if (gp->mode == mode)
+		return 0;
+	gpu_fini(gp);
+	gpu_init(gp, gp->dev, g, gp->node, mode, w->sim.now);
+	return 0;
+}
+
+int world_set_mig_layout(struct world *w, int g, const char *const *profiles,
+			 int n, struct sim_err *err)
+{
+	if (g < 0 || g >= w->ngpus)
+		return sim_err_set(err, SIM_EINVAL, "set_mig_layout: no GPU %d",
+				   g);
+	return gpu_set_mig_layout(&w->gpus[g], profiles, n, w->sim.now, err);
+}
+
+static int on_timer(struct sim *s, void *ctx, uint64_t tag)
+{
+	struct world *w = ctx;
+	int rc;
+
+	(void)s;
+	if (w->pol->xOnTimer == NULL)
+		return 0;
+	rc = w->pol->xOnTimer(w, w->pol_state, tag);
+	if (rc < 0)
+		return world__hook_rc(w, rc, "on_timer");
+	return 0;
+}
+
+int world_set_timer(struct world *w, sim_time dt, uint64_t tag,
+		    struct sim_err *err)
+{
+	int rc;
+
+	if (dt < 0)
+		return sim_err_set(err, SIM_EPAST, "set_timer: negative delay");
+	rc = sim_schedule_in(&w->sim, dt, SIM_PRIO_TIMER, on_timer, w, tag,
+			     NULL);
+	if (rc != 0)
+		return sim_err_set(err, rc, "set_timer: %s", sim_strerror(rc));
+	return 0;
+}
+
+int world_fail_job(struct world *w, int j, const char *reason)
+{
+	struct world_job *job;
+
+	if (j < 0 || j >= w->njobs)
+		return SIM_EINVAL;
+	job = &w->jobs[j];
+	if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
+		return SIM_ESTATE;
+	pending_remove_job(w, j);
+	job->state = JOB_FAILED;
+	job->end_ns = w->sim.now;
+	snprintf(job->fail_reason, sizeof job->fail_reason, "%s",
+		 reason ? reason : "");
+	w->live_jobs--;
+	world__maybe_stop(w);
+	return 0;
+}

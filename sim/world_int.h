@@ -1,0 +1,61 @@
+/*
+** world_int.h: the world's private state, shared by sim/world.c (events and
+** life cycle), sim/world_act.c (the view and the policy actions),
+** sim/service.c (inference services) and sim/world_res.c (metrics).
+** Nothing outside sim/ includes it.
+*/
+#ifndef COLOSIM_SIM_WORLD_INT_H
+#define COLOSIM_SIM_WORLD_INT_H
+
+#include "sim/world.h"
+
+/* Downsampled utilisation series: row k holds the cluster HBM and SM
+** fractions, then (per_gpu) each GPU's pair. */
+struct world_series {
+	int cap, n, width, per_gpu;
+	sim_time dt;
+	sim_time *t;
+	double *v;
+};
+
+struct world {
+	struct sim sim;
+	const struct cluster_spec *cl;
+	struct gpu *gpus;
+	int ngpus;
+	struct world_job *jobs;
+	int njobs, capjobs;
+	int *pending;                 /* pending job indices, arrival order */
+	int npending, cappending;
+	struct trace_reader *tr;
+	struct trace_job next_tj;     /* the row read ahead */
+	int trace_done;
+	char trace_path[512];
+	const struct pol_ops *pol;
+	void *pol_state;
+	int pol_inited;
+	uint64_t seed;
+	sim_time horizon;
+	uint64_t max_events;
+	enum sim_stop_reason stop_reason;
+	int sched_pending;
+	int live_jobs;                /* arrived, not done or failed */
+	double nic_bytes_per_s;       /* inter-node bandwidth per GPU */
+	struct sim_sample jct_s, queue_s, slowdown, lat_ms;
+	uint64_t req_total, req_served, req_slo_ok;
+	struct world_series series;
+};
+
+int world__request_schedule(struct world *w);
+void world__maybe_stop(struct world *w);
+void pending_remove_job(struct world *w, int j);
+int pending_add_job(struct world *w, int j);
+int world__gpu_changed(struct world *w, int g);
+int world__job_done(struct world *w, int j);
+int world__hook_rc(struct world *w, int rc, const char *hook);
+double world__train_total_ns(const struct world *w,
+			     const struct world_job *job,
+			     const struct dev_profile *d, const int *gpus,
+			     int n);
+
+#endif

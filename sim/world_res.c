@@ -1,0 +1,185 @@
+/*
+** world_res.c: the metrics of a run (see world.h, world_results; metric
+** names and units: docs/RESULTS.md).
+**
+** Time-averaged utilisation is taken over [0, makespan], where makespan is
+** the time the last job ended (or the clock at the end of the run when some
+** never ended).  HBM utilisation is allocated / capacity summed over GPUs
+** (allocations past capacity, under oversubscription, count as full).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/service.h"
+#include "sim/world_int.h"
+
+static double quant(struct sim_sample *s, double q)
+{
+	return s->n ? sim_sample_quantile(s, q) : 0.0;
+}
+
+/* A latency histogram of about 40 log-spaced bins between min and max. */
+static int lat_bins(struct sim_sample *s, struct run_result *res)
+{
+	enum { NB = 40 };
+	uint64_t counts[NB];
+	double lo, hi, r;
+	size_t k;
+	int b, rc;
+
+	if (s->n == 0)
+		return 0;
+	lo = s->min > 1e-6 ? s->min : 1e-6;
+	hi = s->max > lo ? s->max : lo * 1.0001;
+	r = log(hi / lo) / NB;
+	memset(counts, 0, sizeof counts);
+#define BIN(x) ((x) <= lo ? 0 : (int)fmin(NB - 1, floor(log((x) / lo) / r)))
+	if (!sim_sample_is_hist(s)) {
+		for (k = 0; k < s->nvals; k++)
+			counts[BIN(s->vals[k])]++;
+	} else {
+		double g = (1.0 + SIM_HIST_REL_ERR) / (1.0 - SIM_HIST_REL_ERR);
+		counts[0] += s->nzero;
+		for (k = 0; k < s->nhist; k++) {
+			double v = 2.0 * pow(g, (double)(s->hmin + (int64_t)k)) /
+				(g + 1.0);
+			counts[BIN(v)] += s->hist[k];
+		}
+	}
+#undef BIN
+	for (b = 0; b < NB; b++) {
+		struct res_lat_bin bin;
+		bin.lo_ms = lo * exp(r * b);
+		bin.hi_ms = lo * exp(r * (b + 1));
+		bin.count = counts[b];
+		if ((rc = run_result_add_lat(res, &bin)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int add_jobs(struct world *w, struct run_result *res)
+{
+	int j, rc;
+
+	for (j = 0; j < w->njobs; j++) {
+		const struct world_job *job = &w->jobs[j];
+		struct res_job r;
+
+		memset(&r, 0, sizeof r);
+		snprintf(r.id, sizeof r.id, "%s", job->tj.id);
+		snprintf(r.kind, sizeof r.kind, "%s",
+			 job->tj.kind == TRACE_TRAIN ? "train" : "infer");
+		snprintf(r.model, sizeof r.model, "%s", job->tj.model);
+		r.gpus = job->tj.gpus;
+		r.first_gpu = job->first_gpu_;
+		r.status = job->state == JOB_DONE ? 0 :
+			job->state == JOB_FAILED ? 1 : 2;
+		r.submit_s = sim_time_to_s(job->submit_ns);
+		r.start_s = job->start_ns >= 0 ? sim_time_to_s(job->start_ns) : -1;
+		r.end_s = job->end_ns >= 0 ? sim_time_to_s(job->end_ns) : -1;
+		r.jct_s = job->state == JOB_DONE ?
+			sim_time_to_s(job->end_ns - job->submit_ns) : -1;
+		r.queue_s = job->start_ns >= 0 ?
+			sim_time_to_s(job->start_ns - job->submit_ns) : -1;
+		r.slowdown = job->state == JOB_DONE && job->solo_ns_ > 0 ?
+			(double)(job->end_ns - job->submit_ns) / job->solo_ns_ :
+			-1;
+		if ((rc = run_result_add_job(res, &r)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int add_series(struct world *w, struct run_result *res)
+{
+	const struct world_series *se = &w->series;
+	int k, g, rc;
+
+	for (k = 0; k < se->n; k++) {
+		struct res_series s;
+		const double *row = &se->v[(size_t)k * se->width];
+		s.t_s = sim_time_to_s(se->t[k]);
+		s.gpu = -1;
+		s.hbm_frac = row[0];
+		s.sm_frac = row[1];
+		if ((rc = run_result_add_series(res, &s)) != 0)
+			return rc;
+		for (g = 0; se->per_gpu && g < w->ngpus; g++) {
+			s.gpu = g;
+			s.hbm_frac = row[2 + 2 * g];
+			s.sm_frac = row[3 + 2 * g];
+			if ((rc = run_result_add_series(res, &s)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int world_results(struct world *w, struct run_result *res,
+		  struct sim_err *err)
+{
+	sim_time t_end = 0;
+	double hbm = 0, cap = 0, sm = 0;
+	unsigned long long unserved = 0;
+	int j, g, done = 0, failed = 0, rc = 0, unfinished = 0;
+
+	for (j = 0; j < w->njobs; j++) {
+		const struct world_job *job = &w->jobs[j];
+		if (job->state == JOB_DONE) {
+			done++;
+			if (job->end_ns > t_end)
+				t_end = job->end_ns;
+		} else if (job->state == JOB_FAILED) {
+			failed++;
+		} else {
+			unfinished++;
+		}
+		unserved += svc_unserved(w, j);
+	}
+	if (unfinished > 0 || t_end == 0)
+		t_end = w->sim.now;
+	for (g = 0; g < w->ngpus; g++) {
+		double c = (double)w->gpus[g].dev->hbm_bytes;
+		double m = sim_twacc_mean(&w->gpus[g].hbm, t_end);
+		hbm += m > c ? c : m;
+		cap += c;
+		sm += sim_twacc_mean(&w->gpus[g].sm, t_end);
+	}
+#define SET(name, v) if (rc == 0) rc = run_result_set(res, name, (v))
+	SET("makespan_s", sim_time_to_s(t_end));
+	SET("hbm_util_mean", cap > 0 ? hbm / cap : 0);
+	SET("sm_util_mean", w->ngpus ? sm / w->ngpus : 0);
+	SET("jct_mean_s", w->jct_s.n ? w->jct_s.mean : 0);
+	SET("jct_p50_s", quant(&w->jct_s, 0.50));
+	SET("jct_p95_s", quant(&w->jct_s, 0.95));
+	SET("jct_p99_s", quant(&w->jct_s, 0.99));
+	SET("queue_delay_mean_s", w->queue_s.n ? w->queue_s.mean : 0);
+	SET("slowdown_mean", w->slowdown.n ? w->slowdown.mean : 0);
+	SET("latency_p50_ms", quant(&w->lat_ms, 0.50));
+	SET("latency_p95_ms", quant(&w->lat_ms, 0.95));
+	SET("latency_p99_ms", quant(&w->lat_ms, 0.99));
+	SET("slo_attainment", w->req_total ?
+	    (double)w->req_slo_ok / (double)w->req_total : 1.0);
+	SET("requests_total", (double)w->req_total);
+	SET("requests_served", (double)w->req_served);
+	SET("requests_unserved", (double)unserved);
+	SET("jobs_total", (double)w->njobs);
+	SET("jobs_done", (double)done);
+	SET("jobs_failed", (double)failed);
+	SET("jobs_unfinished", (double)unfinished);
+	SET("gpu_hours", (double)w->ngpus * sim_time_to_s(t_end) / 3600.0);
+	SET("events", (double)w->sim.events);
+#undef SET
+	res->events = w->sim.events;
+	if (rc == 0)
+		rc = add_jobs(w, res);
+	if (rc == 0)
+		rc = add_series(w, res);
+	if (rc == 0)
+		rc = lat_bins(&w->lat_ms, res);
+	if (rc != 0)
+		return sim_err_set(err, rc, "results: %s", sim_strerror(rc));
+	return 0;
+}
