@@ -1,0 +1,359 @@
+/*
+** baseline.c: the four baseline policies, one ops table each, sharing one
+** scheduler:
+**
+**   exclusive  one job per GPU (today's schedulers)
+**   timeslice  pack jobs while memory fits; the driver time-slices them
+**   mps        pack jobs while memory fits, each with a static SM share
+**   mig        a static MIG layout per GPU; one job per slice
+**
+** Each takes `order` (fifo: by submit time; sjf: shortest solo time first;
+** srtf: shortest remaining time first, preempting running training jobs
+** with more remaining time), `placement` (first-fit: lowest GPU indices;
+** best-fit: the GPUs (or slices) left with the least free memory) and
+** `backfill` (1: a job that does not fit is skipped and later ones may
+** start; 0: strict order, the pass stops at the first job that does not
+** fit).  A job that could not run even on an empty cluster fails at once.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policy.h"
+#include "sim/world.h"
+
+enum { ORD_FIFO, ORD_SJF, ORD_SRTF };
+enum { PL_FIRST, PL_BEST };
+
+struct base {
+	enum gpu_mode mode;
+	int order, placement, backfill;
+	double sm_cap;          /* mps: static share */
+	int *cand;              /* scratch: candidate GPUs */
+	int *slices;            /* scratch: chosen MIG slices */
+	double *key;            /* scratch: sort keys */
+	int *jobs;              /* scratch: pass order */
+};
+
+static const char *const order_names[] = { "fifo", "sjf", "srtf", NULL };
+static const char *const place_names[] = { "first-fit", "best-fit", NULL };
+
+static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
+		     const char *name, const struct pol_params *p,
+		     struct sim_err *err)
+{
+	static const char *const keys_common[] = { "order", "placement",
+						   "backfill", NULL };
+	static const char *const keys_mps[] = { "order", "placement",
+						"backfill", "sm_pct", NULL };
+	static const char *const keys_mig[] = { "order", "placement",
+						"backfill", "layout", NULL };
+	long backfill = 1;
+	double pct = 100;
+	int g, rc, n = world_ngpus(w);
+
+	b->mode = mode;
+	rc = pol_params_check(p, name, mode == GPU_MODE_MPS ? keys_mps :
+			      mode == GPU_MODE_MIG ? keys_mig : keys_common,
+			      err);
+	if (rc == 0)
+		rc = pol_param_choice(p, "order", order_names, &b->order, err);
+	if (rc == 0)
+		rc = pol_param_choice(p, "placement", place_names,
+				      &b->placement, err);
+	if (rc == 0)
+		rc = pol_param_int(p, "backfill", 0, 1, &backfill, err);
+	if (rc == 0)
+		rc = pol_param_double(p, "sm_pct", 1, 100, &pct, err);
+	if (rc != 0)
+		return rc;
+	b->backfill = (int)backfill;
+	b->sm_cap = pct / 100.0;
+	b->cand = malloc((size_t)n * sizeof *b->cand);
+	b->slices = malloc((size_t)n * sizeof *b->slices);
+	if (b->cand == NULL || b->slices == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	for (g = 0; g < n; g++)
+		if ((rc = world_set_gpu_mode(w, g, mode, err)) != 0)
+			return rc;
+	return 0;
+}
+
+/* mig: the layout, a comma list of profile names; default: as many of the
+** device's smallest profile as fit (e.g. 7 x 1g.10gb on an H100). */
+static int mig_layout(struct world *w, const struct pol_params *p,
+		      struct sim_err *err)
+{
+	const char *spec = NULL;
+	int g, rc;
+
+	pol_param_str(p, "layout", &spec);
+	for (g = 0; g < world_ngpus(w); g++) {
+		const struct dev_profile *d = world_gpu(w, g)->dev;
+		const char *names[7];
+		char buf[256], *tok, *save = NULL;
+		int n = 0, k, small = 0;
+
+		if (d->nmig == 0)
+			return sim_err_set(err, SIM_EINVAL, "policy mig: device "
+					   "%s has no MIG profiles", d->name);
+		if (spec != NULL) {
+			snprintf(buf, sizeof buf, "%s", spec);
+			for (tok = strtok_r(buf, ", ", &save); tok != NULL;
+			     tok = strtok_r(NULL, ", ", &save)) {
+				if (n == 7)
+					return sim_err_set(err, SIM_EINVAL,
+						"policy mig: layout '%s' has "
+						"more than 7 slices", spec);
+				names[n++] = tok;
+			}
+		} else {
+			for (k = 1; k < d->nmig; k++)
+				if (d->mig[k].sms < d->mig[small].sms)
+					small = k;
+			for (n = 0; n < d->mig[small].max_count && n < 7; n++)
+				names[n] = d->mig[small].name;
+		}
+		if ((rc = world_set_mig_layout(w, g, names, n, err)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void base_fini(struct world *w, void *state)
+{
+	struct base *b = state;
+	(void)w;
+	free(b->cand);
+	free(b->slices);
+	free(b->key);
+	free(b->jobs);
+}
+
+/* The job's sort key under the configured order. */
+static double job_key(struct world *w, const struct base *b, int j)
+{
+	if (b->order == ORD_FIFO)
+		return (double)world_job(w, j)->submit_ns;
+	return world_job_remaining_ns(w, j, 0);
+}
+
+/* Fills b->jobs with the pending jobs in pass order; returns how many. */
+static int pass_order(struct world *w, struct base *b)
+{
+	int n = world_npending(w), k, i;
+
+	free(b->jobs);
+	free(b->key);
+	b->jobs = malloc((size_t)(n ? n : 1) * sizeof *b->jobs);
+	b->key = malloc((size_t)(n ? n : 1) * sizeof *b->key);
+	if (b->jobs == NULL || b->key == NULL)
+		return -1;
+	for (k = 0; k < n; k++) {         /* insertion sort: stable */
+		int j = world_pending_at(w, k);
+		double key = job_key(w, b, j);
+		for (i = k; i > 0 && (b->key[i - 1] > key ||
+				      (b->key[i - 1] == key &&
+				       b->jobs[i - 1] > j)); i--) {
+			b->key[i] = b->key[i - 1];
+			b->jobs[i] = b->jobs[i - 1];
+		}
+		b->key[i] = key;
+		b->jobs[i] = j;
+	}
+	return n;
+}
+
+/* Free memory left on GPU g (or slice s) if job j went there; -1 if it
+** does not fit or the GPU / slice is not available to it. */
+static double leftover(struct world *w, const struct base *b, int j, int g,
+		       int s)
+{
+	const struct gpu *gp = world_gpu(w, g);
+	uint64_t need = world_job_mem(w, j, g), free_b;
+
+	if (b->mode == GPU_MODE_EXCLUSIVE && gp->ntenants > 0)
+		return -1;
+	if (b->mode == GPU_MODE_MIG) {
+		if (gp->slices[s].mem_used > 0)
+			return -1;
+		free_b = gp->slices[s].hbm_bytes;
+	} else {
+		free_b = world_gpu_free(w, g, -1);
+	}
+	if (need > free_b)
+		return -1;
+	return (double)(free_b - need);
+}
+
+/* Chooses GPUs (and slices) for job j into b->cand / b->slices; 1 if found. */
+static int choose(struct world *w, struct base *b, int j)
+{
+	int need = world_job(w, j)->tj.gpus, got = 0, g, s, k;
+	int ngpu = world_ngpus(w);
+	double bestv[64];
+
+	if (b->placement == PL_FIRST || need > 64) {
+		for (g = 0; g < ngpu && got < need; g++) {
+			int ns = b->mode == GPU_MODE_MIG ?
+				world_gpu(w, g)->nslices : 1;
+			for (s = 0; s < ns; s++)
+				if (leftover(w, b, j, g, s) >= 0) {
+					b->cand[got] = g;
+					b->slices[got++] = s;
+					break;
+				}
+		}
+		return got == need;
+	}
+	/* best-fit: keep the `need` GPUs with the least leftover */
+	for (g = 0; g < ngpu; g++) {
+		int ns = b->mode == GPU_MODE_MIG ? world_gpu(w, g)->nslices : 1;
+		double lo = -1;
+		int ls = -1;
+		for (s = 0; s < ns; s++) {
+			double l = leftover(w, b, j, g, s);
+			if (l >= 0 && (lo < 0 || l < lo)) {
+				lo = l;
+				ls = s;
+			}
+		}
+		if (ls < 0)
+			continue;
+		for (k = got; k > 0 && bestv[k - 1] > lo; k--) {
+			if (k < need) {
+				bestv[k] = bestv[k - 1];
+				b->cand[k] = b->cand[k - 1];
+				b->slices[k] = b->slices[k - 1];
+			}
+		}
+		if (k < need) {
+			bestv[k] = lo;
+			b->cand[k] = g;
+			b->slices[k] = ls;
+			if (got < need)
+				got++;
+		}
+	}
+	return got == need;
+}
+
+static int try_place(struct world *w, struct base *b, int j)
+{
+	struct world_place_opts o = { 1.0, NULL, 0 };
+	const struct world_job *job = world_job(w, j);
+	struct sim_err e = { 0, "" };
+	int rc;
+
+	if (!choose(w, b, j))
+		return 0;
+	if (b->mode == GPU_MODE_MPS)
+		o.sm_cap = job->tj.gpu_share < 1 ? job->tj.gpu_share : b->sm_cap;
+	if (b->mode == GPU_MODE_MIG)
+		o.slices = b->slices;
+	rc = world_place(w, j, b->cand, job->tj.gpus, &o, &e);
+	if (rc == SIM_ENOSPC || rc == SIM_ESTATE)
+		return 0;
+	return rc < 0 ? rc : 1;
+}
+
+/* srtf: preempts running training jobs with more remaining time than j,
+** longest first, until j fits; 1 if j was placed. */
+static int preempt_for(struct world *w, struct base *b, int j)
+{
+	double mine = world_job_remaining_ns(w, j, 0);
+	struct sim_err e = { 0, "" };
+	int k, rc;
+
+	for (;;) {
+		int victim = -1;
+		double vrem = mine;
+		for (k = 0; k < world_njobs(w); k++) {
+			const struct world_job *v = world_job(w, k);
+			double r;
+			if (v->state != JOB_RUNNING || v->tj.kind != TRACE_TRAIN)
+				continue;
+			r = world_job_remaining_ns(w, k, v->gpu_ids[0]);
+			if (r > vrem) {
+				vrem = r;
+				victim = k;
+			}
+		}
+		if (victim < 0)
+			return 0;
+		if ((rc = world_preempt(w, victim, &e)) != 0)
+			return rc;
+		if ((rc = try_place(w, b, j)) != 0)
+			return rc;
+	}
+}
+
+static int base_schedule(struct world *w, void *state)
+{
+	struct base *b = state;
+	int n = pass_order(w, b), k, rc;
+
+	if (n < 0)
+		return SIM_ENOMEM;
+	for (k = 0; k < n; k++) {
+		int j = b->jobs[k];
+		const struct world_job *job = world_job(w, j);
+		if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
+			continue;
+		if (!world_job_fits_empty(w, j)) {
+			world_fail_job(w, j, "needs more GPUs or memory than "
+				       "the cluster has");
+			continue;
+		}
+		rc = try_place(w, b, j);
+		if (rc == 0 && b->order == ORD_SRTF &&
+		    job->tj.kind == TRACE_TRAIN)
+			rc = preempt_for(w, b, j);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 && !b->backfill)
+			break;
+	}
+	return 0;
+}
+
+static int excl_init(struct world *w, void *s, const struct pol_params *p,
+		     struct sim_err *err)
+{
+	return base_init(w, s, GPU_MODE_EXCLUSIVE, "exclusive", p, err);
+}
+
+static int ts_init(struct world *w, void *s, const struct pol_params *p,
+		   struct sim_err *err)
+{
+	return base_init(w, s, GPU_MODE_TIMESLICE, "timeslice", p, err);
+}
+
+static int mps_init(struct world *w, void *s, const struct pol_params *p,
+		    struct sim_err *err)
+{
+	return base_init(w, s, GPU_MODE_MPS, "mps", p, err);
+}
+
+static int mig_init(struct world *w, void *s, const struct pol_params *p,
+		    struct sim_err *err)
+{
+	int rc = base_init(w, s, GPU_MODE_MIG, "mig", p, err);
+	return rc ? rc : mig_layout(w, p, err);
+}
+
+#define BASELINE(var, name, desc, init)                                   \
+	const struct pol_ops var = {                                      \
+		POL_IFACE_VERSION, name, desc, sizeof(struct base), init, \
+		base_fini, NULL, NULL, NULL, NULL, base_schedule          \
+	}
+
+BASELINE(pol_exclusive, "exclusive",
+	 "one job per GPU, as today's cluster schedulers do", excl_init);
+BASELINE(pol_timeslice, "timeslice",
+	 "pack jobs while memory fits; the driver time-slices them", ts_init);
+BASELINE(pol_mps, "mps",
+	 "pack jobs while memory fits, each with a static MPS SM share",
+	 mps_init);
+BASELINE(pol_mig, "mig", "a static MIG layout per GPU, one job per slice",
+	 mig_init);

@@ -1,0 +1,19 @@
+/*
+** registry.c: every policy colosim knows, in one static NULL-terminated
+** table (as Lua's luaL_Reg).  A new policy adds one extern line and one
+** table entry; `colosim list policies` prints this table.
+*/
+#include "policies/policy.h"
+
+extern const struct pol_ops pol_exclusive;
+extern const struct pol_ops pol_timeslice;
+extern const struct pol_ops pol_mps;
+extern const struct pol_ops pol_mig;
+
+const struct pol_ops *const pol_registry[] = {
+	&pol_exclusive,
+	&pol_timeslice,
+	&pol_mps,
+	&pol_mig,
+	NULL
+};
