@@ -10,7 +10,8 @@
 ** free are never negative; `version` grows by one at every allocation, so
 ** policies can cache per-node values and know when they went stale.
 ** Nothing here chooses where a pod goes: that is policies/frac.h.
-** Equations and rules: docs/MODEL.md, "Fractional-GPU nodes (FGD)".
+** Equations and rules: docs/REPRODUCTION.md, "FGD (USENIX ATC'23) on the
+** openb trace".
 */
 #ifndef COLOSIM_MODELS_FRACNODE_H
 #define COLOSIM_MODELS_FRACNODE_H

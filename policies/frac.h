@@ -12,7 +12,8 @@
 **   - a single feasible node is taken without scoring;
 **   - the highest score wins; ties go to the lowest tiebreak_rank (then to
 **     the lowest node index).
-** Every equation is in docs/MODEL.md, "Fractional-GPU placement (FGD)".
+** Every equation is in docs/REPRODUCTION.md, "FGD (USENIX ATC'23) on
+** the openb trace", with its source.
 ** The pods must be resolved against the cluster (frac_pod_resolve).
 **
 ** The lead's policy registry can wrap these through struct frac_policy.

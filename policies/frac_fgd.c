@@ -1,7 +1,7 @@
 /*
 ** frac_fgd.c: FGD (fragmentation gradient descent) placement of
-** fractional-GPU pods (policies/frac.h; docs/MODEL.md, "Fractional-GPU
-** placement (FGD)").
+** fractional-GPU pods (policies/frac.h; docs/REPRODUCTION.md, "FGD
+** (USENIX ATC'23) on the openb trace").
 **
 ** Frag(node) is a sum over the typical pods; to reproduce the simulator's
 ** truncated integer scores the sum uses its order: each typical pod adds
