@@ -12,6 +12,7 @@
 
 #include "experiments/openb.h"
 #include "policies/frac.h"
+#include "sim/rng.h"
 #include "tests/util.h"
 
 static int add(struct frac_cluster *c, int64_t cpu, int64_t mem, int ngpus,
@@ -300,6 +301,75 @@ static void test_fgd_sharing_choice(void)
 	frac_cluster_fini(&c);
 }
 
+/* The memoised node score equals the score recomputed from scratch with
+** frac_fgd_frag, over random node states and pods. */
+static void test_fgd_memo_exact(void)
+{
+	struct frac_cluster c;
+	struct frac_fgd f;
+	struct frac_pod pop[6], p;
+	struct frac_place pl;
+	struct frac_node n, a;
+	struct sim_rng rng;
+	int64_t s, best, exp_s;
+	int i, g, trial, best_g;
+
+	frac_cluster_init(&c);
+	add(&c, 96000, 1, 8, "G", 0);
+	pop[0] = pod(4000, 0, 1, 250, NULL);
+	pop[1] = pod(8000, 0, 1, 500, NULL);
+	pop[2] = pod(12000, 0, 1, 1000, NULL);
+	pop[3] = pod(32000, 0, 4, 1000, NULL);
+	pop[4] = pod(6000, 0, 0, 0, NULL);
+	pop[5] = pod(8000, 0, 1, 500, NULL);
+	CU_ASSERT_EQUAL_FATAL(frac_fgd_init(&f, &c, pop, 6, 100, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_rng_init(&rng, 11, "fgd-memo", 0, NULL), 0);
+	for (trial = 0; trial < 300; trial++) {
+		n = c.nodes[0];
+		n.cpu_free_milli = 1000 * (int64_t)sim_rng_int(&rng, 97);
+		for (g = 0; g < 8; g++)
+			n.gpu_free_milli[g] = 50 * (int32_t)sim_rng_int(&rng, 21);
+		p = pop[sim_rng_int(&rng, 6)];
+		p.cpu_milli = 1000 * (int64_t)sim_rng_int(&rng, 8);
+		frac_pod_resolve(&c, &p);
+		if (!frac_node_fits(&n, &p))
+			continue;
+		s = frac_fgd_node_score(&f, &n, &p, &pl);
+		if (p.num_gpu == 1 && p.gpu_milli < 1000) {
+			best = -1;
+			best_g = -1;
+			for (g = 0; g < 8; g++) {
+				if (n.gpu_free_milli[g] < p.gpu_milli)
+					continue;
+				a = n;
+				a.cpu_free_milli -= p.cpu_milli;
+				a.gpu_free_milli[g] -= p.gpu_milli;
+				exp_s = frac_fgd_score(frac_fgd_frag(&f, &n),
+						       frac_fgd_frag(&f, &a));
+				if (exp_s > best) {
+					best = exp_s;
+					best_g = g;
+				}
+			}
+			CU_ASSERT_EQUAL(s, best);
+			CU_ASSERT_EQUAL(pl.gpu[0], best_g);
+		} else {
+			a = n;
+			a.cpu_free_milli -= p.cpu_milli;
+			for (i = 0; i < p.num_gpu; i++)
+				a.gpu_free_milli[pl.gpu[i]] -= p.gpu_milli;
+			/* whole GPUs: hypothetical = real (fully free ones) */
+			exp_s = frac_fgd_score(frac_fgd_frag(&f, &n),
+					       frac_fgd_frag(&f, &a));
+			CU_ASSERT_EQUAL(s, exp_s);
+		}
+	}
+	CU_ASSERT_TRUE(f.memo_hits > 0);
+	sim_rng_fini(&rng);
+	frac_fgd_fini(&f);
+	frac_cluster_fini(&c);
+}
+
 static void test_tiebreak_rank(void)
 {
 	struct frac_cluster c;
@@ -556,6 +626,7 @@ TEST_REGISTER(fgd)
 		{ "fgd_typical", test_fgd_typical },
 		{ "fgd_frag_by_hand", test_fgd_frag_by_hand },
 		{ "fgd_sharing_choice", test_fgd_sharing_choice },
+		{ "fgd_memo_exact", test_fgd_memo_exact },
 		{ "tiebreak_rank", test_tiebreak_rank },
 		{ "curve_binning", test_curve_binning },
 		{ "readers", test_readers },
