@@ -1,0 +1,136 @@
+/*
+** openb.h: the FGD paper's experiment on the Alibaba "openb" trace
+** (USENIX ATC'23, Fig. 9): readers for its node list, pod arrivals and
+** node tie-break ranks; the replay (pods arrive in order and never leave;
+** a pod that fits nowhere fails and is dropped, its GPU demand still counts
+** as arrived); the allocation curve; CSV and gnuplot output.
+**
+** The inputs are the files of ../shared/traces/alibaba-gpu-v2023/
+** (openb_node_list_gpu_node.csv, fgd-seed42/arrivals.csv,
+** fgd-seed42/node_tiebreak.csv), but nothing here depends on their sizes.
+** Readers fill a struct sim_err with "file:line:column: field: problem".
+** See docs/REPRODUCTION.md, "FGD (USENIX ATC'23) on the openb trace".
+*/
+#ifndef COLOSIM_EXPERIMENTS_OPENB_H
+#define COLOSIM_EXPERIMENTS_OPENB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "experiments/result.h"
+#include "models/fracnode.h"
+#include "sim/err.h"
+
+#define OPENB_NAME_MAX 48
+#define OPENB_SPEC_MAX 64
+#define OPENB_KMAX     130        /* curve points k = 0..130 (% demand) */
+
+struct openb_arrival {
+	char name[OPENB_NAME_MAX];
+	int original;              /* 1 when name == orig_name (not a clone) */
+	char gpu_spec[OPENB_SPEC_MAX];
+	struct frac_pod pod;       /* pod.gpu_spec points at gpu_spec */
+};
+
+struct openb_data {
+	struct frac_cluster cluster;          /* all nodes free */
+	char (*node_names)[OPENB_NAME_MAX];   /* parallel to cluster.nodes */
+	struct openb_arrival *arr;
+	size_t narr, caparr;
+};
+
+void openb_data_init(struct openb_data *d);
+void openb_data_fini(struct openb_data *d);
+
+/*
+** Reads a node list with header sn,cpu_milli,memory_mib,gpu,model (extra
+** columns are ignored) into d->cluster; ranks default to the row order.
+** Must come first.  Returns 0 or SIM_ENOENT/SIM_EIO/SIM_EPARSE/SIM_ERANGE/
+** SIM_EEXIST (duplicate sn)/SIM_ENOMEM.
+*/
+int openb_load_nodes(struct openb_data *d, const char *path,
+		     struct sim_err *err);
+
+/*
+** Reads arrivals with header seq,name,orig_name,cpu_milli,memory_mib,
+** num_gpu,gpu_milli,gpu_spec; seq must be 0,1,2,... in file order.  Pods
+** are resolved against d->cluster, so load the nodes first.
+*/
+int openb_load_arrivals(struct openb_data *d, const char *path,
+			struct sim_err *err);
+
+/*
+** Reads tie-break ranks with header tiebreak_rank,sim_name,sn: every node
+** of d->cluster must appear exactly once (SIM_EPARSE otherwise).
+*/
+int openb_load_tiebreak(struct openb_data *d, const char *path,
+			struct sim_err *err);
+
+enum openb_policy { OPENB_BESTFIT, OPENB_FGD };
+
+/* One replay: cluster-wide milli-GPU after each arrival. */
+struct openb_run {
+	int64_t *alloc_milli;      /* allocated after arrival i */
+	int64_t *arrived_milli;    /* cumulative demand after arrival i */
+	size_t n;
+	size_t placed, failed;
+	int64_t gpus_total;
+	size_t ntypical;           /* FGD: typical-pod classes used */
+	double typical_share;      /* FGD: share of the originals they cover */
+};
+
+void openb_run_fini(struct openb_run *r);
+
+/*
+** Replays every arrival of d with the policy on a private copy of
+** d->cluster.  FGD learns its typical pods from the original (non-clone)
+** arrivals with the given threshold (95 in the paper).  Returns 0 or
+** SIM_ENOMEM/SIM_EINVAL; *out is filled (caller frees with openb_run_fini).
+*/
+int openb_replay(const struct openb_data *d, enum openb_policy policy,
+		 double threshold_pct, struct openb_run *out,
+		 struct sim_err *err);
+
+/* Emulate the paper's analysis script: round every sample to 2 decimals
+** and the mean to 2 decimals (its expected_results are rounded so). */
+#define OPENB_CURVE_ROUND2 1
+
+/*
+** The allocation curve: for k = 0..kmax, the mean of 100 * allocated /
+** (1000 * GPUs) over the arrivals whose round(100 * arrived / (1000 *
+** GPUs)) equals k (ties to even, as numpy); when none do, the mean over
+** those in bins k-1..k+1; NaN when those are empty too.  curve holds kmax+1
+** values.  Returns 0, SIM_EINVAL (kmax < 0, no GPUs) or SIM_ENOMEM.
+*/
+int openb_curve(const struct openb_run *r, int kmax, int flags, double *curve);
+
+/*
+** Records a curve in a run result as metrics "alloc_pct_kNNN" (k = 0..kmax,
+** NaN points skipped).  0 or SIM_ENOMEM.
+*/
+int openb_curve_to_result(struct run_result *res, const double *curve,
+			  int kmax);
+
+/*
+** Writes "policy,k,alloc_pct" rows (policies in the given order, NaN points
+** skipped).  names are the policies' names as printed.
+*/
+int openb_write_csv(const char *path, const char *const *names,
+		    const double *const *curves, int ncurves, int kmax,
+		    struct sim_err *err);
+
+/*
+** Writes DIR/openb-alloc.dat (k and one column per policy) and
+** DIR/openb-alloc.gp, and runs `gnuplot -c openb-alloc.gp DAT PNG NCURVES`
+** (no shell; arguments passed as strings, nothing pasted into the script)
+** to draw DIR/openb-alloc.png in the style of the paper's Fig. 9: GPU
+** allocation ratio against arrived GPU demand, with the ideal line, and a
+** zoom on unallocated GPUs around 100%.  gnuplot's messages go to
+** DIR/openb-alloc.log.  Returns 0, SIM_EIO, or SIM_ELIB when gnuplot is
+** missing or fails.
+*/
+int openb_write_plot(const char *dir, const char *const *names,
+		     const double *const *curves, int ncurves, int kmax,
+		     struct sim_err *err);
+
+#endif

@@ -1,0 +1,404 @@
+/*
+** frac_fgd.c: FGD (fragmentation gradient descent) placement of
+** fractional-GPU pods (policies/frac.h; docs/REPRODUCTION.md, "FGD
+** (USENIX ATC'23) on the openb trace").
+**
+** Frag(node) is a sum over the typical pods; to reproduce the simulator's
+** truncated integer scores the sum uses its order: each typical pod adds
+** p_t * f to one of seven buckets (lack both, lack GPU, satisfied, lack CPU,
+** no-GPU satisfied, no-GPU lack CPU, no access), and Frag is the sum of the
+** buckets in that order, skipping "satisfied".  Frag depends only on the
+** node's model, on which typical CPU requests its free CPU covers, and on
+** the multiset of its GPUs' free milli; a hash memo keyed by exactly that
+** returns bit-identical values and makes a full openb run take about a
+** second instead of minutes.  The memo is cleared when half full, which
+** changes speed only.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/frac.h"
+
+#define MEMO_WORDS 5
+#define MEMO_CAP   (1u << 17)
+#define MEMO_USED  (UINT64_C(1) << 63)
+
+struct frac_fgd_memo_slot {
+	uint64_t key[MEMO_WORDS];   /* key[0] has MEMO_USED set when occupied */
+	double frag;
+};
+
+/* ---- typical pods ---- */
+
+/* The simulator's PodResource.Less: cpu, gpu_milli, num_gpu, spec. */
+static int class_cmp(const struct frac_typical *a, const struct frac_typical *b)
+{
+	if (a->cpu_milli != b->cpu_milli)
+		return a->cpu_milli < b->cpu_milli ? -1 : 1;
+	if (a->gpu_milli != b->gpu_milli)
+		return a->gpu_milli < b->gpu_milli ? -1 : 1;
+	if (a->num_gpu != b->num_gpu)
+		return a->num_gpu < b->num_gpu ? -1 : 1;
+	return strcmp(a->gpu_spec, b->gpu_spec);
+}
+
+static int class_qcmp(const void *x, const void *y)
+{
+	return class_cmp(x, y);
+}
+
+/* Count descending, then class descending (sort.Reverse of the
+** simulator's Less). */
+static int rank_qcmp(const void *x, const void *y)
+{
+	const struct frac_typical *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return -class_cmp(a, b);
+}
+
+static int i64_qcmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+int frac_fgd_init(struct frac_fgd *f, const struct frac_cluster *c,
+		  const struct frac_pod *pods, size_t npods,
+		  double threshold_pct, struct sim_err *err)
+{
+	struct frac_typical *all;
+	size_t i, n = 0, take = 0;
+	double total = (double)npods, expected, cum = 0.0;
+
+	memset(f, 0, sizeof(*f));
+	if (npods == 0)
+		return sim_err_set(err, SIM_EINVAL, "FGD: no pods to learn"
+				   " typical pods from");
+	if (!(threshold_pct > 0.0 && threshold_pct <= 100.0))
+		return sim_err_set(err, SIM_EINVAL, "FGD: typical-pod threshold"
+				   " %g%% not in (0, 100]", threshold_pct);
+	all = calloc(npods, sizeof(*all));
+	if (all == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	for (i = 0; i < npods; i++) {
+		const char *spec = pods[i].gpu_spec ? pods[i].gpu_spec : "";
+
+		if (strlen(spec) >= sizeof(all[i].gpu_spec)) {
+			free(all);
+			return sim_err_set(err, SIM_ERANGE, "FGD: gpu_spec"
+					   " '%.40s...' too long", spec);
+		}
+		all[i].cpu_milli = pods[i].cpu_milli;
+		all[i].gpu_milli = pods[i].gpu_milli;
+		all[i].num_gpu = pods[i].num_gpu;
+		strcpy(all[i].gpu_spec, spec);
+		all[i].count = 1;
+	}
+	qsort(all, npods, sizeof(*all), class_qcmp);
+	for (i = 0; i < npods; i++) {
+		if (n > 0 && class_cmp(&all[n - 1], &all[i]) == 0)
+			all[n - 1].count++;
+		else
+			all[n++] = all[i];
+	}
+	qsort(all, n, sizeof(*all), rank_qcmp);
+	/* Taken one class at a time while the cumulative count is below the
+	** threshold (the simulator's podIncreaseStep 1). */
+	expected = threshold_pct * total / 100.0;
+	while (cum < expected && take < n) {
+		cum += (double)all[take].count;
+		all[take].p = (double)all[take].count / total;
+		take++;
+	}
+	if (take < n)
+		for (i = 0; i < take; i++)
+			all[i].p /= cum / total;
+	f->t = realloc(all, take * sizeof(*all));
+	if (f->t == NULL)
+		f->t = all;
+	f->nt = take;
+	f->cpu_levels = malloc(take * sizeof(*f->cpu_levels));
+	f->memo = calloc(MEMO_CAP, sizeof(*f->memo));
+	if (f->cpu_levels == NULL || f->memo == NULL) {
+		frac_fgd_fini(f);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	f->memo_cap = MEMO_CAP;
+	for (i = 0; i < take; i++) {
+		struct frac_typical *t = &f->t[i];
+
+		memset(&t->pod, 0, sizeof(t->pod));
+		t->pod.cpu_milli = t->cpu_milli;
+		t->pod.gpu_milli = t->gpu_milli;
+		t->pod.num_gpu = t->num_gpu;
+		t->pod.gpu_spec = t->gpu_spec;
+		frac_pod_resolve(c, &t->pod);
+		f->cpu_levels[i] = t->cpu_milli;
+	}
+	qsort(f->cpu_levels, take, sizeof(*f->cpu_levels), i64_qcmp);
+	for (i = 0, n = 0; i < take; i++)
+		if (n == 0 || f->cpu_levels[n - 1] != f->cpu_levels[i])
+			f->cpu_levels[n++] = f->cpu_levels[i];
+	f->ncpu_levels = n;
+	for (i = 0; i < take; i++) {
+		int64_t *hit = bsearch(&f->t[i].cpu_milli, f->cpu_levels, n,
+				       sizeof(*f->cpu_levels), i64_qcmp);
+		f->t[i].cpu_rank = (int)(hit - f->cpu_levels);
+	}
+	return 0;
+}
+
+void frac_fgd_fini(struct frac_fgd *f)
+{
+	if (f == NULL)
+		return;
+	free(f->t);
+	free(f->cpu_levels);
+	free(f->memo);
+	memset(f, 0, sizeof(*f));
+}
+
+/* ---- fragmentation ---- */
+
+enum { Q1_LACK_BOTH, Q2_LACK_GPU, Q3_SATISFIED, Q4_LACK_CPU, XL_SATISFIED,
+       XR_LACK_CPU, NO_ACCESS, NFRAG };
+
+static int model_ok(int model, const struct frac_pod *p)
+{
+	if (p->any_model)
+		return 1;
+	return model >= 0 && (p->model_mask >> model) & 1;
+}
+
+/*
+** Frag of a node shape.  cpu_ok(t) is passed as "levels covered": typical
+** pod t's CPU request is covered iff t->cpu_rank < ncovered.
+*/
+static double frag_shape(const struct frac_fgd *f, int model, size_t ncovered,
+			 const int32_t *gpu_free, int ngpus)
+{
+	double d[NFRAG] = { 0 }, out = 0.0;
+	int64_t total = 0, frag;
+	size_t k;
+	int i, have, need, cpu_ok;
+
+	for (i = 0; i < ngpus; i++)
+		total += gpu_free[i];
+	for (k = 0; k < f->nt; k++) {
+		const struct frac_typical *t = &f->t[k];
+
+		cpu_ok = (size_t)t->cpu_rank < ncovered;
+		if (t->gpu_milli == 0) {
+			d[cpu_ok ? XL_SATISFIED : XR_LACK_CPU] +=
+				t->p * (double)total;
+			continue;
+		}
+		if (!model_ok(model, &t->pod)) {
+			d[NO_ACCESS] += t->p * (double)total;
+			continue;
+		}
+		need = t->num_gpu > 1 ? t->num_gpu : 1;
+		have = 0;
+		frag = 0;
+		for (i = 0; i < ngpus; i++) {
+			if (gpu_free[i] >= t->gpu_milli)
+				have++;
+			else
+				frag += gpu_free[i];
+		}
+		if (have >= need) {
+			if (cpu_ok)
+				d[Q2_LACK_GPU] += t->p * (double)frag;
+			else
+				d[Q4_LACK_CPU] += t->p * (double)total;
+		} else {
+			d[cpu_ok ? Q2_LACK_GPU : Q1_LACK_BOTH] +=
+				t->p * (double)total;
+		}
+	}
+	for (i = 0; i < NFRAG; i++)
+		if (i != Q3_SATISFIED)
+			out += d[i];
+	return out;
+}
+
+/* Number of typical CPU levels <= cpu_free_milli. */
+static size_t cpu_covered(const struct frac_fgd *f, int64_t cpu_free_milli)
+{
+	size_t lo = 0, hi = f->ncpu_levels, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->cpu_levels[mid] <= cpu_free_milli)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+double frac_fgd_frag(const struct frac_fgd *f, const struct frac_node *n)
+{
+	return frag_shape(f, n->model, cpu_covered(f, n->cpu_free_milli),
+			  n->gpu_free_milli, n->ngpus);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+/* Frag of the shape (model, cpu_free, gpu_free[0..ngpus)), via the memo. */
+static double frag_memo(struct frac_fgd *f, int model, int64_t cpu_free_milli,
+			const int32_t *gpu_free, int ngpus)
+{
+	int32_t s[FRAC_MAX_GPUS];
+	uint64_t key[MEMO_WORDS] = { 0 }, h;
+	size_t ncov = cpu_covered(f, cpu_free_milli), pos;
+	int i, j;
+	struct frac_fgd_memo_slot *slot;
+
+	for (i = 0; i < ngpus; i++) {            /* insertion sort, <= 16 */
+		int32_t v = gpu_free[i];
+
+		for (j = i; j > 0 && s[j - 1] > v; j--)
+			s[j] = s[j - 1];
+		s[j] = v;
+	}
+	key[0] = MEMO_USED | (uint64_t)(uint16_t)(model + 1) |
+		 (uint64_t)ncov << 16 | (uint64_t)ngpus << 32;
+	for (i = 0; i < ngpus; i++)
+		key[1 + i / 4] |= (uint64_t)(uint16_t)s[i] << (16 * (i % 4));
+	h = key[0];
+	for (i = 1; i < MEMO_WORDS; i++)
+		h = mix64(h ^ key[i]);
+	pos = (size_t)h & (f->memo_cap - 1);
+	for (;;) {
+		slot = &f->memo[pos];
+		if (!(slot->key[0] & MEMO_USED))
+			break;
+		if (memcmp(slot->key, key, sizeof(key)) == 0) {
+			f->memo_hits++;
+			return slot->frag;
+		}
+		pos = (pos + 1) & (f->memo_cap - 1);
+	}
+	f->memo_misses++;
+	if (f->memo_used >= f->memo_cap / 2) {
+		memset(f->memo, 0, f->memo_cap * sizeof(*f->memo));
+		f->memo_used = 0;
+		pos = (size_t)h & (f->memo_cap - 1);
+		slot = &f->memo[pos];
+	}
+	memcpy(slot->key, key, sizeof(key));
+	slot->frag = frag_shape(f, model, ncov, s, ngpus);
+	f->memo_used++;
+	return slot->frag;
+}
+
+int64_t frac_fgd_score(double frag_before, double frag_after)
+{
+	double x = (frag_before - frag_after) / 1000.0;
+
+	return (int64_t)(1.0 / (1.0 + exp(-x)) * 100.0);
+}
+
+int64_t frac_fgd_node_score(struct frac_fgd *f, const struct frac_node *n,
+			    const struct frac_pod *p, struct frac_place *out)
+{
+	int32_t tmp[FRAC_MAX_GPUS];
+	int order[FRAC_MAX_GPUS];
+	int64_t cpu_after = n->cpu_free_milli - p->cpu_milli, s, best_s = 0;
+	double before, after;
+	int i, j, best = -1, left;
+
+	before = frag_memo(f, n->model, n->cpu_free_milli, n->gpu_free_milli,
+			   n->ngpus);
+	if (p->num_gpu == 1 && p->gpu_milli < FRAC_MILLI_PER_GPU) {
+		for (i = 0; i < n->ngpus; i++) {
+			if (n->gpu_free_milli[i] < p->gpu_milli)
+				continue;
+			/* A GPU with the same free milli as an earlier one
+			** gives the same state, hence the same score, and
+			** the earlier one wins ties. */
+			for (j = 0; j < i; j++)
+				if (n->gpu_free_milli[j] == n->gpu_free_milli[i])
+					break;
+			if (j < i)
+				continue;
+			memcpy(tmp, n->gpu_free_milli, sizeof(tmp));
+			tmp[i] -= p->gpu_milli;
+			after = frag_memo(f, n->model, cpu_after, tmp, n->ngpus);
+			s = frac_fgd_score(before, after);
+			if (best < 0 || s > best_s) {
+				best = i;
+				best_s = s;
+			}
+		}
+		out->ngpu = 0;
+		if (best >= 0)
+			out->gpu[out->ngpu++] = best;
+		return best_s;
+	}
+	memcpy(tmp, n->gpu_free_milli, sizeof(tmp));
+	if (p->num_gpu > 0) {
+		for (i = 0; i < n->ngpus; i++) {         /* stable ascending */
+			for (j = i; j > 0 &&
+			     tmp[order[j - 1]] > tmp[i]; j--)
+				order[j] = order[j - 1];
+			order[j] = i;
+		}
+		left = p->num_gpu;
+		for (i = 0; i < n->ngpus && left > 0; i++)
+			if (tmp[order[i]] >= p->gpu_milli) {
+				tmp[order[i]] -= p->gpu_milli;
+				left--;
+			}
+	}
+	after = frag_memo(f, n->model, cpu_after, tmp, n->ngpus);
+	frac_pick_gpus_default(n, p, out);
+	return frac_fgd_score(before, after);
+}
+
+int frac_fgd_place(struct frac_fgd *f, const struct frac_cluster *c,
+		   const struct frac_pod *p, struct frac_place *out)
+{
+	struct frac_place cand;
+	int64_t s, best_s = 0;
+	size_t i;
+	int best = -1;
+
+	/* With a single feasible node the score is not needed, but its GPU
+	** choice is FGD's all the same; scoring it changes nothing. */
+	for (i = 0; i < c->nnodes; i++) {
+		const struct frac_node *n = &c->nodes[i];
+
+		if (!frac_node_fits(n, p))
+			continue;
+		s = frac_fgd_node_score(f, n, p, &cand);
+		if (best < 0 || s > best_s ||
+		    (s == best_s && n->tiebreak_rank <
+		     c->nodes[best].tiebreak_rank)) {
+			best = (int)i;
+			best_s = s;
+			*out = cand;
+			out->node = best;
+		}
+	}
+	return best < 0 ? SIM_ENOSPC : 0;
+}
+
+int frac_fgd_fn(void *state, const struct frac_cluster *c,
+		const struct frac_pod *p, struct frac_place *out)
+{
+	return frac_fgd_place(state, c, p, out);
+}
