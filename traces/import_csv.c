@@ -37,6 +37,8 @@ struct feed {
 	void *ctx;
 	struct sim_err *err;
 	int rc;                   /* first non-zero return of fn */
+	int header_nf;            /* fields of record 0 */
+	char *header;             /* its fields, NUL-separated */
 };
 
 static void on_field(void *s, size_t len, void *data)
@@ -101,6 +103,32 @@ static void on_record(int c, void *data)
 	for (i = 0; i < r->nf; i++)
 		r->f[i] = r->buf + r->off[i];
 	r->f[r->nf] = NULL;
+	if (fd->index == 0) {
+		fd->header_nf = r->nf;
+		fd->header = malloc(r->len ? r->len : 1);
+		if (fd->header == NULL) {
+			fd->rc = sim_err_set(fd->err, SIM_ENOMEM, "out of memory");
+			return;
+		}
+		memcpy(fd->header, r->buf, r->len);
+	} else if (r->nf != fd->header_nf) {
+		const char *name = fd->header;
+		for (i = 0; i < r->nf && i < fd->header_nf; i++)
+			name += strlen(name) + 1;
+		if (r->nf < fd->header_nf)
+			fd->rc = sim_err_set(fd->err, SIM_EPARSE, "%s:%ld:%d: "
+					     "%s: missing: the record has %d "
+					     "fields, the header %d", fd->path,
+					     fd->line, r->nf + 1, name, r->nf,
+					     fd->header_nf);
+		else
+			fd->rc = sim_err_set(fd->err, SIM_EPARSE, "%s:%ld:%d: "
+					     "extra field: the record has %d "
+					     "fields, the header %d", fd->path,
+					     fd->line, fd->header_nf + 1,
+					     r->nf, fd->header_nf);
+		return;
+	}
 	row.path = fd->path;
 	row.line = fd->line;
 	row.index = fd->index++;
@@ -168,6 +196,7 @@ int imp_csv_each(const char *path, imp_row_fn fn, void *ctx,
 	free(fd.rec.buf);
 	free(fd.rec.off);
 	free(fd.rec.f);
+	free(fd.header);
 	fclose(f);
 	return rc;
 }
