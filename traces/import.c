@@ -145,6 +145,7 @@ struct imp_sink {
 	int nsvc;
 	char svc_path[SVC_MAX][512];     /* arrival file of each service */
 	char svc_base[SVC_MAX][256];
+	long svc_n[SVC_MAX];             /* arrivals staged per service */
 };
 
 static int db_err(struct imp_sink *s, struct sim_err *err, const char *what)
@@ -240,11 +241,13 @@ static void put_text(char *buf, size_t n, size_t *k, const char *s)
 		put(buf, n, k, "%s", s);
 		return;
 	}
-	if (*k >= n)
+	if (*k + 1 >= n)
 		return;
-	/* csv_write quotes and doubles embedded quotes. */
-	w = csv_write(buf + *k, n - *k, s, strlen(s));
+	/* csv_write quotes and doubles embedded quotes; it writes no NUL. */
+	w = csv_write(buf + *k, n - *k - 1, s, strlen(s));
 	*k += w;
+	if (*k < n)
+		buf[*k] = '\0';
 }
 
 /* The columns after submit_s, as text. */
@@ -363,6 +366,7 @@ int imp_arrival(struct imp_ctx *c, int svc, sim_time t_ns,
 	sqlite3_bind_int64(s->ins_arr, 2, t_ns);
 	if (sqlite3_step(s->ins_arr) != SQLITE_DONE)
 		return db_err(s, err, "insert arrival");
+	s->svc_n[svc]++;
 	return 0;
 }
 
@@ -421,10 +425,13 @@ static int write_arrivals(struct imp_ctx *c, sim_time origin,
 			       "ORDER BY t_ns", -1, &q, NULL) != SQLITE_OK)
 		return db_err(s, err, "select arrivals");
 	for (i = 0; i < s->nsvc && rc == 0; i++) {
-		FILE *f = fopen(s->svc_path[i], "w");
+		FILE *f;
 		char t[32];
 		int st;
 
+		if (s->svc_n[i] == 0)   /* no service row refers to it */
+			continue;
+		f = fopen(s->svc_path[i], "w");
 		if (f == NULL) {
 			rc = sim_err_set(err, SIM_EIO, "%s: cannot write: %s",
 					 s->svc_path[i], strerror(errno));
