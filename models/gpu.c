@@ -337,9 +337,11 @@ int gpu_set_mig_layout(struct gpu *g, const char *const *profiles, int n,
 		return sim_err_set(err, SIM_ENOSPC, "gpu %d: %d MIG slices, at "
 				   "most %d", g->id, n,
 				   (int)(sizeof g->slices / sizeof g->slices[0]));
+	/* The device's compute slices: the most any one profile covers when
+	** repeated max_count times (7 x 1g = 7 on A100 and H100). */
 	for (i = 0; i < d->nmig; i++)
-		if (d->mig[i].compute_slices > gmax)
-			gmax = d->mig[i].compute_slices;
+		if (d->mig[i].compute_slices * d->mig[i].max_count > gmax)
+			gmax = d->mig[i].compute_slices * d->mig[i].max_count;
 	for (i = 0; i < n; i++) {
 		int p = dev_mig_find(d, profiles[i]);
 
