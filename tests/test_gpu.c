@@ -54,7 +54,8 @@ static void test_timeslice(void)
 {
 	struct dev_profile d;
 	struct gpu g;
-	struct gpu_tenant a, b;
+	struct gpu_tenant a, b, t[3];
+	int i;
 
 	test_profile(&d, 0);
 	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
@@ -89,20 +90,14 @@ static void test_timeslice(void)
 	d.ts_quantum_ns = 1024000;
 	d.ts_switch_ns = 25000;
 	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
-	{
-		struct gpu_tenant t[3];
-		int i;
-
-		for (i = 0; i < 3; i++) {
-			tenant(&t[i], i, 10, 1, -1);
-			CU_ASSERT_EQUAL(gpu_attach(&g, &t[i], 0, 0, NULL), 0);
-			gpu_begin(&g, &t[i], 1e9, &compute_bound, 0);
-		}
-		for (i = 0; i < 3; i++)
-			CU_ASSERT_DOUBLE_EQUAL(t[i].speed,
-					       1024000.0 / (3 * 1049000.0),
-					       1e-15);
+	for (i = 0; i < 3; i++) {
+		tenant(&t[i], i, 10, 1, -1);
+		CU_ASSERT_EQUAL(gpu_attach(&g, &t[i], 0, 0, NULL), 0);
+		gpu_begin(&g, &t[i], 1e9, &compute_bound, 0);
 	}
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_DOUBLE_EQUAL(t[i].speed, 1024000.0 / (3 * 1049000.0),
+				       1e-15);
 	gpu_fini(&g);
 }
 
@@ -366,6 +361,7 @@ static void test_capacity_invariant(void)
 	CU_ASSERT(g.mem_peak_bytes <= d.hbm_bytes);
 	CU_ASSERT(g.mem_peak_bytes > d.hbm_bytes / 2);   /* it was exercised */
 	gpu_fini(&g);
+	sim_rng_fini(&rng);
 }
 
 /* Progress settled across 1e6 speed changes equals the closed form, and
