@@ -10,7 +10,10 @@
 **     ts_switch_ns = 25000    @ fitted 2026-11-30 H200 r2=0.998
 **     h2d_pinned_bytes_per_s = 5.5e10 @ measured 2026-11-30 H200 driver 580.159
 **
-** The source must start with `spec`, `measured` or `fitted`.  Unknown keys,
+** The source must start with `spec`, `measured` or `fitted` (a value no
+** datasheet gives is "spec assumption: <why>").  The text keys name,
+** display and aliases (other names, comma-separated) may omit it.  Lines
+** are at most DEV_LINE_MAX - 3 characters.  Unknown keys,
 ** missing required keys, malformed numbers and missing sources are errors
 ** naming file and line.  Values are SI units named in the key (bytes,
 ** bytes_per_s, flops, ns).  See docs/MODEL.md for what each one feeds.
