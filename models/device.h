@@ -10,7 +10,10 @@
 **     ts_switch_ns = 25000    @ fitted 2026-11-30 H200 r2=0.998
 **     h2d_pinned_bytes_per_s = 5.5e10 @ measured 2026-11-30 H200 driver 580.159
 **
-** The source must start with `spec`, `measured` or `fitted`.  Unknown keys,
+** The source must start with `spec`, `measured` or `fitted` (a value no
+** datasheet gives is "spec assumption: <why>").  The text keys name,
+** display and aliases (other names, comma-separated) may omit it.  Lines
+** are at most DEV_LINE_MAX - 3 characters.  Unknown keys,
 ** missing required keys, malformed numbers and missing sources are errors
 ** naming file and line.  Values are SI units named in the key (bytes,
 ** bytes_per_s, flops, ns).  See docs/MODEL.md for what each one feeds.
@@ -28,6 +31,9 @@
 
 #define DEV_NAME_MAX 48
 #define DEV_MIG_MAX 8
+#define DEV_ALIASES_MAX 128      /* "v100m16, v100-sxm2-16gb" */
+#define DEV_SRC_POOL 8192        /* bytes of "key\0source\0" records */
+#define DEV_LINE_MAX 256         /* longest line of a profile INI */
 
 struct dev_mig_profile {
 	char name[24];            /* "1g.10gb" */
@@ -35,12 +41,14 @@ struct dev_mig_profile {
 	int sms;                  /* SMs in the slice */
 	uint64_t hbm_bytes;       /* memory of the slice */
 	double bw_frac;           /* share of the device's HBM bandwidth */
+	int compute_slices;       /* the N of "Ng.": GPCs the slice takes */
 };
 
 struct dev_profile {
 	char name[DEV_NAME_MAX];      /* id used on the command line: "a100-80gb" */
 	char display[64];             /* "NVIDIA A100-SXM4-80GB" */
 	char path[256];               /* the INI it came from */
+	char aliases[DEV_ALIASES_MAX];/* other names, comma-separated ("" none) */
 	/* memory */
 	uint64_t hbm_bytes;
 	double hbm_bw_bytes_per_s;
@@ -49,6 +57,8 @@ struct dev_profile {
 	/* compute */
 	int sms;
 	double fp32_flops, fp16_flops, bf16_flops;   /* dense peak, per second */
+	double bf16_achieved_flops;   /* optional: measured large GEMM; 0 = unknown */
+	double sm_clock_hz;           /* optional: SM clock under load; 0 = unknown */
 	/* host link */
 	int pcie_gen;
 	double h2d_pinned_bytes_per_s, d2h_pinned_bytes_per_s;
@@ -62,6 +72,10 @@ struct dev_profile {
 	double uvm_bytes_per_s;       /* unified-memory paging rate */
 	int nmig;
 	struct dev_mig_profile mig[DEV_MIG_MAX];
+	/* where each value came from: "key\0source\0" records; MIG keys are
+	** stored as "mig 1g.10gb.sms".  Read with dev_source(). */
+	char src_[DEV_SRC_POOL];
+	size_t nsrc_;
 };
 
 /* Loads one profile.  Returns 0, or SIM_ENOENT / SIM_EIO / SIM_EPARSE with
@@ -69,7 +83,8 @@ struct dev_profile {
 int dev_load_file(const char *path, struct dev_profile *out,
 		  struct sim_err *err);
 
-/* The source text of a key in a loaded profile ("spec ..."), or NULL. */
+/* The source text of a key in a loaded profile ("spec ..."), or NULL.
+** MIG keys are named "mig 1g.10gb.sms".  The pointer lives as long as d. */
 const char *dev_source(const struct dev_profile *d, const char *key);
 
 struct dev_catalog {
@@ -81,6 +96,9 @@ struct dev_catalog {
 int dev_catalog_load(struct dev_catalog *cat, const char *dir,
 		     struct sim_err *err);
 void dev_catalog_fini(struct dev_catalog *cat);
+
+/* Index of the MIG profile named name in d->mig, or -1. */
+int dev_mig_find(const struct dev_profile *d, const char *name);
 
 /* Case-insensitive lookup by name (or alias); NULL if absent.  The pointer
 ** lives as long as the catalog. */

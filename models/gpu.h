@@ -66,6 +66,10 @@ struct gpu_tenant {
 	double speed;             /* current speed, 0 when idle */
 	sim_time t_settled;       /* progress is settled up to here */
 	/* private to the model */
+	double work0_;            /* work_ns of the unit at gpu_begin */
+	double done_, donec_;     /* solo ns done: Neumaier sum + compensation */
+	double share_;            /* MPS: water-filled SM share */
+	int fixed_;               /* MPS: water-filling bookkeeping */
 	struct gpu_tenant *next_;
 	struct gpu *gpu_;
 };
@@ -87,6 +91,7 @@ struct gpu {
 	struct gpu_slice slices[7];
 	struct sim_twacc hbm;            /* allocated bytes (capped at capacity) */
 	struct sim_twacc sm;             /* busy SM fraction, 0..1 */
+	uint64_t mem_peak_bytes;         /* largest mem_used seen (uncapped) */
 	uint64_t changes;                /* speed recomputations so far */
 };
 
@@ -138,5 +143,8 @@ sim_time gpu_finish_time(const struct gpu_tenant *t, sim_time now);
 
 /* Free HBM (capacity - used; 0 when oversubscribed), whole device or slice. */
 uint64_t gpu_mem_free(const struct gpu *g, int slice);
+
+/* Bytes beyond capacity (0 unless oversubscribed), whole device or slice. */
+uint64_t gpu_mem_excess(const struct gpu *g, int slice);
 
 #endif

@@ -1,0 +1,186 @@
+/*
+** cmd_list.c: `colosim list TOPIC`: prints a catalog.
+**
+** Topics are rows of a static table (name, summary, function), so a new
+** topic (models, policies) is one function and one row.
+**
+**   colosim list devices [--dir DIR] [NAME]
+**       the device profiles: one line each, or every key of NAME with its
+**       value and source.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "models/device.h"
+#include "sim/cli/cli.h"
+
+struct list_topic {
+	const char *zName;
+	const char *zSummary;
+	int (*xRun)(int argc, char **argv);
+};
+
+static void devices_usage(FILE *f)
+{
+	fprintf(f, "usage: colosim list devices [--dir DIR] [NAME]\n\n"
+		   "Without NAME, prints one line per device profile found in "
+		   "DIR (default:\n$COLOSIM_DEVICES, else ./models/devices, "
+		   "else the installed profiles).\nWith NAME (or an alias), "
+		   "prints every value of that profile with its source.\n");
+}
+
+static void print_key(const struct dev_profile *d, const char *key,
+		      const char *value)
+{
+	const char *src = dev_source(d, key);
+
+	printf("  %-26s %-20s %s\n", key, value, src ? src : "");
+}
+
+static void print_profile(const struct dev_profile *d)
+{
+	char v[64];
+	int i;
+
+#define NUM(key, fmt, expr) \
+	do { snprintf(v, sizeof v, fmt, expr); print_key(d, key, v); } while (0)
+	printf("%s: %s (%s)\n", d->name, d->display, d->path);
+	if (d->aliases[0])
+		printf("  aliases: %s\n", d->aliases);
+	NUM("hbm_bytes", "%llu", (unsigned long long)d->hbm_bytes);
+	NUM("hbm_bw_bytes_per_s", "%.4g", d->hbm_bw_bytes_per_s);
+	NUM("l2_bytes", "%llu", (unsigned long long)d->l2_bytes);
+	NUM("ctx_bytes", "%llu", (unsigned long long)d->ctx_bytes);
+	NUM("sms", "%d", d->sms);
+	NUM("fp32_flops", "%.4g", d->fp32_flops);
+	NUM("fp16_flops", "%.4g", d->fp16_flops);
+	NUM("bf16_flops", "%.4g", d->bf16_flops);
+	if (d->bf16_achieved_flops > 0)
+		NUM("bf16_achieved_flops", "%.4g", d->bf16_achieved_flops);
+	if (d->sm_clock_hz > 0)
+		NUM("sm_clock_hz", "%.4g", d->sm_clock_hz);
+	NUM("pcie_gen", "%d", d->pcie_gen);
+	NUM("h2d_pinned_bytes_per_s", "%.4g", d->h2d_pinned_bytes_per_s);
+	NUM("d2h_pinned_bytes_per_s", "%.4g", d->d2h_pinned_bytes_per_s);
+	NUM("h2d_pageable_bytes_per_s", "%.4g", d->h2d_pageable_bytes_per_s);
+	NUM("d2h_pageable_bytes_per_s", "%.4g", d->d2h_pageable_bytes_per_s);
+	NUM("pcie_latency_ns", "%lld", (long long)d->pcie_latency_ns);
+	NUM("nvlink_bytes_per_s", "%.4g", d->nvlink_bytes_per_s);
+	NUM("ts_quantum_ns", "%lld", (long long)d->ts_quantum_ns);
+	NUM("ts_switch_ns", "%lld", (long long)d->ts_switch_ns);
+	NUM("mps_contention_k", "%.4g", d->mps_contention_k);
+	NUM("uvm_bytes_per_s", "%.4g", d->uvm_bytes_per_s);
+#undef NUM
+	for (i = 0; i < d->nmig; i++) {
+		const struct dev_mig_profile *m = &d->mig[i];
+		char key[64];
+
+		snprintf(key, sizeof key, "mig %s.sms", m->name);
+		printf("  mig %-9s x%d  %3d SMs  %6.1f GiB  %.3g of bandwidth"
+		       "   %s\n", m->name, m->max_count, m->sms,
+		       (double)m->hbm_bytes / (1 << 30), m->bw_frac,
+		       dev_source(d, key) ? dev_source(d, key) : "");
+	}
+}
+
+static int list_devices(int argc, char **argv)
+{
+	struct dev_catalog cat;
+	struct sim_err err;
+	const char *dir = NULL, *name = NULL;
+	size_t i;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+			devices_usage(stdout);
+			return 0;
+		} else if (strcmp(argv[a], "--dir") == 0) {
+			if (++a >= argc)
+				return cli_usage_error("list devices: --dir "
+						       "needs a directory");
+			dir = argv[a];
+		} else if (argv[a][0] == '-') {
+			return cli_usage_error("list devices: unknown option "
+					       "'%s' (try --help)", argv[a]);
+		} else if (name == NULL) {
+			name = argv[a];
+		} else {
+			return cli_usage_error("list devices: one NAME at most");
+		}
+	}
+	sim_err_clear(&err);
+	if (dev_catalog_load(&cat, dir ? dir : dev_default_dir(), &err) != 0)
+		return cli_report(&err);
+	if (name != NULL) {
+		const struct dev_profile *d = dev_catalog_find(&cat, name);
+		char names[1024];
+
+		if (d == NULL) {
+			dev_catalog_names(&cat, names, sizeof names);
+			dev_catalog_fini(&cat);
+			return cli_usage_error("unknown device '%s' (known: %s)",
+					       name, names);
+		}
+		print_profile(d);
+		dev_catalog_fini(&cat);
+		return 0;
+	}
+	printf("%-10s %-28s %7s %7s %4s %7s %7s %4s %-18s %s\n", "name",
+	       "display", "HBM_GiB", "BW_GB/s", "SMs", "FP32_TF", "BF16_TF",
+	       "PCIe", "MIG profiles", "aliases");
+	for (i = 0; i < cat.n; i++) {
+		const struct dev_profile *d = &cat.devs[i];
+		char mig[64] = "-";
+
+		if (d->nmig > 0)
+			snprintf(mig, sizeof mig, "%s..%s", d->mig[0].name,
+				 d->mig[d->nmig - 1].name);
+		printf("%-10s %-28s %7.1f %7.0f %4d %7.1f %7.1f %4d %-18s %s\n",
+		       d->name, d->display, (double)d->hbm_bytes / (1 << 30),
+		       d->hbm_bw_bytes_per_s / 1e9, d->sms,
+		       d->fp32_flops / 1e12, d->bf16_flops / 1e12,
+		       d->pcie_gen, mig, d->aliases[0] ? d->aliases : "-");
+	}
+	dev_catalog_fini(&cat);
+	return 0;
+}
+
+static const struct list_topic topics[] = {
+	{ "devices", "GPU device profiles (models/devices/*.ini)",
+	  list_devices },
+	{ NULL, NULL, NULL }
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: colosim list TOPIC [ARGS]   (colosim list TOPIC "
+		   "--help)\n\ntopics:\n");
+	for (i = 0; topics[i].zName != NULL; i++)
+		fprintf(f, "  %-10s %s\n", topics[i].zName, topics[i].zSummary);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; topics[i].zName != NULL; i++)
+		if (strcmp(argv[1], topics[i].zName) == 0)
+			return topics[i].xRun(argc - 1, argv + 1);
+	usage(stderr);
+	return cli_usage_error("list: unknown topic '%s'", argv[1]);
+}
+
+const struct cli_cmd cli_cmd_list = {
+	"list", "print a catalog: devices", cmd_list
+};
