@@ -167,14 +167,16 @@ static int next_file(struct trace_arrivals *a, sim_time *t,
 			return 0;
 		}
 		a->lineno++;
+		while (n > 0 && (a->line[n - 1] == '\n' ||
+				 a->line[n - 1] == '\r'))
+			a->line[--n] = '\0';
 		for (p = a->line; *p == ' ' || *p == '\t'; p++)
 			;
-		if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
+		if (*p == '#' || *p == '\0')
 			continue;
 		errno = 0;
 		s = strtod(p, &end);
-		while (*end == ' ' || *end == '\t' || *end == '\r' ||
-		       *end == '\n')
+		while (*end == ' ' || *end == '\t')
 			end++;
 		if (end == p || *end != '\0' || errno != 0 || !isfinite(s) ||
 		    s < 0)

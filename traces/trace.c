@@ -243,7 +243,7 @@ static void must_be_empty(struct trace_reader *r, struct sim_err *err, int k,
 			  const char *kind)
 {
 	if (!is_empty(r->field[k]))
-		row_error(r, err, k, "must be empty for a %s row, got '%s'",
+		row_error(r, err, k, "must be empty for %s row, got '%s'",
 			  kind, shown(r, k));
 }
 
@@ -375,11 +375,11 @@ static void check_train(struct trace_reader *r, struct trace_job *j,
 	    wl_precision_parse(r->field[C_PREC], &j->prec) != 0)
 		row_error(r, err, C_PREC, "expected fp32 or mixed, got '%s'",
 			  shown(r, C_PREC));
-	must_be_empty(r, err, C_SLO, "train");
-	must_be_empty(r, err, C_ARR, "train");
-	must_be_empty(r, err, C_RATE, "train");
-	must_be_empty(r, err, C_ARG, "train");
-	must_be_empty(r, err, C_TIMEOUT, "train");
+	must_be_empty(r, err, C_SLO, "a train");
+	must_be_empty(r, err, C_ARR, "a train");
+	must_be_empty(r, err, C_RATE, "a train");
+	must_be_empty(r, err, C_ARG, "a train");
+	must_be_empty(r, err, C_TIMEOUT, "a train");
 }
 
 static void check_infer(struct trace_reader *r, struct trace_job *j,
@@ -389,10 +389,10 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 	double v;
 	int given;
 
-	must_be_empty(r, err, C_ITER, "infer");
-	must_be_empty(r, err, C_ITERMS, "infer");
-	must_be_empty(r, err, C_OPT, "infer");
-	must_be_empty(r, err, C_PREC, "infer");
+	must_be_empty(r, err, C_ITER, "an infer");
+	must_be_empty(r, err, C_ITERMS, "an infer");
+	must_be_empty(r, err, C_OPT, "an infer");
+	must_be_empty(r, err, C_PREC, "an infer");
 	num_field(r, err, C_DUR, 0, 1, &v, &given);
 	if (given)
 		j->duration_ns = sim_time_from_s(v);
@@ -411,12 +411,12 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 		if (!given && is_empty(r->field[C_RATE]))
 			row_error(r, err, C_RATE, "poisson arrivals need a "
 				  "rate (requests/s > 0)");
-		must_be_empty(r, err, C_ARG, "poisson");
+		must_be_empty(r, err, C_ARG, "a poisson");
 	} else if (strcasecmp(arr, "rates") == 0 ||
 		   strcasecmp(arr, "file") == 0) {
 		int rates = strcasecmp(arr, "rates") == 0;
 		j->arrival = rates ? TRACE_ARR_RATES : TRACE_ARR_FILE;
-		must_be_empty(r, err, C_RATE, rates ? "rates" : "file");
+		must_be_empty(r, err, C_RATE, rates ? "a rates" : "a file");
 		if (r->field_long[C_ARG] ||
 		    strlen(r->field[C_ARG]) >= sizeof j->arrival_arg)
 			row_error(r, err, C_ARG, "longer than %zu characters",
