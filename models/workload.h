@@ -52,4 +52,37 @@ sim_time wl_infer_batch_ns(const struct zoo_model *m,
 uint64_t wl_infer_memory(const struct zoo_model *m,
 			 const struct dev_profile *d, int max_batch);
 
+/* ---- additions by the workloads helper (not in the first contract) ---- */
+
+/* "sgd"/"momentum"/"adam", "fp32"/"mixed" (case-insensitive); 0 or
+** SIM_EINVAL.  The names are the trace's column values. */
+int wl_optimizer_parse(const char *s, enum wl_optimizer *out);
+int wl_precision_parse(const char *s, enum wl_precision *out);
+const char *wl_optimizer_name(enum wl_optimizer o);
+const char *wl_precision_name(enum wl_precision p);
+
+/* Bytes per parameter of weights + gradients + optimizer state (ZeRO's
+** accounting: mixed-precision Adam is 16). */
+double wl_state_bytes_per_param(enum wl_optimizer opt,
+				enum wl_precision prec);
+
+/* The inference latency curve of a device: L(b) = t0 + max(compute,
+** memory), compute = b * fwd_flops / (fp16_flops * eta).  Fitted on the
+** published ResNet-50 TensorRT FP16 latencies (docs/MODEL.md); devices
+** without a fit get the mean of the fitted ones and calibrated = 0. */
+struct wl_infer_curve {
+	double t0_ns;                 /* fixed overhead per batch */
+	double eta;                   /* efficiency against fp16_flops */
+	int calibrated;               /* 1: fitted for this device family */
+	const char *fit;              /* "a100", "v100", "t4" or "mean" */
+};
+void wl_infer_curve_of(const struct dev_profile *d, struct wl_infer_curve *out);
+
+/* Bytes each worker sends (and receives) for one gradient all-reduce of a
+** data-parallel job over `gpus` workers with a ring algorithm:
+** 2 (n - 1) / n * gradient bytes; 0 for one GPU.  The link model turns
+** them into time. */
+uint64_t wl_allreduce_bytes(const struct zoo_model *m, enum wl_precision prec,
+			    int gpus);
+
 #endif

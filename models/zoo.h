@@ -2,7 +2,7 @@
 ** zoo.h: the model zoo: DNN models with their sizes, per-layer-group
 ** parameter bytes and FLOPs, and activation footprints.
 **
-** Figures are computed from the architectures (the files under models/zoo/) and checked
+** Figures are computed from the architectures (the files of models/zoo/) and checked
 ** against published parameter counts in tests/test_zoo.c; each model names
 ** its sources.  The table is static and read-only.
 **

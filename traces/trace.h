@@ -89,4 +89,36 @@ int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
 			struct sim_err *err);
 void trace_arrivals_close(struct trace_arrivals *a);
 
+/* ---- additions by the workloads helper (not in the first contract) ---- */
+
+/* The columns of format v1, in order (TRACE_NCOLS of them). */
+#define TRACE_NCOLS 19
+extern const char *const trace_columns[TRACE_NCOLS];
+#define TRACE_MAGIC "# colosim-trace v1"
+
+/*
+** Every error of a row, not only the first: when a sink is set, trace_next
+** hands it each error it finds (one call per error, with the message in
+** e->msg), and still returns the first one in err.  Header errors of
+** trace_open go to err only.  validate uses this to list them all.
+*/
+typedef void (*trace_error_fn)(void *ctx, const struct sim_err *e);
+void trace_set_error_sink(struct trace_reader *r, trace_error_fn fn,
+			  void *ctx);
+
+/* The path the reader was opened on. */
+const char *trace_path(const struct trace_reader *r);
+
+/* A piecewise-constant rate series "r0@t0;r1@t1;...": rate r_i requests
+** per second from t_i seconds after submit; t_i non-decreasing, r_i >= 0.
+** Returns the number of segments (>= 1), or SIM_EPARSE with what was
+** expected in err (no file position: the caller adds it). */
+#define TRACE_RATES_MAX 64
+struct trace_rate {
+	double rate_per_s;
+	double from_s;
+};
+int trace_parse_rates(const char *arg, struct trace_rate *out, int max,
+		      struct sim_err *err);
+
 #endif

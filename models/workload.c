@@ -1,0 +1,290 @@
+/*
+** workload.c: the training-job and inference-service models (workload.h).
+**
+** Pure functions of (model, device, batch, options); no state.  Every
+** equation and constant is in docs/MODEL.md, "Workloads", with its source:
+**   - state bytes per parameter: ZeRO (Rajbhandari et al., SC'20, sec. 3.1);
+**   - training efficiency: NVIDIA DeepLearningExamples ResNet-50 v1.5
+**     PyTorch throughputs (V100-16GB FP32 367 img/s, AMP 1200 img/s;
+**     A100-80GB AMP 2470 img/s);
+**   - inference latency curve: weighted least-squares fit (GSL,
+**     gsl_fit_wlinear, weights 1/L^2) on the published ResNet-50 TensorRT
+**     FP16 latencies at batch 1/8/32 (A100 2.13/3.90/11.2 ms, V100
+**     2.84/5.98/15.7 ms, T4 3.00/9.00/28.4 ms); tests/test_workload.c
+**     redoes the fit and checks these constants.
+*/
+#include "models/workload.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sim/err.h"
+
+/* Training efficiency against the precision's dense peak (MODEL.md
+** "Training iteration time").  FP32: V100 367 img/s * 3 * 8.178 GFLOP /
+** 15.7 TFLOP/s.  Mixed: geometric mean of V100 (1200 img/s, 125 TFLOP/s:
+** 0.2355) and A100 (2470 img/s, 312 TFLOP/s: 0.1942). */
+#define WL_ETA_TRAIN_FP32  0.5735
+#define WL_ETA_TRAIN_MIXED 0.2139
+
+/* Backward costs twice the forward (Kaplan et al. 2020, sec. 2.1;
+** Narayanan et al. SC'21): an iteration is 3 forward passes of FLOPs. */
+#define WL_TRAIN_FLOP_FACTOR 3.0
+
+/* Activation memory is near its peak (within 10%) for this fraction of an
+** iteration: it grows linearly through the forward pass and shrinks
+** linearly through the backward pass, a triangle whose top 10% lasts 10%
+** of the iteration whatever the forward/backward split. */
+#define WL_PEAK_FRAC 0.10
+
+struct wl_fit {
+	const char *family;
+	double t0_ms, eta;
+};
+
+/* Fitted constants (see the file comment): t0 = intercept, eta =
+** 8.178e9 FLOP / (fp16 peak * slope) with the datasheet peaks 312, 125
+** and 65 TFLOP/s.  Residuals within 4.5% (MODEL.md). */
+static const struct wl_fit wl_fits[] = {
+	{ "a100", 1.8064, 0.0925 },
+	{ "v100", 2.4458, 0.1551 },
+	{ "t4",   2.1834, 0.1514 },
+};
+/* Devices without a fit: the arithmetic means of the three. */
+static const struct wl_fit wl_fit_mean = { "mean", 2.1452, 0.1330 };
+
+int wl_optimizer_parse(const char *s, enum wl_optimizer *out)
+{
+	if (strcasecmp(s, "sgd") == 0)
+		*out = WL_OPT_SGD;
+	else if (strcasecmp(s, "momentum") == 0)
+		*out = WL_OPT_MOMENTUM;
+	else if (strcasecmp(s, "adam") == 0)
+		*out = WL_OPT_ADAM;
+	else
+		return SIM_EINVAL;
+	return 0;
+}
+
+int wl_precision_parse(const char *s, enum wl_precision *out)
+{
+	if (strcasecmp(s, "fp32") == 0)
+		*out = WL_PREC_FP32;
+	else if (strcasecmp(s, "mixed") == 0)
+		*out = WL_PREC_MIXED;
+	else
+		return SIM_EINVAL;
+	return 0;
+}
+
+const char *wl_optimizer_name(enum wl_optimizer o)
+{
+	switch (o) {
+	case WL_OPT_SGD: return "sgd";
+	case WL_OPT_MOMENTUM: return "momentum";
+	case WL_OPT_ADAM: return "adam";
+	}
+	return "?";
+}
+
+const char *wl_precision_name(enum wl_precision p)
+{
+	return p == WL_PREC_MIXED ? "mixed" : "fp32";
+}
+
+double wl_state_bytes_per_param(enum wl_optimizer opt, enum wl_precision prec)
+{
+	/* optimizer state, FP32 in both precisions: momentum 4, Adam 8 */
+	double opt_bytes = opt == WL_OPT_ADAM ? 8 : opt == WL_OPT_MOMENTUM ? 4 : 0;
+
+	if (prec == WL_PREC_MIXED)   /* FP16 weights + grads, FP32 master */
+		return 2 + 2 + 4 + opt_bytes;
+	return 4 + 4 + opt_bytes;    /* FP32 weights + grads */
+}
+
+void wl_train_memory(const struct zoo_model *m, const struct dev_profile *d,
+		     int batch, enum wl_optimizer opt, enum wl_precision prec,
+		     struct wl_train_mem *out)
+{
+	double act = (double)m->act_train_bytes * (prec == WL_PREC_MIXED ? 0.5 : 1);
+
+	if (batch < 1)
+		batch = 1;
+	out->static_bytes = d->ctx_bytes + (uint64_t)ceil(
+		(double)m->params * wl_state_bytes_per_param(opt, prec));
+	out->peak_bytes = out->static_bytes + (uint64_t)ceil(act * batch);
+	out->trough_bytes = out->static_bytes;
+	out->peak_frac = WL_PEAK_FRAC;
+}
+
+/* The token of a device name that names its family: "a100-40gb" ->
+** "a100"; matches whole tokens so that "t4" does not match "rtx4090". */
+static int name_has_token(const char *name, const char *tok)
+{
+	size_t n = strlen(tok);
+	const char *p = name;
+
+	while (*p) {
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		if (strncasecmp(p, tok, n) == 0 &&
+		    !isalnum((unsigned char)p[n]))
+			return 1;
+		while (*p && isalnum((unsigned char)*p))
+			p++;
+	}
+	return 0;
+}
+
+void wl_infer_curve_of(const struct dev_profile *d, struct wl_infer_curve *out)
+{
+	const struct wl_fit *f = &wl_fit_mean;
+	size_t i;
+
+	for (i = 0; i < sizeof wl_fits / sizeof wl_fits[0]; i++)
+		if (name_has_token(d->name, wl_fits[i].family)) {
+			f = &wl_fits[i];
+			break;
+		}
+	out->t0_ns = f->t0_ms * 1e6;
+	out->eta = f->eta;
+	out->calibrated = f != &wl_fit_mean;
+	out->fit = f->family;
+}
+
+static sim_time ns_of(double ns)
+{
+	if (!(ns >= 1))
+		return 1;
+	if (ns > 9e18)
+		return SIM_TIME_MAX;
+	return (sim_time)llround(ns);
+}
+
+/* Inference times of one batch (FP16 weights and activations). */
+struct infer_parts {
+	double t0_ns, tc_ns, tm_ns, bytes, flops, flops_half;
+};
+
+static void infer_parts(const struct zoo_model *m, const struct dev_profile *d,
+			int batch, struct infer_parts *p)
+{
+	struct wl_infer_curve c;
+
+	wl_infer_curve_of(d, &c);
+	if (batch < 1)
+		batch = 1;
+	p->t0_ns = c.t0_ns;
+	p->flops = (double)batch * m->fwd_flops;
+	p->tc_ns = p->flops / (d->fp16_flops * c.eta) * 1e9;
+	/* weights read once; each activation written and read at FP16 */
+	p->bytes = 2.0 * (double)m->params + (double)batch * m->act_infer_bytes;
+	p->tm_ns = p->bytes / d->hbm_bw_bytes_per_s * 1e9;
+	p->flops_half = c.t0_ns * 1e-9 * d->fp16_flops * c.eta;
+}
+
+sim_time wl_infer_batch_ns(const struct zoo_model *m,
+			   const struct dev_profile *d, int batch)
+{
+	struct infer_parts p;
+
+	infer_parts(m, d, batch, &p);
+	return ns_of(p.t0_ns + fmax(p.tc_ns, p.tm_ns));
+}
+
+/* The SM fraction a unit of `flops` can fill: W / (W + W_half), W_half the
+** work that takes as long as the device's fixed overhead (MODEL.md
+** "Work profiles"; an assumption, see there). */
+static double sat_of(double flops, double flops_half)
+{
+	double s = flops / (flops + flops_half);
+
+	return s < 0.01 ? 0.01 : s > 1 ? 1 : s;
+}
+
+void wl_infer_profile(const struct zoo_model *m, const struct dev_profile *d,
+		      int batch, struct gpu_work_profile *out)
+{
+	struct infer_parts p;
+	double l_ns;
+
+	infer_parts(m, d, batch, &p);
+	l_ns = p.t0_ns + fmax(p.tc_ns, p.tm_ns);
+	out->alpha = p.tc_ns / (p.tc_ns + p.tm_ns);
+	out->sat = sat_of(p.flops, p.flops_half);
+	out->bw_frac = fmin(1.0, p.tm_ns / l_ns);
+}
+
+uint64_t wl_infer_memory(const struct zoo_model *m,
+			 const struct dev_profile *d, int max_batch)
+{
+	if (max_batch < 1)
+		max_batch = 1;
+	/* FP16 weights + the FP16 activations of the largest batch */
+	return d->ctx_bytes + 2 * m->params +
+	       (uint64_t)max_batch * (m->act_infer_bytes / 2);
+}
+
+/* Training times of one iteration. */
+struct train_parts {
+	double tc_ns, tm_ns, flops, flops_half;
+};
+
+static void train_parts(const struct zoo_model *m, const struct dev_profile *d,
+			int batch, enum wl_precision prec, struct train_parts *p)
+{
+	struct wl_infer_curve c;
+	int mixed = prec == WL_PREC_MIXED;
+	double peak = mixed ? d->fp16_flops : d->fp32_flops;
+	double eta = mixed ? WL_ETA_TRAIN_MIXED : WL_ETA_TRAIN_FP32;
+	double act = (double)m->act_train_bytes * (mixed ? 0.5 : 1);
+	double bytes;
+
+	if (batch < 1)
+		batch = 1;
+	p->flops = WL_TRAIN_FLOP_FACTOR * batch * m->fwd_flops;
+	p->tc_ns = p->flops / (peak * eta) * 1e9;
+	/* activations written in forward and read in backward; weights
+	** read twice (forward, backward); the optimizer reads and writes
+	** all state once */
+	bytes = 2.0 * act * batch +
+		(double)m->params * (2.0 * (mixed ? 2 : 4) +
+		2.0 * wl_state_bytes_per_param(WL_OPT_MOMENTUM, prec));
+	p->tm_ns = bytes / d->hbm_bw_bytes_per_s * 1e9;
+	wl_infer_curve_of(d, &c);
+	p->flops_half = c.t0_ns * 1e-9 * d->fp16_flops * c.eta;
+}
+
+sim_time wl_train_iter_ns(const struct zoo_model *m,
+			  const struct dev_profile *d, int batch,
+			  enum wl_precision prec)
+{
+	struct train_parts p;
+
+	train_parts(m, d, batch, prec, &p);
+	return ns_of(fmax(p.tc_ns, p.tm_ns));
+}
+
+void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
+		      int batch, enum wl_precision prec,
+		      struct gpu_work_profile *out)
+{
+	struct train_parts p;
+
+	train_parts(m, d, batch, prec, &p);
+	out->alpha = p.tc_ns / (p.tc_ns + p.tm_ns);
+	out->sat = sat_of(p.flops, p.flops_half);
+	out->bw_frac = fmin(1.0, p.tm_ns / fmax(p.tc_ns, p.tm_ns));
+}
+
+uint64_t wl_allreduce_bytes(const struct zoo_model *m, enum wl_precision prec,
+			    int gpus)
+{
+	double grad = (double)m->params * (prec == WL_PREC_MIXED ? 2 : 4);
+
+	if (gpus <= 1)
+		return 0;
+	return (uint64_t)ceil(2.0 * (gpus - 1) / gpus * grad);
+}

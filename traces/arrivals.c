@@ -1,0 +1,240 @@
+/*
+** arrivals.c: the request arrival process of an inference service
+** (trace.h, trace_arrivals_*; docs/TRACE_FORMAT.md "Arrival processes").
+**
+** Yields non-decreasing absolute arrival times, one per call, so memory is
+** constant in the number of requests:
+**   poisson  exponential gaps of mean 1/rate from the service's submit time;
+**   rates    a non-homogeneous Poisson process with piecewise-constant
+**            rate, drawn exactly by inversion: a unit exponential E is
+**            spent across segments (E -= rate * segment length) until one
+**            holds it;
+**   file     timestamps in seconds (absolute simulated time), one per
+**            line, non-decreasing, not before submit; blank lines and
+**            '#' comments skipped.
+** Arrivals stop at submit + duration when the service has a duration.
+** Time is integer nanoseconds: gaps are rounded to the nanosecond and
+** added as integers (never t += dt in floating point).  Draws come only
+** from the caller's stream, one unit exponential per arrival.
+*/
+#include "traces/trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct trace_arrivals {
+	enum trace_arrival kind;
+	struct sim_rng *rng;          /* borrowed */
+	sim_time submit_ns, end_ns, t_ns;
+	double rate_per_s;
+	struct trace_rate seg[TRACE_RATES_MAX];
+	sim_time seg_ns[TRACE_RATES_MAX];   /* absolute segment starts */
+	int nseg, iseg;
+	FILE *f;
+	char path[600];
+	char *line;
+	size_t line_cap;
+	long lineno;
+	int done;
+};
+
+static sim_time gap_ns(double s)
+{
+	double ns = s * 1e9;
+
+	if (!(ns < 9e18))
+		return SIM_TIME_MAX;
+	return (sim_time)llround(ns);
+}
+
+int trace_arrivals_open(struct trace_arrivals **out,
+			const struct trace_job *job, const char *trace_dir,
+			struct sim_rng *rng, struct sim_err *err)
+{
+	struct trace_arrivals *a;
+	int i, n;
+
+	*out = NULL;
+	if (job->kind != TRACE_INFER)
+		return sim_err_set(err, SIM_EINVAL, "job '%s' is not an "
+				   "inference service", job->id);
+	a = calloc(1, sizeof *a);
+	if (a == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	a->kind = job->arrival;
+	a->rng = rng;
+	a->submit_ns = job->submit_ns;
+	a->t_ns = job->submit_ns;
+	a->end_ns = job->duration_ns > 0 ?
+		sim_time_add_sat(job->submit_ns, job->duration_ns) :
+		SIM_TIME_MAX;
+	switch (job->arrival) {
+	case TRACE_ARR_POISSON:
+		if (!(job->rate_per_s > 0) || rng == NULL)
+			goto inval;
+		a->rate_per_s = job->rate_per_s;
+		break;
+	case TRACE_ARR_RATES:
+		if (rng == NULL)
+			goto inval;
+		n = trace_parse_rates(job->arrival_arg, a->seg,
+				      TRACE_RATES_MAX, err);
+		if (n < 0) {
+			free(a);
+			return n;
+		}
+		a->nseg = n;
+		for (i = 0; i < n; i++)
+			a->seg_ns[i] = sim_time_add_sat(job->submit_ns,
+						gap_ns(a->seg[i].from_s));
+		a->iseg = -1;     /* before the first segment: rate 0 */
+		break;
+	case TRACE_ARR_FILE:
+		if (job->arrival_arg[0] == '/' || trace_dir == NULL)
+			snprintf(a->path, sizeof a->path, "%s",
+				 job->arrival_arg);
+		else
+			snprintf(a->path, sizeof a->path, "%s/%s", trace_dir,
+				 job->arrival_arg);
+		a->f = fopen(a->path, "r");
+		if (a->f == NULL) {
+			int e = errno;
+			free(a);
+			return sim_err_set(err, e == ENOENT ? SIM_ENOENT :
+					   SIM_EIO, "%s: cannot open the "
+					   "arrival file of '%s' (line %ld): %s",
+					   a->path, job->id, job->line,
+					   strerror(e));
+		}
+		break;
+	default:
+		goto inval;
+	}
+	*out = a;
+	return 0;
+inval:
+	free(a);
+	return sim_err_set(err, SIM_EINVAL, "service '%s' (line %ld): no "
+			   "valid arrival process%s", job->id, job->line,
+			   rng == NULL ? " or no random stream" : "");
+}
+
+/* Next arrival of a piecewise-constant-rate process, by inversion. */
+static int next_rates(struct trace_arrivals *a, sim_time *t)
+{
+	double e = -log(sim_rng_uniform_pos(a->rng));   /* Exp(1) */
+
+	for (;;) {
+		double rate = a->iseg < 0 ? 0 : a->seg[a->iseg].rate_per_s;
+		sim_time end = a->iseg + 1 < a->nseg ? a->seg_ns[a->iseg + 1] :
+			SIM_TIME_MAX;
+		if (rate > 0) {
+			double cap = end == SIM_TIME_MAX ? HUGE_VAL :
+				rate * (double)(end - a->t_ns) * 1e-9;
+			if (e <= cap) {
+				a->t_ns = sim_time_add_sat(a->t_ns,
+						gap_ns(e / rate));
+				if (a->t_ns > end)     /* rounding at the edge */
+					a->t_ns = end;
+				*t = a->t_ns;
+				return 1;
+			}
+			e -= cap;
+		}
+		if (end == SIM_TIME_MAX)
+			return 0;         /* the last rate is 0: done */
+		a->t_ns = end;
+		a->iseg++;
+	}
+}
+
+static int next_file(struct trace_arrivals *a, sim_time *t,
+		     struct sim_err *err)
+{
+	for (;;) {
+		ssize_t n = getline(&a->line, &a->line_cap, a->f);
+		char *p, *end;
+		double s;
+		sim_time v;
+
+		if (n < 0) {
+			if (ferror(a->f))
+				return sim_err_set(err, SIM_EIO, "%s:%ld: read "
+						   "error", a->path,
+						   a->lineno + 1);
+			return 0;
+		}
+		a->lineno++;
+		while (n > 0 && (a->line[n - 1] == '\n' ||
+				 a->line[n - 1] == '\r'))
+			a->line[--n] = '\0';
+		for (p = a->line; *p == ' ' || *p == '\t'; p++)
+			;
+		if (*p == '#' || *p == '\0')
+			continue;
+		errno = 0;
+		s = strtod(p, &end);
+		while (*end == ' ' || *end == '\t')
+			end++;
+		if (end == p || *end != '\0' || errno != 0 || !isfinite(s) ||
+		    s < 0)
+			return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: "
+					   "arrival: expected seconds >= 0, "
+					   "got '%.40s'", a->path, a->lineno,
+					   (int)(p - a->line) + 1, p);
+		v = sim_time_from_s(s);
+		if (v < a->t_ns)
+			return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: "
+					   "arrival: expected a time >= %.9g s "
+					   "(arrivals are sorted and not before "
+					   "the service's submit time), got "
+					   "%.9g", a->path, a->lineno,
+					   (int)(p - a->line) + 1,
+					   sim_time_to_s(a->t_ns), s);
+		a->t_ns = v;
+		*t = v;
+		return 1;
+	}
+}
+
+int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
+			struct sim_err *err)
+{
+	int rc;
+
+	if (a->done)
+		return 0;
+	switch (a->kind) {
+	case TRACE_ARR_POISSON:
+		a->t_ns = sim_time_add_sat(a->t_ns, gap_ns(
+			sim_rng_exp(a->rng, 1.0 / a->rate_per_s)));
+		*t = a->t_ns;
+		rc = 1;
+		break;
+	case TRACE_ARR_RATES:
+		rc = next_rates(a, t);
+		break;
+	case TRACE_ARR_FILE:
+		rc = next_file(a, t, err);
+		break;
+	default:
+		rc = 0;
+	}
+	if (rc == 1 && (*t > a->end_ns || *t == SIM_TIME_MAX))
+		rc = 0;
+	if (rc <= 0)
+		a->done = 1;
+	return rc;
+}
+
+void trace_arrivals_close(struct trace_arrivals *a)
+{
+	if (a == NULL)
+		return;
+	if (a->f != NULL)
+		fclose(a->f);
+	free(a->line);
+	free(a);
+}

@@ -1,0 +1,375 @@
+/*
+** gen.c: the synthetic trace generator (gen.h).
+**
+** Streams (sim/rng.h), all under opts->seed, index 0: "gen.arrival" (job
+** gaps), "gen.kind" (train or infer), "gen.model", "gen.size" (batch,
+** GPUs, share, precision, optimizer, SLO), "gen.duration" (training
+** durations), "gen.infer" (request rates).  Each job takes a fixed number
+** of draws from each stream it uses, so the output is a pure function of
+** the options.  Numbers are printed with fixed formats: the same options
+** give the same bytes on every run and machine with the same libc.
+*/
+#include "traces/gen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "models/zoo.h"
+#include "sim/rng.h"
+#include "traces/trace.h"
+
+const char *const gen_keys[][2] = {
+	{ "seed", "master seed (default 1)" },
+	{ "jobs", "number of rows (default 100)" },
+	{ "rate", "mean job arrivals per second (default 0.01)" },
+	{ "arrival", "job arrivals: poisson | bursty (default poisson)" },
+	{ "burst-cv", "bursty: coefficient of variation of the gaps (default 3)" },
+	{ "infer-frac", "fraction of rows that are services (default 0.3)" },
+	{ "models", "model mix (default resnet50:3,resnet152:1,vgg16:1,"
+		    "inception3:1,mobilenetv2:1,bert-base:2,gpt2:1)" },
+	{ "train-batch", "per-GPU batch mix (default 32:1,64:2,128:1)" },
+	{ "infer-batch", "max batch mix of services (default 8:1,16:1,32:1)" },
+	{ "gpus", "GPU-count mix (default 1:6,2:2,4:1,8:1)" },
+	{ "share", "GPU-share mix (default 1:1)" },
+	{ "optimizers", "optimizer mix (default momentum:2,adam:1,sgd:1)" },
+	{ "slo-ms", "service SLO mix in ms (default 50:1,100:2,200:1)" },
+	{ "mixed-frac", "fraction of training in mixed precision (default 0.5)" },
+	{ "dur-median-s", "median training duration, s (default 3600)" },
+	{ "dur-sigma", "lognormal sigma of durations (default 1.0)" },
+	{ "infer-rate-median", "median service request rate, req/s (default 50)" },
+	{ "infer-rate-sigma", "lognormal sigma of request rates (default 0.5)" },
+	{ "infer-arrival", "services: poisson | rates (default poisson)" },
+	{ "infer-duration-s", "service lifetime, s; 0 = open (default 3600)" },
+	{ "batch-timeout-ms", "services' batching timeout, ms (default 2)" },
+	{ NULL, NULL }
+};
+
+static int mix_parse(struct gen_mix *m, const char *key, const char *s,
+		     struct sim_err *err)
+{
+	const char *p = s;
+
+	memset(m, 0, sizeof *m);
+	if (strlen(s) >= sizeof m->text)
+		return sim_err_set(err, SIM_EINVAL, "%s: longer than %zu "
+				   "characters", key, sizeof m->text - 1);
+	strcpy(m->text, s);
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char item[64], *colon, *end;
+		double w = 1;
+
+		if (m->n == GEN_MIX_MAX)
+			return sim_err_set(err, SIM_EINVAL, "%s: more than %d "
+					   "items", key, GEN_MIX_MAX);
+		if (len == 0 || len >= sizeof item - 16)
+			return sim_err_set(err, SIM_EINVAL, "%s: expected "
+					   "'value:weight,...', got '%s'",
+					   key, s);
+		memcpy(item, p, len);
+		item[len] = '\0';
+		colon = strchr(item, ':');
+		if (colon != NULL) {
+			*colon = '\0';
+			w = strtod(colon + 1, &end);
+			if (end == colon + 1 || *end != '\0' || !(w > 0) ||
+			    !isfinite(w))
+				return sim_err_set(err, SIM_EINVAL, "%s: expected "
+						   "a weight > 0 after '%s:', "
+						   "got '%s'", key, item,
+						   colon + 1);
+		}
+		if (item[0] == '\0' || strlen(item) >= sizeof m->item[0])
+			return sim_err_set(err, SIM_EINVAL, "%s: empty or long "
+					   "value in '%s'", key, s);
+		strcpy(m->item[m->n], item);
+		m->weight[m->n] = w;
+		m->n++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (m->n == 0)
+		return sim_err_set(err, SIM_EINVAL, "%s: empty mix", key);
+	return 0;
+}
+
+/* Every item of a numeric mix must be a number in [lo, hi]. */
+static int mix_numeric(const struct gen_mix *m, const char *key, double lo,
+		       double hi, int integer, struct sim_err *err)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++) {
+		char *end;
+		double v = strtod(m->item[i], &end);
+		if (end == m->item[i] || *end != '\0' || !(v >= lo && v <= hi) ||
+		    (integer && v != floor(v)))
+			return sim_err_set(err, SIM_EINVAL, "%s: expected %s in "
+					   "[%g, %g], got '%s'", key,
+					   integer ? "integers" : "numbers",
+					   lo, hi, m->item[i]);
+	}
+	return 0;
+}
+
+void gen_defaults(struct gen_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->seed = 1;
+	o->jobs = 100;
+	o->rate_per_s = 0.01;
+	o->burst_cv = 3;
+	o->infer_frac = 0.3;
+	mix_parse(&o->models, "models", "resnet50:3,resnet152:1,vgg16:1,"
+		  "inception3:1,mobilenetv2:1,bert-base:2,gpt2:1", NULL);
+	mix_parse(&o->train_batch, "train-batch", "32:1,64:2,128:1", NULL);
+	mix_parse(&o->infer_batch, "infer-batch", "8:1,16:1,32:1", NULL);
+	mix_parse(&o->gpus, "gpus", "1:6,2:2,4:1,8:1", NULL);
+	mix_parse(&o->share, "share", "1:1", NULL);
+	mix_parse(&o->opt, "optimizers", "momentum:2,adam:1,sgd:1", NULL);
+	mix_parse(&o->slo_ms, "slo-ms", "50:1,100:2,200:1", NULL);
+	o->mixed_frac = 0.5;
+	o->dur_median_s = 3600;
+	o->dur_sigma = 1.0;
+	o->infer_rate_median = 50;
+	o->infer_rate_sigma = 0.5;
+	o->infer_duration_s = 3600;
+	o->batch_timeout_ms = 2;
+}
+
+static int num(const char *key, const char *v, double lo, double hi,
+	       double *out, struct sim_err *err)
+{
+	char *end;
+	double x = strtod(v, &end);
+
+	if (end == v || *end != '\0' || !isfinite(x) || x < lo || x > hi)
+		return sim_err_set(err, SIM_EINVAL, "%s: expected a number in "
+				   "[%g, %g], got '%s'", key, lo, hi, v);
+	*out = x;
+	return 0;
+}
+
+int gen_set(struct gen_opts *o, const char *key, const char *v,
+	    struct sim_err *err)
+{
+	double x;
+	int rc;
+
+	if (strcmp(key, "seed") == 0) {
+		char *end;
+		unsigned long long s = strtoull(v, &end, 10);
+		if (end == v || *end != '\0' || v[0] == '-')
+			return sim_err_set(err, SIM_EINVAL, "seed: expected an "
+					   "unsigned integer, got '%s'", v);
+		o->seed = s;
+		return 0;
+	}
+	if (strcmp(key, "jobs") == 0) {
+		rc = num(key, v, 1, 1e7, &x, err);
+		if (rc == 0 && x != floor(x))
+			rc = sim_err_set(err, SIM_EINVAL, "jobs: expected an "
+					 "integer, got '%s'", v);
+		if (rc == 0)
+			o->jobs = (int)x;
+		return rc;
+	}
+	if (strcmp(key, "arrival") == 0 || strcmp(key, "infer-arrival") == 0) {
+		int is_job = key[0] == 'a';
+		const char *alt = is_job ? "bursty" : "rates";
+		if (strcasecmp(v, "poisson") != 0 && strcasecmp(v, alt) != 0)
+			return sim_err_set(err, SIM_EINVAL, "%s: expected "
+					   "poisson or %s, got '%s'", key, alt,
+					   v);
+		if (is_job)
+			o->bursty = strcasecmp(v, "bursty") == 0;
+		else
+			o->infer_rates = strcasecmp(v, "rates") == 0;
+		return 0;
+	}
+#define NUM(name, field, lo, hi)                                        \
+	if (strcmp(key, name) == 0)                                     \
+		return num(key, v, lo, hi, &o->field, err);
+	NUM("rate", rate_per_s, 1e-9, 1e9)
+	NUM("burst-cv", burst_cv, 1, 100)
+	NUM("infer-frac", infer_frac, 0, 1)
+	NUM("mixed-frac", mixed_frac, 0, 1)
+	NUM("dur-median-s", dur_median_s, 1e-3, 1e9)
+	NUM("dur-sigma", dur_sigma, 0, 10)
+	NUM("infer-rate-median", infer_rate_median, 1e-6, 1e7)
+	NUM("infer-rate-sigma", infer_rate_sigma, 0, 10)
+	NUM("infer-duration-s", infer_duration_s, 0, 1e9)
+	NUM("batch-timeout-ms", batch_timeout_ms, 0, 1e6)
+#undef NUM
+#define MIX(name, field, lo, hi, integer)                               \
+	if (strcmp(key, name) == 0) {                                   \
+		rc = mix_parse(&o->field, key, v, err);                 \
+		return rc ? rc : mix_numeric(&o->field, key, lo, hi,    \
+					     integer, err);             \
+	}
+	MIX("train-batch", train_batch, 1, 1 << 20, 1)
+	MIX("infer-batch", infer_batch, 1, 1 << 20, 1)
+	MIX("gpus", gpus, 1, 1 << 20, 1)
+	MIX("share", share, 1e-6, 1, 0)
+	MIX("slo-ms", slo_ms, 1e-6, 1e9, 0)
+#undef MIX
+	if (strcmp(key, "models") == 0 || strcmp(key, "optimizers") == 0) {
+		struct gen_mix *m = key[0] == 'm' ? &o->models : &o->opt;
+		int i;
+		rc = mix_parse(m, key, v, err);
+		for (i = 0; rc == 0 && i < m->n; i++) {
+			enum wl_optimizer opt;
+			if (m == &o->models && zoo_find(m->item[i]) == NULL) {
+				char names[512];
+				zoo_names(names, sizeof names);
+				rc = sim_err_set(err, SIM_EINVAL, "models: "
+						 "unknown model '%s' (known: "
+						 "%s)", m->item[i], names);
+			} else if (m == &o->opt &&
+				   wl_optimizer_parse(m->item[i], &opt) != 0)
+				rc = sim_err_set(err, SIM_EINVAL, "optimizers: "
+						 "expected sgd, momentum or "
+						 "adam, got '%s'", m->item[i]);
+		}
+		return rc;
+	}
+	return sim_err_set(err, SIM_ENOENT, "unknown generator option '%s'",
+			   key);
+}
+
+static const char *mix_draw(const struct gen_mix *m, struct sim_rng *r)
+{
+	double total = 0, u;
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		total += m->weight[i];
+	u = sim_rng_uniform(r) * total;
+	for (i = 0; i < m->n - 1; i++) {
+		if (u < m->weight[i])
+			return m->item[i];
+		u -= m->weight[i];
+	}
+	return m->item[m->n - 1];
+}
+
+enum { S_ARR, S_KIND, S_MODEL, S_SIZE, S_DUR, S_INFER, S_N };
+static const char *const stream_names[S_N] = {
+	"gen.arrival", "gen.kind", "gen.model", "gen.size", "gen.duration",
+	"gen.infer"
+};
+
+static void write_options(FILE *out, const struct gen_opts *o)
+{
+	fprintf(out, "# generated by colosim gen --seed %llu --jobs %d "
+		"--rate %g --arrival %s", (unsigned long long)o->seed, o->jobs,
+		o->rate_per_s, o->bursty ? "bursty" : "poisson");
+	if (o->bursty)
+		fprintf(out, " --burst-cv %g", o->burst_cv);
+	fprintf(out, " --infer-frac %g\n#   --models %s --train-batch %s "
+		"--infer-batch %s\n#   --gpus %s --share %s --optimizers %s "
+		"--mixed-frac %g\n#   --dur-median-s %g --dur-sigma %g "
+		"--infer-rate-median %g --infer-rate-sigma %g\n"
+		"#   --infer-arrival %s --infer-duration-s %g --slo-ms %s "
+		"--batch-timeout-ms %g\n",
+		o->infer_frac, o->models.text, o->train_batch.text,
+		o->infer_batch.text, o->gpus.text, o->share.text, o->opt.text,
+		o->mixed_frac, o->dur_median_s, o->dur_sigma,
+		o->infer_rate_median, o->infer_rate_sigma,
+		o->infer_rates ? "rates" : "poisson", o->infer_duration_s,
+		o->slo_ms.text, o->batch_timeout_ms);
+}
+
+static void write_row(FILE *out, const struct gen_opts *o, int i,
+		      sim_time submit_ns, struct sim_rng *s)
+{
+	int infer = sim_rng_uniform(&s[S_KIND]) < o->infer_frac;
+	const char *model = mix_draw(&o->models, &s[S_MODEL]);
+	/* the size stream takes the same five draws for every row */
+	const char *tb = mix_draw(&o->train_batch, &s[S_SIZE]);
+	const char *ib = mix_draw(&o->infer_batch, &s[S_SIZE]);
+	const char *gpus = mix_draw(&o->gpus, &s[S_SIZE]);
+	const char *share = mix_draw(&o->share, &s[S_SIZE]);
+	double u_prec = sim_rng_uniform(&s[S_SIZE]);
+	const char *opt = mix_draw(&o->opt, &s[S_SIZE]);
+	const char *slo = mix_draw(&o->slo_ms, &s[S_SIZE]);
+	double dur = gsl_ran_lognormal(s[S_DUR].r, log(o->dur_median_s),
+				       o->dur_sigma);
+	double rate = gsl_ran_lognormal(s[S_INFER].r,
+					log(o->infer_rate_median),
+					o->infer_rate_sigma);
+	double t_s = sim_time_to_s(submit_ns);
+
+	if (!infer) {
+		fprintf(out, "train-%04d,train,%.3f,%s,%s,,%.1f,,%s,%s,%s,%s,"
+			",,,,,,\n", i, t_s, model, tb, dur < 1 ? 1.0 : dur, opt,
+			u_prec < o->mixed_frac ? "mixed" : "fp32", gpus, share);
+		return;
+	}
+	fprintf(out, "infer-%04d,infer,%.3f,%s,%s,,", i, t_s, model, ib);
+	if (o->infer_duration_s > 0)
+		fprintf(out, "%.1f", o->infer_duration_s);
+	fprintf(out, ",,,,%s,%s,,,%s,", gpus, share, slo);
+	if (o->infer_rates && o->infer_duration_s > 0) {
+		/* a synthetic daily shape over the lifetime: low, peak,
+		** middle, low (quarters), mean = rate */
+		double q = o->infer_duration_s / 4;
+		fprintf(out, "rates,,\"%.3f@0;%.3f@%.1f;%.3f@%.1f;%.3f@%.1f\",",
+			0.5 * rate, 1.75 * rate, q, 1.25 * rate, 2 * q,
+			0.5 * rate, 3 * q);
+	} else {
+		fprintf(out, "poisson,%.3f,,", rate);
+	}
+	fprintf(out, "%g\n", o->batch_timeout_ms);
+}
+
+int gen_write(FILE *out, const struct gen_opts *o, struct sim_err *err)
+{
+	struct sim_rng s[S_N];
+	sim_time t = 0;
+	int i, k, rc = 0;
+
+	for (i = 0; i < o->models.n; i++)
+		if (zoo_find(o->models.item[i]) == NULL)
+			return sim_err_set(err, SIM_EINVAL, "models: unknown "
+					   "model '%s'", o->models.item[i]);
+	if (o->jobs < 1 || !(o->rate_per_s > 0))
+		return sim_err_set(err, SIM_EINVAL, "jobs and rate must be > 0");
+	memset(s, 0, sizeof s);
+	for (k = 0; k < S_N; k++) {
+		rc = sim_rng_init(&s[k], o->seed, stream_names[k], 0, err);
+		if (rc < 0)
+			goto out;
+	}
+	fprintf(out, "%s\n", TRACE_MAGIC);
+	for (k = 0; k < TRACE_NCOLS; k++)
+		fprintf(out, "%s%s", k ? "," : "", trace_columns[k]);
+	fputc('\n', out);
+	write_options(out, o);
+	for (i = 0; i < o->jobs; i++) {
+		double gap_s;
+		if (o->bursty) {
+			/* gamma gaps: mean 1/rate, CV burst_cv */
+			double shape = 1.0 / (o->burst_cv * o->burst_cv);
+			gap_s = gsl_ran_gamma(s[S_ARR].r, shape,
+					      1.0 / (o->rate_per_s * shape));
+		} else {
+			gap_s = sim_rng_exp(&s[S_ARR], 1.0 / o->rate_per_s);
+		}
+		/* the first job arrives after one gap, like the rest */
+		t = sim_time_add_sat(t, sim_time_from_ms(
+			floor(gap_s * 1000.0)));   /* millisecond grid */
+		write_row(out, o, i, t, s);
+	}
+	if (ferror(out) || fflush(out) != 0)
+		rc = sim_err_set(err, SIM_EIO, "write error");
+out:
+	for (k = 0; k < S_N; k++)
+		sim_rng_fini(&s[k]);
+	return rc;
+}
