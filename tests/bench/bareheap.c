@@ -99,7 +99,7 @@ static int bare_one(const char *prog, uint64_t pending, uint64_t events,
 	struct bheap b;
 	struct sim_err err;
 	uint64_t i, warm = (uint64_t)(warmup * (double)pending);
-	double t0, wall_s;
+	double t0, c0, wall_s, cpu_s;
 
 	sim_err_clear(&err);
 	b.n = 0;
@@ -119,14 +119,17 @@ static int bare_one(const char *prog, uint64_t pending, uint64_t events,
 		push(&b, sim_time_from_s(sim_rng_exp(&b.rng, mean_s)));
 	hold(&b, warm);
 	t0 = bench_now_s();
+	c0 = bench_cpu_s();
 	bareheap_measured(&b, events);
+	cpu_s = bench_cpu_s() - c0;
 	wall_s = bench_now_s() - t0;
 	printf("bench bareheap pending=%llu warmup_events=%llu events=%llu "
-	       "end_t_ns=%lld wall_s=%.3f ns_per_event=%.1f "
-	       "events_per_s=%.0f\n",
+	       "end_t_ns=%lld wall_s=%.3f cpu_s=%.3f "
+	       "ns_per_event=%.1f events_per_s=%.0f\n",
 	       (unsigned long long)b.n, (unsigned long long)warm,
 	       (unsigned long long)events, (long long)b.now, wall_s,
-	       wall_s * 1e9 / (double)events, (double)events / wall_s);
+	       cpu_s, cpu_s * 1e9 / (double)events,
+	       (double)events / cpu_s);
 	fflush(stdout);
 	sim_rng_fini(&b.rng);
 	free(b.h);

@@ -51,7 +51,7 @@ static int hold_one(const char *prog, uint64_t pending, uint64_t events,
 	struct sim sim;
 	struct sim_err err;
 	uint64_t i, warm = (uint64_t)(warmup * (double)pending);
-	double t0, wall_s;
+	double t0, c0, wall_s, cpu_s;
 	int rc = 0;
 
 	sim_err_clear(&err);
@@ -74,19 +74,21 @@ static int hold_one(const char *prog, uint64_t pending, uint64_t events,
 		return 1;
 	}
 	t0 = bench_now_s();
+	c0 = bench_cpu_s();
 	if (hold_measured(&sim, events) != SIM_STOP_BUDGET) {
 		fprintf(stderr, "%s: run stopped early: %s\n", prog,
 			sim.err.msg);
 		return 1;
 	}
+	cpu_s = bench_cpu_s() - c0;
 	wall_s = bench_now_s() - t0;
 	printf("bench hold pending=%llu warmup_events=%llu events=%llu "
-	       "end_t_ns=%lld wall_s=%.3f ns_per_event=%.1f "
-	       "events_per_s=%.0f\n",
+	       "end_t_ns=%lld wall_s=%.3f cpu_s=%.3f "
+	       "ns_per_event=%.1f events_per_s=%.0f\n",
 	       (unsigned long long)sim_equeue_size(&sim.q),
 	       (unsigned long long)warm, (unsigned long long)events,
-	       (long long)sim.now, wall_s, wall_s * 1e9 / (double)events,
-	       (double)events / wall_s);
+	       (long long)sim.now, wall_s, cpu_s,
+	       cpu_s * 1e9 / (double)events, (double)events / cpu_s);
 	fflush(stdout);
 	sim_fini(&sim);
 	sim_rng_fini(&h.rng);

@@ -70,7 +70,7 @@ static uint64_t phold_checksum(const struct phold *p)
 int main(int argc, char **argv)
 {
 	uint64_t lps = 1024, init = 16, events = 20000000, seed = 1, i, j;
-	double remote = 0.5, mean_s = 1.0, t0, wall_s;
+	double remote = 0.5, mean_s = 1.0, t0, c0, wall_s, cpu_s;
 	const struct bench_opt opts[] = {
 		{ "lps", BENCH_U64, &lps, 1, 1e7, "logical processes N" },
 		{ "init", BENCH_U64, &init, 1, 1e6, "initial events per LP M" },
@@ -133,7 +133,9 @@ int main(int argc, char **argv)
 	}
 
 	t0 = bench_now_s();
+	c0 = bench_cpu_s();
 	why = sim_run(&sim, SIM_TIME_MAX, events);
+	cpu_s = bench_cpu_s() - c0;
 	wall_s = bench_now_s() - t0;
 	if (why != SIM_STOP_BUDGET) {
 		fprintf(stderr, "%s: run stopped early (reason %d): %s\n",
@@ -143,13 +145,13 @@ int main(int argc, char **argv)
 
 	printf("bench phold lps=%llu init=%llu remote=%g mean_s=%g seed=%llu "
 	       "pending=%llu events=%llu end_t_ns=%lld checksum=%016llx "
-	       "wall_s=%.3f events_per_s=%.0f\n",
+	       "wall_s=%.3f cpu_s=%.3f events_per_s=%.0f\n",
 	       (unsigned long long)lps, (unsigned long long)init, remote,
 	       mean_s, (unsigned long long)seed,
 	       (unsigned long long)sim_equeue_size(&sim.q),
 	       (unsigned long long)sim.events, (long long)sim.now,
 	       (unsigned long long)phold_checksum(&p), wall_s,
-	       (double)sim.events / wall_s);
+	       cpu_s, (double)sim.events / cpu_s);
 	for (i = 0; i < lps; i++)
 		sim_rng_fini(&p.lps[i].rng);
 	free(p.lps);
