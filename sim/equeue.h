@@ -1,7 +1,7 @@
 /*
 ** equeue.h: the pending-event set.
 **
-** A binary min-heap of (time, priority class, insertion sequence) keys over a
+** A 4-ary min-heap of (time, priority class, insertion sequence) keys over a
 ** pool of event slots.  Insert and pop are O(log n); cancellation is O(1): it
 ** turns the slot into a tombstone that pop discards.  Tombstones are swept by
 ** an O(n) rebuild whenever they outnumber live events (and number more than
@@ -35,22 +35,32 @@ typedef int (*sim_event_fn)(struct sim *sim, void *ctx, uint64_t arg);
 
 #define SIM_PRIO_MAX 0xffffu
 
+/*
+** A heap entry is 16 bytes, so a family of four siblings fills one 64-byte
+** cache line.  The insertion sequence lives in the slot: it is read only to
+** break a tie on (t, prio), which is rare in large queues, where the cache
+** lines matter, and cheap in small ones, where everything is in cache.
+*/
 struct sim__heap_ent {
 	sim_time t;
-	uint64_t key;           /* priority << 48 | insertion sequence */
 	uint32_t slot;
+	uint32_t prio;          /* priority class */
 };
 
 struct sim__slot {
 	sim_event_fn fn;        /* NULL: free or cancelled (tombstone) */
 	void *ctx;
 	uint64_t arg;
+	union {
+		uint64_t seq;       /* insertion sequence, while queued */
+		uint32_t next_free; /* free-list link, while free */
+	};
 	uint32_t gen;           /* bumped when the slot is released */
-	uint32_t next_free;     /* free-list link, valid while free */
 };
 
 struct sim_equeue {
-	struct sim__heap_ent *heap;
+	struct sim__heap_ent *heap;  /* root at heap[0]; see equeue.c */
+	void *heap_mem;           /* the allocation heap points into */
 	size_t n, cap;            /* heap entries in use / allocated */
 	struct sim__slot *slots;
 	uint32_t nslots, capslots;
@@ -96,6 +106,17 @@ sim_time sim_equeue_peek(struct sim_equeue *q);
 */
 int sim_equeue_pop(struct sim_equeue *q, sim_time *t, sim_event_fn *fn,
 		   void **ctx, uint64_t *arg);
+
+/*
+** Pops the earliest live event, as sim_equeue_pop, but only if its time is
+** at most horizon: the run loop's peek and pop in one step, so the top is
+** checked for tombstones once.  Returns 1 when an event was popped, 0 when
+** the queue holds no live event, 2 when the earliest lies beyond horizon
+** (it stays queued).
+*/
+int sim_equeue_pop_until(struct sim_equeue *q, sim_time horizon,
+			 sim_time *t, sim_event_fn *fn, void **ctx,
+			 uint64_t *arg);
 
 /* The number of live (not cancelled) pending events. */
 static inline size_t sim_equeue_size(const struct sim_equeue *q)
