@@ -59,13 +59,14 @@ CMDS_INC := $(BUILD)/cli/cmds.inc
 # of suites is generated from the file names, so adding a suite is adding a file.
 TEST_SRC   := $(sort $(wildcard tests/test_*.c))
 TEST_NAMES := $(patsubst tests/test_%.c,%,$(TEST_SRC))
-TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/main.o $(BUILD)/tests/util.o
+TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/main.o $(BUILD)/tests/util.o \
+              $(BUILD)/tests/world_util.o
 TEST_BIN   := $(BUILD)/colosim-tests
 SUITES_INC := $(BUILD)/tests/suites.inc
 
 BENCH_BINS := $(BUILD)/bench/phold $(BUILD)/bench/hold $(BUILD)/bench/bareheap
 
-.PHONY: all check test bench demo deps install clean microbench callgrind
+.PHONY: all check test bench demo deps install clean microbench callgrind golden
 
 all: $(BIN) $(LIB)
 
@@ -116,6 +117,10 @@ bench: $(BENCH_BINS)
 
 callgrind: $(BENCH_BINS)
 	sh tests/bench/callgrind.sh $(BUILD)
+
+# Regenerates the golden metrics on purpose (see tests/golden/regen.sh).
+golden: $(BIN)
+	sh tests/golden/regen.sh $(BIN)
 
 demo: $(BIN)
 	./$(BIN) demo

@@ -10,7 +10,9 @@
 ** Each takes `order` (fifo: by submit time; sjf: shortest solo time first;
 ** srtf: shortest remaining time first, preempting running training jobs
 ** with more remaining time), `placement` (first-fit: lowest GPU indices;
-** best-fit: the GPUs (or slices) left with the least free memory) and
+** best-fit: the GPUs (or slices) left with the least free memory;
+** least-loaded: the GPUs with the fewest tenants, then the most free
+** memory; the default of timeslice and mps, first-fit elsewhere) and
 ** `backfill` (1: a job that does not fit is skipped and later ones may
 ** start; 0: strict order, the pass stops at the first job that does not
 ** fit).  A job that could not run even on an empty cluster fails at once.
@@ -23,7 +25,7 @@
 #include "sim/world.h"
 
 enum { ORD_FIFO, ORD_SJF, ORD_SRTF };
-enum { PL_FIRST, PL_BEST };
+enum { PL_FIRST, PL_BEST, PL_SPREAD };
 
 struct base {
 	enum gpu_mode mode;
@@ -36,7 +38,8 @@ struct base {
 };
 
 static const char *const order_names[] = { "fifo", "sjf", "srtf", NULL };
-static const char *const place_names[] = { "first-fit", "best-fit", NULL };
+static const char *const place_names[] = { "first-fit", "best-fit",
+						   "least-loaded", NULL };
 
 static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
 		     const char *name, const struct pol_params *p,
@@ -53,6 +56,10 @@ static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
 	int g, rc, n = world_ngpus(w);
 
 	b->mode = mode;
+	/* Sharing modes spread by default: packing a busy GPU while another
+	** sits idle is nobody's intent. */
+	b->placement = mode == GPU_MODE_TIMESLICE || mode == GPU_MODE_MPS ?
+		PL_SPREAD : PL_FIRST;
 	rc = pol_params_check(p, name, mode == GPU_MODE_MPS ? keys_mps :
 			      mode == GPU_MODE_MIG ? keys_mig : keys_common,
 			      err);
@@ -206,7 +213,8 @@ static int choose(struct world *w, struct base *b, int j)
 		}
 		return got == need;
 	}
-	/* best-fit: keep the `need` GPUs with the least leftover */
+	/* best-fit: keep the `need` GPUs with the least leftover;
+	** least-loaded: those with the fewest tenants, then the most free */
 	for (g = 0; g < ngpu; g++) {
 		int ns = b->mode == GPU_MODE_MIG ? world_gpu(w, g)->nslices : 1;
 		double lo = -1;
@@ -220,6 +228,8 @@ static int choose(struct world *w, struct base *b, int j)
 		}
 		if (ls < 0)
 			continue;
+		if (b->placement == PL_SPREAD)   /* fewest tenants, most free */
+			lo = (double)world_gpu(w, g)->ntenants * 1e18 - lo;
 		for (k = got; k > 0 && bestv[k - 1] > lo; k--) {
 			if (k < need) {
 				bestv[k] = bestv[k - 1];
@@ -240,7 +250,7 @@ static int choose(struct world *w, struct base *b, int j)
 
 static int try_place(struct world *w, struct base *b, int j)
 {
-	struct world_place_opts o = { 1.0, NULL, 0 };
+	struct world_place_opts o = { 1.0, NULL, 0, 0 };
 	const struct world_job *job = world_job(w, j);
 	struct sim_err e = { 0, "" };
 	int rc;
@@ -288,6 +298,25 @@ static int preempt_for(struct world *w, struct base *b, int j)
 	}
 }
 
+/* 1 if job j could run on an empty cluster under this policy: under mig,
+** enough GPUs must have a slice that holds it. */
+static int fits_empty(struct world *w, const struct base *b, int j)
+{
+	int g, s, n = 0;
+
+	if (b->mode != GPU_MODE_MIG)
+		return world_job_fits_empty(w, j);
+	for (g = 0; g < world_ngpus(w); g++) {
+		const struct gpu *gp = world_gpu(w, g);
+		for (s = 0; s < gp->nslices; s++)
+			if (world_job_mem(w, j, g) <= gp->slices[s].hbm_bytes) {
+				n++;
+				break;
+			}
+	}
+	return n >= world_job(w, j)->tj.gpus;
+}
+
 static int base_schedule(struct world *w, void *state)
 {
 	struct base *b = state;
@@ -300,9 +329,11 @@ static int base_schedule(struct world *w, void *state)
 		const struct world_job *job = world_job(w, j);
 		if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
 			continue;
-		if (!world_job_fits_empty(w, j)) {
-			world_fail_job(w, j, "needs more GPUs or memory than "
-				       "the cluster has");
+		if (!fits_empty(w, b, j)) {
+			world_fail_job(w, j, b->mode == GPU_MODE_MIG ?
+				       "needs more GPUs or memory than the "
+				       "MIG slices have" : "needs more GPUs or "
+				       "memory than the cluster has");
 			continue;
 		}
 		rc = try_place(w, b, j);

@@ -9,11 +9,13 @@ extern const struct pol_ops pol_exclusive;
 extern const struct pol_ops pol_timeslice;
 extern const struct pol_ops pol_mps;
 extern const struct pol_ops pol_mig;
+extern const struct pol_ops pol_colti;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
 	&pol_timeslice,
 	&pol_mps,
 	&pol_mig,
+	&pol_colti,
 	NULL
 };

@@ -105,6 +105,11 @@ const struct cluster_spec *world_cluster(const struct world *w);
 /* The job's per-GPU memory footprint on GPU g's device (the trace's figure
 ** when it gives one, else the workload model's peak). */
 uint64_t world_job_mem(const struct world *w, int j, int g);
+/* The job's memory over an iteration on GPU g's device: peak (what
+** world_job_mem returns), trough (between iterations) and the fraction of
+** time spent near the peak.  Services and trace-given memory: flat. */
+void world_job_footprint(const struct world *w, int j, int g,
+			 uint64_t *peak, uint64_t *trough, double *peak_frac);
 /* The job's remaining solo time on GPU g's device, in ns (training); for a
 ** service, the solo time of one full batch. */
 double world_job_remaining_ns(const struct world *w, int j, int g);
@@ -122,6 +127,8 @@ struct world_place_opts {
 	double sm_cap;                    /* MPS share (0, 1]; 0 means 1 */
 	const int *slices;                /* per GPU MIG slice, or NULL */
 	int allow_oversub;
+	uint64_t mem_bytes;               /* allocation per GPU; 0: the
+					     job's footprint (world_job_mem) */
 };
 
 /* Places a pending/preempted job on n distinct GPUs (n == tj.gpus).

@@ -60,6 +60,22 @@ uint64_t world_job_mem(const struct world *w, int j, int g)
 	return m.peak_bytes;
 }
 
+void world_job_footprint(const struct world *w, int j, int g,
+			 uint64_t *peak, uint64_t *trough, double *peak_frac)
+{
+	const struct world_job *job = &w->jobs[j];
+	struct wl_train_mem m;
+
+	*peak = *trough = world_job_mem(w, j, g);
+	*peak_frac = 1.0;
+	if (job->tj.mem_bytes > 0 || job->tj.kind == TRACE_INFER)
+		return;
+	wl_train_memory(job->model, w->gpus[g].dev, job->tj.batch,
+			job->tj.opt, job->tj.prec, &m);
+	*trough = m.trough_bytes;
+	*peak_frac = m.peak_frac;
+}
+
 double world_job_remaining_ns(const struct world *w, int j, int g)
 {
 	const struct world_job *job = &w->jobs[j];
@@ -101,7 +117,7 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 		const struct world_place_opts *o, struct sim_err *err)
 {
 	struct world_job *job;
-	struct world_place_opts dflt = { 1.0, NULL, 0 };
+	struct world_place_opts dflt = { 1.0, NULL, 0, 0 };
 	int k, i, rc;
 
 	if (o == NULL)
@@ -138,7 +154,8 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 	for (k = 0; k < n; k++) {
 		struct gpu_tenant *t = &job->tenants[k];
 		t->id = j;
-		t->mem_bytes = world_job_mem(w, j, gpus[k]);
+		t->mem_bytes = o->mem_bytes > 0 ? o->mem_bytes :
+			world_job_mem(w, j, gpus[k]);
 		t->sm_cap = o->sm_cap > 0 ? o->sm_cap : 1.0;
 		t->slice = o->slices != NULL ? o->slices[k] : -1;
 		job->gpu_ids[k] = gpus[k];

@@ -67,18 +67,19 @@ static void test_determinism(void)
 static void test_reference_recreated(void)
 {
 	static const char *const mixed[] = { "seed", "42", "jobs", "60",
-		"rate", "0.02", NULL };
+		"rate", "0.02", "infer-rate-median", "2", "infer-duration-s",
+		"600", NULL };
 	static const char *const colti[] = { "seed", "2023", "jobs", "24",
 		"rate", "0.005", "models", "resnet50:1,vgg16:1,bert-base:1",
 		"infer-frac", "0.33", "gpus", "1:1", "train-batch", "32:1,64:1",
 		"infer-batch", "8:1,16:1", "mixed-frac", "0", "optimizers",
 		"momentum:1", "dur-median-s", "900", "dur-sigma", "0.5",
-		"infer-rate-median", "30", "infer-duration-s", "1800",
+		"infer-rate-median", "5", "infer-duration-s", "1800",
 		"slo-ms", "100:1", NULL };
 	static const char *const bursty[] = { "seed", "7", "jobs", "120",
 		"rate", "0.05", "arrival", "bursty", "burst-cv", "3",
 		"infer-frac", "0.5", "infer-arrival", "rates",
-		"infer-duration-s", "1200", NULL };
+		"infer-duration-s", "1200", "infer-rate-median", "2", NULL };
 	static const struct { const char *path; const char *const *kv; } ref[] = {
 		{ "traces/ref/mixed-small.csv", mixed },
 		{ "traces/ref/colti.csv", colti },

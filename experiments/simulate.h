@@ -1,0 +1,33 @@
+/*
+** simulate.h: one simulation run from names and files: loads the device
+** catalog, parses the cluster, finds the policy, builds the world, runs it
+** and collects its results.  Shared by `colosim replay` and the sweep
+** runner (`colosim run`).
+*/
+#ifndef COLOSIM_EXPERIMENTS_SIMULATE_H
+#define COLOSIM_EXPERIMENTS_SIMULATE_H
+
+#include <stdint.h>
+
+#include "experiments/result.h"
+#include "policies/policy.h"
+#include "sim/err.h"
+#include "sim/time.h"
+
+struct exp_sim_args {
+	const char *trace;            /* trace v1 path */
+	const char *cluster;          /* "4x8:a100-80gb,..." */
+	const char *policy;           /* registry name */
+	const struct pol_params *params;
+	uint64_t seed;
+	sim_time horizon_ns;          /* 0: none */
+	uint64_t max_events;          /* 0: none */
+	const char *devices_dir;      /* NULL: dev_default_dir() */
+};
+
+/* Runs one simulation into res (which the caller initialised).  Returns 0,
+** or a SIM_E* code with a one-line message naming the input at fault. */
+int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
+		      struct sim_err *err);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+** colti.c: COLTI (HPDC'23) as a policy: co-locate pending jobs on GPUs whose
+** compute the resident jobs leave idle.
+**
+** Each pass walks the pending jobs in FIFO order.  A job first takes GPUs
+** that are empty.  Failing that, it is co-located on GPUs that (a) hold
+** fewer than `max_tenants` jobs, (b) have idle compute: the residents' SM
+** saturation (the `sat` of their work profiles, DESIGN.md) sums to at most
+** `sm_threshold`, and (c) have memory for it, by one of two rules:
+**   fit   (1): its peak footprint fits in the free HBM, `headroom` kept;
+**   share (2): it fits against the residents' troughs: its peak plus their
+**         troughs fit.  Their peaks may then overlap; the overlap is paid
+**         through the memory model: the co-located job is given its
+**         time-averaged footprint (trough + peak_frac (peak - trough)) as
+**         its allocation, with oversubscription allowed, so any excess over
+**         capacity is paged at the device's unified-memory rate.
+** The resident keeps priority: under `mode = mps` a co-located job gets the
+** SM share the residents leave, 1 - sum(sat), at least `min_share`; when it
+** is left alone on its GPUs it gets the whole GPU back.  Under `mode =
+** timeslice` the driver shares time equally (no priority: a known limit).
+** Equations and limits: docs/MODEL.md, "COLTI".
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/workload.h"
+#include "policies/policy.h"
+#include "sim/world.h"
+
+struct colti {
+	enum gpu_mode mode;
+	double headroom, sm_threshold, min_share;
+	long max_tenants;
+	int use_fit, use_share;
+	int *cand;
+};
+
+static const char *const mode_names[] = { "timeslice", "mps", NULL };
+
+static int colti_init(struct world *w, void *state,
+		      const struct pol_params *p, struct sim_err *err)
+{
+	static const char *const keys[] = { "mode", "headroom", "sm_threshold",
+		"min_share", "max_tenants", "fit", "share", NULL };
+	struct colti *c = state;
+	long fit = 1, share = 1;
+	int mode = 1, g, rc;
+
+	c->headroom = 0.05;
+	c->sm_threshold = 0.8;
+	c->min_share = 0.1;
+	c->max_tenants = 2;
+	if ((rc = pol_params_check(p, "colti", keys, err)) != 0 ||
+	    (rc = pol_param_choice(p, "mode", mode_names, &mode, err)) != 0 ||
+	    (rc = pol_param_double(p, "headroom", 0, 0.5, &c->headroom,
+				   err)) != 0 ||
+	    (rc = pol_param_double(p, "sm_threshold", 0, 2,
+				   &c->sm_threshold, err)) != 0 ||
+	    (rc = pol_param_double(p, "min_share", 0.01, 1, &c->min_share,
+				   err)) != 0 ||
+	    (rc = pol_param_int(p, "max_tenants", 1, 16, &c->max_tenants,
+				err)) != 0 ||
+	    (rc = pol_param_int(p, "fit", 0, 1, &fit, err)) != 0 ||
+	    (rc = pol_param_int(p, "share", 0, 1, &share, err)) != 0)
+		return rc;
+	c->use_fit = (int)fit;
+	c->use_share = (int)share;
+	c->mode = mode == 0 ? GPU_MODE_TIMESLICE : GPU_MODE_MPS;
+	c->cand = malloc((size_t)world_ngpus(w) * sizeof *c->cand);
+	if (c->cand == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	for (g = 0; g < world_ngpus(w); g++)
+		if ((rc = world_set_gpu_mode(w, g, c->mode, err)) != 0)
+			return rc;
+	return 0;
+}
+
+static void colti_fini(struct world *w, void *state)
+{
+	struct colti *c = state;
+	(void)w;
+	free(c->cand);
+}
+
+/* Sum of the residents' SM saturation and memory troughs on GPU g. */
+static void residents(struct world *w, int g, double *sat, uint64_t *trough)
+{
+	const struct gpu_tenant *t;
+
+	*sat = 0;
+	*trough = 0;
+	for (t = world_gpu(w, g)->tenants; t != NULL; t = t->next_) {
+		uint64_t pk, tr;
+		double pf;
+		const struct world_job *job = world_job(w, t->id);
+		struct gpu_work_profile prof;
+		if (job->tj.kind == TRACE_TRAIN)
+			wl_train_profile(job->model, world_gpu(w, g)->dev,
+					 job->tj.batch, job->tj.prec, &prof);
+		else
+			wl_infer_profile(job->model, world_gpu(w, g)->dev,
+					 job->tj.batch, &prof);
+		*sat += prof.sat;
+		world_job_footprint(w, t->id, g, &pk, &tr, &pf);
+		*trough += t->mem_bytes < tr ? t->mem_bytes : tr;
+	}
+}
+
+/* How job j may go on GPU g: 0 no, 1 alone (empty GPU), 2 fit, 3 share. */
+static int gpu_rule(struct world *w, const struct colti *c, int j, int g)
+{
+	const struct gpu *gp = world_gpu(w, g);
+	double cap = (double)gp->dev->hbm_bytes, sat;
+	uint64_t peak, trough, rtrough;
+	double pf;
+
+	world_job_footprint(w, j, g, &peak, &trough, &pf);
+	if (gp->ntenants == 0)
+		return (double)peak <= cap ? 1 : 0;
+	if (gp->ntenants >= c->max_tenants)
+		return 0;
+	residents(w, g, &sat, &rtrough);
+	if (sat > c->sm_threshold)
+		return 0;
+	if (c->use_fit && (double)peak <= (double)world_gpu_free(w, g, -1) -
+	    c->headroom * cap && gp->mem_used <= gp->dev->hbm_bytes)
+		return 2;
+	if (c->use_share &&
+	    (double)(peak + rtrough) <= (1.0 - c->headroom) * cap)
+		return 3;
+	return 0;
+}
+
+/* Places j on n GPUs all allowing the same rule class (alone first). */
+static int try_place(struct world *w, struct colti *c, int j)
+{
+	const struct world_job *job = world_job(w, j);
+	int n = job->tj.gpus, ngpu = world_ngpus(w), pass, g, got, rule;
+	struct sim_err e = { 0, "" };
+
+	for (pass = 1; pass <= 3; pass++) {
+		struct world_place_opts o = { 1.0, NULL, 0, 0 };
+		double share = 1.0;
+		got = 0;
+		for (g = 0; g < ngpu && got < n; g++) {
+			rule = gpu_rule(w, c, j, g);
+			if (rule == pass || (pass == 3 && rule == 2)) {
+				c->cand[got++] = g;
+				if (rule > 1) {
+					double sat;
+					uint64_t tr;
+					residents(w, g, &sat, &tr);
+					if (1.0 - sat < share)
+						share = 1.0 - sat;
+				}
+			}
+		}
+		if (got < n)
+			continue;
+		if (pass > 1 && c->mode == GPU_MODE_MPS)
+			o.sm_cap = share > c->min_share ? share : c->min_share;
+		if (pass == 3) {
+			uint64_t pk, tr;
+			double pf;
+			world_job_footprint(w, j, c->cand[0], &pk, &tr, &pf);
+			o.allow_oversub = 1;
+			o.mem_bytes = tr + (uint64_t)(pf * (double)(pk - tr));
+		}
+		if (world_place(w, j, c->cand, n, &o, &e) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int colti_schedule(struct world *w, void *state)
+{
+	struct colti *c = state;
+	int k = 0;
+
+	while (k < world_npending(w)) {
+		int j = world_pending_at(w, k);
+		if (!world_job_fits_empty(w, j)) {
+			world_fail_job(w, j, "needs more GPUs or memory than "
+				       "the cluster has");
+			continue;
+		}
+		if (!try_place(w, c, j))
+			k++;
+	}
+	return 0;
+}
+
+/* A co-located job left alone gets the whole GPU back (MPS). */
+static int colti_finish(struct world *w, void *state, int j)
+{
+	struct colti *c = state;
+	int g;
+
+	(void)j;
+	if (c->mode != GPU_MODE_MPS)
+		return 0;
+	for (g = 0; g < world_ngpus(w); g++) {
+		const struct gpu *gp = world_gpu(w, g);
+		if (gp->ntenants == 1 && gp->tenants->sm_cap < 1.0) {
+			const struct world_job *job = world_job(w,
+							gp->tenants->id);
+			int k, alone = 1;
+			for (k = 0; k < job->nplaced; k++)
+				if (world_gpu(w, job->gpu_ids[k])->ntenants > 1)
+					alone = 0;
+			if (alone)
+				world_set_share(w, job->idx, 1.0, NULL);
+		}
+	}
+	return 0;
+}
+
+const struct pol_ops pol_colti = {
+	POL_IFACE_VERSION,
+	"colti",
+	"COLTI: co-locate jobs on idle SMs when memory fits or can be shared",
+	sizeof(struct colti),
+	colti_init,
+	colti_fini,
+	NULL,
+	colti_finish,
+	NULL,
+	NULL,
+	colti_schedule
+};
