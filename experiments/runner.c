@@ -453,6 +453,34 @@ int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
 	return 0;
 }
 
+void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
+{
+	size_t fin = p->skipped + p->done + p->failed;
+	double pct = p->total ? 100.0 * (double)fin / (double)p->total : 100;
+	char eta[32], extra[64];
+
+	if (isfinite(p->eta_s) && p->eta_s >= 0 && p->eta_s < 1e7) {
+		long s = (long)(p->eta_s + 0.5);
+		if (s >= 3600)
+			snprintf(eta, sizeof eta, "%ld:%02ld:%02ld", s / 3600,
+				 s / 60 % 60, s % 60);
+		else
+			snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
+	} else {
+		snprintf(eta, sizeof eta, "--:--");
+	}
+	extra[0] = '\0';
+	if (p->failed > 0)
+		snprintf(extra, sizeof extra, "  (%zu running, %zu failed)",
+			 p->running, p->failed);
+	else
+		snprintf(extra, sizeof extra, "  (%zu running)", p->running);
+	snprintf(buf, size, "[%*zu/%zu] %5.1f%%  %.3g runs/s  ETA %s%s%s",
+		 p->total >= 1000 ? 4 : 3, fin, p->total, pct, p->rate_per_s,
+		 eta, extra, p->stopping ? "  stopping after runs in flight"
+		 : "");
+}
+
 int exp_run_experiment(const struct exp_run_request *req,
 		       const struct exp_runner_opts *o,
 		       struct exp_run_stats *stats, char *db_used,

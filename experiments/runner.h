@@ -57,6 +57,13 @@ struct exp_progress {
 
 typedef void (*exp_progress_fn)(void *ctx, const struct exp_progress *p);
 
+/*
+** Formats the one-line progress display of `colosim run` into buf:
+**   "[ 37/120] 30.8%  2.41 runs/s  ETA 0:34  (4 running, 2 failed)"
+** (skipped runs count as done; the ETA is "--:--" before the first run).
+*/
+void exp_progress_line(const struct exp_progress *p, char *buf, size_t size);
+
 struct exp_runner_opts {
 	int jobs;                  /* worker processes (>= 1) */
 	int no_fork;               /* simulate in this process (debugging) */

@@ -364,7 +364,7 @@ static int draw(struct plotter *p, const char *name, const char *script,
 		const char *const *titles, size_t n, const char *ylabel,
 		double yscale, struct sim_err *err)
 {
-	char data[1100], fig[1100], spath[1100], num[64], outbuf[8192];
+	char data[1100], fig[1100], spath[1100], num[128], outbuf[8192];
 	size_t f, i;
 	int rc;
 

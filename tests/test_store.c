@@ -511,6 +511,30 @@ static void test_full_disk_keeps_runs(void)
 	exp_config_free(cfg);
 }
 
+static void test_progress_line(void)
+{
+	struct exp_progress p;
+	char buf[160];
+
+	memset(&p, 0, sizeof p);
+	p.total = 120;
+	p.skipped = 7;
+	p.done = 28;
+	p.failed = 2;
+	p.running = 4;
+	p.rate_per_s = 2.5;
+	p.eta_s = 83 / 2.5;
+	exp_progress_line(&p, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "[ 37/120]  30.8%  2.5 runs/s  ETA 0:33  "
+			       "(4 running, 2 failed)");
+	p.eta_s = NAN;
+	p.failed = 0;
+	p.stopping = 1;
+	p.eta_s = 7300;
+	exp_progress_line(&p, buf, sizeof buf);
+	CU_ASSERT(strstr(buf, "ETA 2:01:40  (4 running)  stopping") != NULL);
+}
+
 TEST_REGISTER(store)
 {
 	static const struct test_case cases[] = {
@@ -526,6 +550,7 @@ TEST_REGISTER(store)
 		{"read-only database refused", test_read_only_refused},
 		{"foreign database refused", test_foreign_db_refused},
 		{"full disk keeps stored runs", test_full_disk_keeps_runs},
+		{"progress line", test_progress_line},
 		{NULL, NULL}
 	};
 	return test_add_suite("store", cases);
