@@ -1,0 +1,188 @@
+/*
+** config.h: experiment configs (INI, read with libinih) and their expansion
+** into a run matrix.
+**
+** A config has four kinds of sections (docs/RESULTS.md, "Configs"):
+**
+**   [experiment]   name, trace = PATH or gen.KEY = VALUE (generator options),
+**                  cluster = 4x8:a100-80gb,2x4:v100-16gb, horizon_s,
+**                  replications, seed, db, policy (when not swept)
+**   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
+**                  memory_servers, memory_server_nic_gbps
+**   [sweep]        KEY = v1, v2, ... or a..b step s (items may be mixed);
+**                  KEY is policy, horizon_s, cluster, trace, gen.KEY or
+**                  policy.NAME.KEY (a parameter of policy NAME only)
+**   [policy.NAME]  KEY = VALUE, handed to policy NAME untouched (the policy
+**                  validates its own keys when it starts)
+**
+** Unknown sections and keys, duplicate keys and bad values are SIM_EPARSE
+** errors whose message starts "FILE:LINE: ".
+**
+** The run matrix is the cross product of the global sweep dimensions, the
+** policies and, for each policy, its own policy.NAME.KEY dimensions (so a
+** parameter of colti does not multiply the runs of exclusive), times the
+** replications.  The seed of replication r is sim_rng_seed(seed,
+** "replication", r): it depends on nothing else, so every policy and every
+** sweep point sees the same arrivals and sizes in replication r (common
+** random numbers).
+**
+** Ownership: exp_config_* returns a heap config freed by exp_config_free;
+** a matrix owns every string of its specs and is released by
+** exp_matrix_fini; the specs may borrow from the config, which must outlive
+** the matrix.
+*/
+#ifndef COLOSIM_EXPERIMENTS_CONFIG_H
+#define COLOSIM_EXPERIMENTS_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/err.h"
+
+#define EXP_NAME_MAX 64
+#define EXP_MAX_VALUES 10000      /* values of one sweep dimension */
+#define EXP_MAX_RUNS 1000000      /* runs of one matrix */
+
+/* One key = value pair, with the config line it came from (0: derived). */
+struct exp_kv {
+	char *key;
+	char *value;
+	int line;
+};
+
+/* nodes x gpus_per_node devices of one profile name. */
+struct exp_cluster_group {
+	int nodes;
+	int gpus_per_node;
+	char device[48];
+};
+
+/* The [cluster] section's link and memory-pool options; 0 means "not set"
+** (the simulator then uses the device profile or models no such thing). */
+struct exp_cluster_opts {
+	double nic_gbps;                 /* per-node RDMA NIC, Gb/s */
+	int memory_servers;              /* DistMind-style memory pool size */
+	double memory_server_nic_gbps;   /* NIC of each memory server, Gb/s */
+};
+
+struct exp_policy_cfg {
+	char *name;                      /* from [policy.NAME] */
+	struct exp_kv *params;
+	size_t nparams;
+	int line;                        /* line of the section header */
+};
+
+struct exp_sweep_dim {
+	char *key;                       /* as written: policy, gen.load, ... */
+	char **values;                   /* expanded, in order */
+	size_t nvalues;
+	int line;
+};
+
+struct exp_config {
+	char *path;                      /* as given to exp_config_load */
+	char *text;                      /* the whole file, NUL-terminated */
+	size_t text_len;
+	char hash[17];                   /* FNV-1a 64 of text, hex */
+
+	char *name;
+	char *trace;                     /* resolved against the config's
+					    folder; NULL when generated */
+	int trace_line;
+	struct exp_kv *gen;              /* gen.KEY options (KEY without gen.) */
+	size_t ngen;
+	char *cluster;                   /* the spec text */
+	int cluster_line;
+	struct exp_cluster_opts copts;
+	double horizon_s;                /* 0: until all work is done */
+	int replications;                /* >= 1, default 1 */
+	uint64_t seed;                   /* master seed, default 1 */
+	char *db;                        /* default NAME.db */
+	char *policy;                    /* [experiment] policy, if any */
+	int policy_line;
+
+	struct exp_policy_cfg *policies; /* [policy.NAME] sections */
+	size_t npolicies;
+	struct exp_sweep_dim *dims;      /* [sweep], in file order */
+	size_t ndims;
+};
+
+/*
+** One run of the matrix.  Strings and arrays are owned by the matrix.
+** key is unique within the experiment and stable across runs of the same
+** config (the results store and --resume use it); variant is the policy
+** with its own swept parameters ("colti headroom=0.2"); setting is the
+** global swept values other than the policy ("gen.load=0.5"; "" if none).
+** Runs with the same setting and replication form a paired comparison.
+*/
+struct exp_run_spec {
+	const char *experiment;
+	int index;                       /* position in the matrix, from 0 */
+	char *key;
+	char *variant;
+	char *setting;
+	char *policy;
+	struct exp_kv *params;           /* [policy.NAME] merged with sweep */
+	size_t nparams;
+	struct exp_kv *gen;              /* generator options (trace == NULL) */
+	size_t ngen;
+	struct exp_kv *sweep;            /* this run's swept values */
+	size_t nsweep;
+	int replication;                 /* 0 .. replications-1 */
+	uint64_t seed;                   /* sim_rng_seed(master, "replication", r) */
+	char *trace;                     /* NULL: generated from gen */
+	char *cluster;
+	struct exp_cluster_group *groups;
+	size_t ngroups;
+	const struct exp_cluster_opts *copts;
+	double horizon_s;
+};
+
+struct exp_matrix {
+	struct exp_run_spec *runs;
+	size_t nruns;
+};
+
+/*
+** Reads and checks the config at path.  On success *out owns the config.
+** Errors: SIM_ENOENT/SIM_EIO (file), SIM_EPARSE ("path:line: ..."),
+** SIM_ENOMEM.
+*/
+int exp_config_load(struct exp_config **out, const char *path,
+		    struct sim_err *err);
+
+/* The same from text in memory; path names it in messages and anchors a
+** relative trace path. */
+int exp_config_parse(struct exp_config **out, const char *path,
+		     const char *text, size_t len, struct sim_err *err);
+
+void exp_config_free(struct exp_config *cfg);
+
+/* The seed of replication r under master: common to every run of r. */
+uint64_t exp_replication_seed(uint64_t master, int replication);
+
+/*
+** Parses a cluster spec "NxG:device[,NxG:device...]" into a heap array
+** (*out, *nout; free with free()).  where prefixes messages ("file:line").
+*/
+int exp_cluster_parse(const char *spec, const char *where,
+		      struct exp_cluster_group **out, size_t *nout,
+		      struct sim_err *err);
+
+/*
+** Expands a sweep value list ("1, 2, 5..20 step 5") into a heap array of
+** heap strings (free with exp_strv_free).  where prefixes messages.
+*/
+int exp_sweep_values(const char *text, const char *where, char ***out,
+		     size_t *nout, struct sim_err *err);
+void exp_strv_free(char **v, size_t n);
+
+/* Expands cfg into m (zeroed by the caller or not; it is overwritten). */
+int exp_matrix_build(struct exp_matrix *m, const struct exp_config *cfg,
+		     struct sim_err *err);
+void exp_matrix_fini(struct exp_matrix *m);
+
+/* The value of key in a spec's kv array, or NULL. */
+const char *exp_kv_get(const struct exp_kv *kv, size_t n, const char *key);
+
+#endif

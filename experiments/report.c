@@ -1,0 +1,695 @@
+/*
+** report.c: confidence intervals and paired differences over the results
+** store (see report.h).
+**
+** The observations of one experiment are read once, in run order, into a
+** flat array of (setting, variant, metric, replication, value) with the
+** strings interned; groups are then formed in memory.  This is O(R*M)
+** memory for R runs and M metrics per run: a few MB for the largest sweeps
+** colosim is meant for.
+*/
+#include "experiments/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
+/* The documented metric order (docs/RESULTS.md, "Metrics"). */
+static const char *const metric_order[] = {
+	"makespan_s", "jct_mean_s", "jct_p50_s", "jct_p95_s", "jct_p99_s",
+	"queue_mean_s", "slowdown_mean", "hbm_util_mean", "sm_util_mean",
+	"lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "slo_attainment",
+	"goodput_rps", "dropped_requests", "train_samples_per_s", "gpu_hours",
+	NULL
+};
+
+int rep_metric_rank(const char *name)
+{
+	int i;
+
+	for (i = 0; metric_order[i] != NULL; i++)
+		if (strcmp(metric_order[i], name) == 0)
+			return i;
+	return i;
+}
+
+void rep_stat_compute(const double *x, size_t n, double conf,
+		      struct rep_stat *out)
+{
+	out->n = n;
+	out->mean = n > 0 ? gsl_stats_mean(x, 1, n) : (double)NAN;
+	out->sd = NAN;
+	out->half = NAN;
+	if (n >= 2) {
+		double t = gsl_cdf_tdist_Pinv(0.5 + conf / 2, (double)(n - 1));
+		out->sd = gsl_stats_sd_m(x, 1, n, out->mean);
+		out->half = t * out->sd / sqrt((double)n);
+	}
+}
+
+/* ------------------------------------------------------------ collection */
+
+struct obs {
+	int setting, variant, metric, rep;
+	double v;
+};
+
+struct strtab {
+	char **s;
+	size_t n, cap;
+};
+
+/* The index of s in tab, appending a copy when new; -1 on OOM. */
+static int intern(struct strtab *tab, const char *s)
+{
+	size_t i, l;
+
+	for (i = 0; i < tab->n; i++)
+		if (strcmp(tab->s[i], s) == 0)
+			return (int)i;
+	if (tab->n == tab->cap) {
+		size_t c = tab->cap ? tab->cap * 2 : 16;
+		char **p = realloc(tab->s, c * sizeof *p);
+		if (p == NULL)
+			return -1;
+		tab->s = p;
+		tab->cap = c;
+	}
+	l = strlen(s) + 1;
+	tab->s[tab->n] = malloc(l);
+	if (tab->s[tab->n] == NULL)
+		return -1;
+	memcpy(tab->s[tab->n], s, l);
+	return (int)tab->n++;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+}
+
+static int db_fail(sqlite3 *db, const char *what, struct sim_err *err)
+{
+	return sim_err_set(err, SIM_EIO, "results database: %s: %s", what,
+			   sqlite3_errmsg(db));
+}
+
+int rep_list_experiments(struct store *s, char **out, struct sim_err *err)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	size_t len = 0;
+	char *buf = NULL;
+	int rc;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT name FROM experiments ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, "list experiments", err);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *n = (const char *)sqlite3_column_text(st, 0);
+		size_t l = strlen(n ? n : "");
+		char *p = realloc(buf, len + l + 3);
+		if (p == NULL) {
+			free(buf);
+			sqlite3_finalize(st);
+			return sim_err_set(err, SIM_ENOMEM, "out of memory");
+		}
+		buf = p;
+		if (len > 0) {
+			memcpy(buf + len, ", ", 2);
+			len += 2;
+		}
+		memcpy(buf + len, n ? n : "", l + 1);
+		len += l;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(buf);
+		return db_fail(db, "list experiments", err);
+	}
+	if (buf == NULL && (buf = calloc(1, 1)) == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	*out = buf;
+	return 0;
+}
+
+/* Finds the experiment's id and name (the only one when name is NULL). */
+static int pick_experiment(struct store *s, const char *name, int64_t *id,
+			   char **name_out, struct sim_err *err)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	char *list = NULL;
+	int rc, n = 0;
+
+	if (sqlite3_prepare_v2(db, name ? "SELECT id, name, total_runs FROM "
+			       "experiments WHERE name = ?1" : "SELECT id, "
+			       "name, total_runs FROM experiments", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_fail(db, "find experiment", err);
+	if (name && sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT) !=
+	    SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_fail(db, "bind", err);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n++ == 0) {
+			const char *nm = (const char *)sqlite3_column_text(st, 1);
+			*id = sqlite3_column_int64(st, 0);
+			free(*name_out);
+			*name_out = malloc(strlen(nm) + 1);
+			if (*name_out == NULL) {
+				sqlite3_finalize(st);
+				return sim_err_set(err, SIM_ENOMEM,
+						   "out of memory");
+			}
+			strcpy(*name_out, nm);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, "find experiment", err);
+	if (n == 1)
+		return 0;
+	if ((rc = rep_list_experiments(s, &list, err)) != 0)
+		return rc;
+	if (n == 0 && name != NULL)
+		rc = sim_err_set(err, SIM_ENOENT, "no experiment '%s' in the "
+				 "database (stored: %s)", name,
+				 *list ? list : "none");
+	else if (n == 0)
+		rc = sim_err_set(err, SIM_ENOENT, "the database holds no "
+				 "experiment");
+	else
+		rc = sim_err_set(err, SIM_EINVAL, "the database holds several "
+				 "experiments (%s): name one with --experiment",
+				 list);
+	free(list);
+	return rc;
+}
+
+static int cmp_obs_rep(const void *a, const void *b)
+{
+	const struct obs *x = a, *y = b;
+
+	return (x->rep > y->rep) - (x->rep < y->rep);
+}
+
+struct collect {
+	struct strtab settings, variants, metrics;
+	int *variant_policy;          /* variant -> index in policies */
+	struct strtab policies;
+	struct obs *o;
+	size_t n, cap;
+};
+
+static void collect_free(struct collect *c)
+{
+	strtab_free(&c->settings);
+	strtab_free(&c->variants);
+	strtab_free(&c->metrics);
+	strtab_free(&c->policies);
+	free(c->variant_policy);
+	free(c->o);
+}
+
+static int collect(struct store *s, int64_t id, struct collect *c,
+		   struct sim_err *err)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+		"SELECT r.setting, r.variant, r.policy, r.replication, m.name,"
+		" m.value FROM runs r JOIN metrics m ON m.run_id = r.id"
+		" WHERE r.experiment_id = ?1 AND r.status = 'done'"
+		" AND m.value IS NOT NULL ORDER BY r.run_index, m.name",
+		-1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, "read metrics", err);
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_fail(db, "bind", err);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct obs o;
+		int pol;
+		const char *t[5];
+		int k;
+		for (k = 0; k < 3; k++) {
+			t[k] = (const char *)sqlite3_column_text(st, k);
+			if (t[k] == NULL)
+				t[k] = "";
+		}
+		t[4] = (const char *)sqlite3_column_text(st, 4);
+		if (t[4] == NULL)
+			t[4] = "";
+		o.setting = intern(&c->settings, t[0]);
+		o.variant = intern(&c->variants, t[1]);
+		pol = intern(&c->policies, t[2]);
+		o.metric = intern(&c->metrics, t[4]);
+		o.rep = sqlite3_column_int(st, 3);
+		o.v = sqlite3_column_double(st, 5);
+		if (o.setting < 0 || o.variant < 0 || pol < 0 || o.metric < 0)
+			goto oom;
+		if (c->variants.n > 0) {
+			int *p = realloc(c->variant_policy,
+					 c->variants.n * sizeof *p);
+			if (p == NULL)
+				goto oom;
+			c->variant_policy = p;
+			p[o.variant] = pol;
+		}
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 256;
+			struct obs *p = realloc(c->o, cap * sizeof *p);
+			if (p == NULL)
+				goto oom;
+			c->o = p;
+			c->cap = cap;
+		}
+		c->o[c->n++] = o;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, "read metrics", err);
+	return 0;
+oom:
+	sqlite3_finalize(st);
+	return sim_err_set(err, SIM_ENOMEM, "out of memory");
+}
+
+static int run_counts(struct store *s, int64_t id, struct rep_table *t,
+		      struct sim_err *err)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT e.total_runs, (SELECT count(*) FROM"
+			       " runs WHERE experiment_id = e.id AND status = "
+			       "'done'), (SELECT count(*) FROM runs WHERE "
+			       "experiment_id = e.id AND status = 'failed') "
+			       "FROM experiments e WHERE e.id = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_fail(db, "count runs", err);
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		t->total_runs = (long)sqlite3_column_int64(st, 0);
+		t->done_runs = (long)sqlite3_column_int64(st, 1);
+		t->failed_runs = (long)sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_fail(db, "count runs", err);
+}
+
+/* Finds the baseline variant index, or -1 with err set. */
+static int pick_baseline(const struct collect *c, const char *baseline,
+			 struct sim_err *err)
+{
+	size_t i, len = 0;
+	char known[400];
+
+	if (c->variants.n == 0)
+		return -1;
+	for (i = 0; i < c->variants.n; i++)
+		if (baseline != NULL && strcmp(c->variants.s[i], baseline) == 0)
+			return (int)i;
+	for (i = 0; i < c->variants.n; i++)
+		if (strcmp(c->policies.s[c->variant_policy[i]],
+			   baseline ? baseline : "exclusive") == 0)
+			return (int)i;
+	if (baseline == NULL)
+		return 0;
+	known[0] = '\0';
+	for (i = 0; i < c->variants.n && len + 4 < sizeof known; i++) {
+		snprintf(known + len, sizeof known - len, "%s%s",
+			 i ? ", " : "", c->variants.s[i]);
+		len = strlen(known);
+	}
+	sim_err_set(err, SIM_ENOENT, "baseline '%s' did not run in this "
+		    "experiment (ran: %s)", baseline, known);
+	return -2;
+}
+
+static char *dup_str(const char *s)
+{
+	char *p = malloc(strlen(s) + 1);
+
+	if (p != NULL)
+		strcpy(p, s);
+	return p;
+}
+
+int rep_build(struct store *s, const char *experiment, const char *baseline,
+	      double conf, struct rep_table *t, struct sim_err *err)
+{
+	struct collect c;
+	int64_t id = 0;
+	int *morder = NULL;
+	double *x = NULL, *d = NULL;
+	struct obs *grp = NULL, *bgrp = NULL;
+	size_t si, mi, vi, i, j;
+	int rc, b;
+
+	memset(t, 0, sizeof *t);
+	memset(&c, 0, sizeof c);
+	t->conf = conf;
+	if ((rc = pick_experiment(s, experiment, &id, &t->experiment, err)) ||
+	    (rc = run_counts(s, id, t, err)) ||
+	    (rc = collect(s, id, &c, err)))
+		goto out;
+	b = pick_baseline(&c, baseline, err);
+	if (b == -2) {
+		rc = err->code;
+		goto out;
+	}
+	if (b >= 0 && (t->baseline = dup_str(c.variants.s[b])) == NULL)
+		goto oom;
+	/* Metric order: documented first, then by name. */
+	morder = malloc((c.metrics.n + 1) * sizeof *morder);
+	x = malloc((c.n + 1) * sizeof *x);
+	d = malloc((c.n + 1) * sizeof *d);
+	grp = malloc((c.n + 1) * sizeof *grp);
+	bgrp = malloc((c.n + 1) * sizeof *bgrp);
+	t->rows = calloc(c.settings.n * c.metrics.n * c.variants.n + 1,
+			 sizeof *t->rows);
+	if (!morder || !x || !d || !grp || !bgrp || !t->rows)
+		goto oom;
+	for (i = 0; i < c.metrics.n; i++)
+		morder[i] = (int)i;
+	for (i = 1; i < c.metrics.n; i++)
+		for (j = i; j > 0; j--) {
+			const char *p = c.metrics.s[morder[j - 1]];
+			const char *q = c.metrics.s[morder[j]];
+			int rp = rep_metric_rank(p), rq = rep_metric_rank(q);
+			if (rp < rq || (rp == rq && strcmp(p, q) <= 0))
+				break;
+			rc = morder[j];
+			morder[j] = morder[j - 1];
+			morder[j - 1] = rc;
+		}
+	rc = 0;
+	for (si = 0; si < c.settings.n; si++)
+		for (mi = 0; mi < c.metrics.n; mi++) {
+			int m = morder[mi];
+			size_t nb = 0;
+			for (i = 0; b >= 0 && i < c.n; i++)
+				if (c.o[i].setting == (int)si &&
+				    c.o[i].metric == m && c.o[i].variant == b)
+					bgrp[nb++] = c.o[i];
+			qsort(bgrp, nb, sizeof *bgrp, cmp_obs_rep);
+			for (vi = 0; vi < c.variants.n; vi++) {
+				struct rep_row *r = &t->rows[t->nrows];
+				size_t ng = 0, nd = 0, bi = 0;
+				for (i = 0; i < c.n; i++)
+					if (c.o[i].setting == (int)si &&
+					    c.o[i].metric == m &&
+					    c.o[i].variant == (int)vi)
+						grp[ng++] = c.o[i];
+				if (ng == 0)
+					continue;
+				qsort(grp, ng, sizeof *grp, cmp_obs_rep);
+				for (i = 0; i < ng; i++)
+					x[i] = grp[i].v;
+				r->setting = c.settings.s[si];
+				r->variant = c.variants.s[vi];
+				r->policy = c.policies.s[c.variant_policy[vi]];
+				r->metric = c.metrics.s[m];
+				rep_stat_compute(x, ng, conf, &r->stat);
+				r->is_baseline = (int)vi == b;
+				r->rel = NAN;
+				/* Pair by replication (both sorted). */
+				for (i = 0; !r->is_baseline && i < ng; i++) {
+					while (bi < nb && bgrp[bi].rep < grp[i].rep)
+						bi++;
+					if (bi < nb && bgrp[bi].rep == grp[i].rep)
+						d[nd++] = grp[i].v - bgrp[bi].v;
+				}
+				if (nd > 0) {
+					double bm = 0;
+					rep_stat_compute(d, nd, conf, &r->diff);
+					for (i = 0; i < nb; i++)
+						bm += bgrp[i].v;
+					bm /= (double)nb;
+					r->rel = bm != 0 ? r->diff.mean / bm : (double)NAN;
+				}
+				t->nrows++;
+			}
+		}
+	/* Hand the interned strings over to the table. */
+	t->npool = c.settings.n + c.variants.n + c.metrics.n + c.policies.n;
+	t->pool = malloc((t->npool + 1) * sizeof *t->pool);
+	if (t->pool == NULL)
+		goto oom;
+	j = 0;
+	for (i = 0; i < c.settings.n; i++)
+		t->pool[j++] = c.settings.s[i];
+	for (i = 0; i < c.variants.n; i++)
+		t->pool[j++] = c.variants.s[i];
+	for (i = 0; i < c.metrics.n; i++)
+		t->pool[j++] = c.metrics.s[i];
+	for (i = 0; i < c.policies.n; i++)
+		t->pool[j++] = c.policies.s[i];
+	c.settings.n = c.variants.n = c.metrics.n = c.policies.n = 0;
+	goto out;
+oom:
+	rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
+out:
+	free(morder);
+	free(x);
+	free(d);
+	free(grp);
+	free(bgrp);
+	collect_free(&c);
+	if (rc)
+		rep_table_fini(t);
+	return rc;
+}
+
+void rep_table_fini(struct rep_table *t)
+{
+	size_t i;
+
+	free(t->experiment);
+	free(t->baseline);
+	free(t->rows);
+	for (i = 0; i < t->npool; i++)
+		free(t->pool[i]);
+	free(t->pool);
+	memset(t, 0, sizeof *t);
+}
+
+/* ------------------------------------------------------------- rendering */
+
+/* Prints v with %*.*g (a leading '+' when sign), or none padded to width. */
+static void put_num(FILE *f, int width, int prec, int sign, double v,
+		    const char *none)
+{
+	if (isfinite(v))
+		fprintf(f, sign ? "%+*.*g" : "%*.*g", width, prec, v);
+	else
+		fprintf(f, "%*s", width, none);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void render_table(FILE *f, const struct rep_table *t)
+{
+	const char *cur_set = NULL, *cur_met = NULL;
+	size_t i;
+
+	fprintf(f, "experiment %s: %ld of %ld runs done, %ld failed; mean and "
+		"%.0f%% CI (Student t) over replications\n", t->experiment,
+		t->done_runs, t->total_runs, t->failed_runs, t->conf * 100);
+	if (t->baseline)
+		fprintf(f, "paired differences against %s (same replication, "
+			"same arrivals)\n", t->baseline);
+	for (i = 0; i < t->nrows; i++) {
+		const struct rep_row *r = &t->rows[i];
+		if (cur_set == NULL || strcmp(cur_set, r->setting) != 0) {
+			if (r->setting[0])
+				fprintf(f, "\n== %s ==\n", r->setting);
+			cur_set = r->setting;
+			cur_met = NULL;
+		}
+		if (cur_met == NULL || strcmp(cur_met, r->metric) != 0) {
+			fprintf(f, "\n%s\n  %-24s %3s %12s %11s %13s %11s %8s\n",
+				r->metric, "policy", "n", "mean", "+-CI",
+				"diff", "+-CI", "rel");
+			cur_met = r->metric;
+		}
+		fprintf(f, "  %-24s %3zu ", r->variant, r->stat.n);
+		put_num(f, 12, 5, 0, r->stat.mean, "-");
+		fputc(' ', f);
+		put_num(f, 11, 4, 0, r->stat.half, "n/a");
+		if (r->is_baseline) {
+			fputs("    (baseline)\n", f);
+			continue;
+		}
+		if (r->diff.n == 0) {
+			fputs("   (no pairs)\n", f);
+			continue;
+		}
+		fputc(' ', f);
+		put_num(f, 13, 5, 1, r->diff.mean, "-");
+		fputc(' ', f);
+		put_num(f, 11, 4, 0, r->diff.half, "n/a");
+		if (isfinite(r->rel))
+			fprintf(f, " %+7.1f%%", r->rel * 100);
+		else
+			fprintf(f, " %8s", "-");
+		fputc('\n', f);
+	}
+	if (t->nrows == 0)
+		fputs("\n(no finished runs with metrics yet)\n", f);
+}
+
+static void render_csv(FILE *f, const struct rep_table *t)
+{
+	size_t i;
+
+	fputs("experiment,setting,variant,policy,metric,n,mean,sd,ci_half,"
+	      "ci_lo,ci_hi,baseline,diff_n,diff_mean,diff_half,diff_lo,"
+	      "diff_hi,rel_diff\n", f);
+	for (i = 0; i < t->nrows; i++) {
+		const struct rep_row *r = &t->rows[i];
+		double v[9] = {
+			r->stat.mean, r->stat.sd, r->stat.half,
+			r->stat.mean - r->stat.half, r->stat.mean + r->stat.half,
+			r->diff.mean, r->diff.half,
+			r->diff.mean - r->diff.half, r->diff.mean + r->diff.half
+		};
+		int k;
+		csv_str(f, t->experiment);
+		fputc(',', f);
+		csv_str(f, r->setting);
+		fputc(',', f);
+		csv_str(f, r->variant);
+		fputc(',', f);
+		csv_str(f, r->policy);
+		fputc(',', f);
+		csv_str(f, r->metric);
+		fprintf(f, ",%zu", r->stat.n);
+		for (k = 0; k < 5; k++) {
+			fputc(',', f);
+			put_num(f, 0, 17, 0, v[k], "");
+		}
+		fputc(',', f);
+		csv_str(f, t->baseline ? t->baseline : "");
+		fprintf(f, ",%zu", r->diff.n);
+		for (k = 5; k < 9; k++) {
+			fputc(',', f);
+			if (r->diff.n > 0)
+				put_num(f, 0, 17, 0, v[k], "");
+		}
+		fputc(',', f);
+		put_num(f, 0, 17, 0, r->rel, "");
+		fputc('\n', f);
+	}
+}
+
+static void json_num(FILE *f, const char *key, double v)
+{
+	fprintf(f, ", \"%s\": ", key);
+	put_num(f, 0, 17, 0, v, "null");
+}
+
+static void render_json(FILE *f, const struct rep_table *t)
+{
+	size_t i;
+
+	fputs("{\"experiment\": ", f);
+	json_str(f, t->experiment);
+	fputs(", \"baseline\": ", f);
+	if (t->baseline)
+		json_str(f, t->baseline);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"confidence\": %g, \"total_runs\": %ld, \"done_runs\": "
+		"%ld, \"failed_runs\": %ld, \"rows\": [", t->conf,
+		t->total_runs, t->done_runs, t->failed_runs);
+	for (i = 0; i < t->nrows; i++) {
+		const struct rep_row *r = &t->rows[i];
+		fputs(i ? ",\n  {\"setting\": " : "\n  {\"setting\": ", f);
+		json_str(f, r->setting);
+		fputs(", \"variant\": ", f);
+		json_str(f, r->variant);
+		fputs(", \"policy\": ", f);
+		json_str(f, r->policy);
+		fputs(", \"metric\": ", f);
+		json_str(f, r->metric);
+		fprintf(f, ", \"n\": %zu", r->stat.n);
+		json_num(f, "mean", r->stat.mean);
+		json_num(f, "sd", r->stat.sd);
+		json_num(f, "ci_half", r->stat.half);
+		fprintf(f, ", \"is_baseline\": %s", r->is_baseline ? "true" :
+			"false");
+		if (r->diff.n > 0) {
+			fprintf(f, ", \"diff_n\": %zu", r->diff.n);
+			json_num(f, "diff_mean", r->diff.mean);
+			json_num(f, "diff_half", r->diff.half);
+			json_num(f, "rel_diff", r->rel);
+		}
+		fputc('}', f);
+	}
+	fputs("\n]}\n", f);
+}
+
+int rep_render(const struct rep_table *t, enum rep_format fmt, char **out,
+	       struct sim_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*out = NULL;
+	if (f == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	if (fmt == REP_CSV)
+		render_csv(f, t);
+	else if (fmt == REP_JSON)
+		render_json(f, t);
+	else
+		render_table(f, t);
+	if (ferror(f) || fclose(f) != 0) {
+		free(buf);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	*out = buf;
+	return 0;
+}

@@ -1,0 +1,547 @@
+/*
+** runner.c: the sweep runner (see runner.h).
+**
+** Parent: keeps up to `jobs` children in flight, polls their pipes, reads
+** each child's whole message, reaps it and stores the run.  Child: ignores
+** SIGINT (the terminal sends it to the whole process group; the parent
+** decides), simulates, writes one message, _exits without running atexit
+** handlers or touching the parent's SQLite handle.
+**
+** Message (same binary on both ends, so raw structs are fine):
+**   struct wire_head, then msglen bytes of error text, then the metrics,
+**   jobs, series and latency arrays.
+*/
+#include "experiments/runner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WIRE_MAGIC 0x636f6c72u
+
+struct wire_head {
+	uint32_t magic;
+	int32_t rc;
+	uint64_t events;
+	double wall_s;
+	uint64_t nmetrics, njobs, nseries, nlat;
+	uint32_t msglen;
+};
+
+struct slot {
+	pid_t pid;
+	int fd;
+	size_t run;                /* index into the matrix */
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Writes all of buf to fd (retrying short writes); 0 or -1. */
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const unsigned char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Simulates spec and fills res, timing it; returns the simulator's code. */
+static int simulate_one(const struct exp_runner_opts *o,
+			const struct exp_run_spec *spec, struct run_result *res,
+			struct sim_err *err)
+{
+	double t0 = now_s();
+	int rc;
+
+	run_result_init(res);
+	sim_err_clear(err);
+	rc = o->simulate(spec, res, err);
+	if (rc == 0 && res->wall_s <= 0)
+		res->wall_s = now_s() - t0;
+	if (rc != 0 && err->msg[0] == '\0')
+		sim_err_set(err, rc, "%s", sim_strerror(rc));
+	return rc;
+}
+
+/* The child's side: never returns. */
+static void child_main(int fd, const struct exp_runner_opts *o,
+		       const struct exp_run_spec *spec)
+{
+	struct run_result res;
+	struct sim_err err;
+	struct wire_head h;
+	int rc;
+
+	signal(SIGINT, SIG_IGN);
+	rc = simulate_one(o, spec, &res, &err);
+	memset(&h, 0, sizeof h);
+	h.magic = WIRE_MAGIC;
+	h.rc = rc;
+	if (rc == 0) {
+		h.events = res.events;
+		h.wall_s = res.wall_s;
+		h.nmetrics = res.nmetrics;
+		h.njobs = res.njobs;
+		h.nseries = res.nseries;
+		h.nlat = res.nlat;
+	} else {
+		h.msglen = (uint32_t)strlen(err.msg);
+	}
+	if (write_all(fd, &h, sizeof h) ||
+	    write_all(fd, err.msg, h.msglen) ||
+	    write_all(fd, res.metrics, h.nmetrics * sizeof *res.metrics) ||
+	    write_all(fd, res.jobs, h.njobs * sizeof *res.jobs) ||
+	    write_all(fd, res.series, h.nseries * sizeof *res.series) ||
+	    write_all(fd, res.lat, h.nlat * sizeof *res.lat))
+		_exit(3);
+	_exit(0);
+}
+
+/*
+** Decodes a child's message into res (initialised here) or msg.  Returns
+** 0 for a simulated run, 1 for a run the simulator failed (msg filled), -1
+** for a truncated or garbled message.
+*/
+static int decode(const unsigned char *buf, size_t len, struct run_result *res,
+		  char *msg, size_t msgsize)
+{
+	struct wire_head h;
+	size_t need, off;
+
+	run_result_init(res);
+	if (len < sizeof h)
+		return -1;
+	memcpy(&h, buf, sizeof h);
+	if (h.magic != WIRE_MAGIC || h.msglen >= SIM_ERR_MSG_MAX)
+		return -1;
+	need = sizeof h + h.msglen;
+	if (h.nmetrics > len || h.njobs > len || h.nseries > len ||
+	    h.nlat > len)
+		return -1;
+	need += h.nmetrics * sizeof *res->metrics + h.njobs * sizeof *res->jobs +
+		h.nseries * sizeof *res->series + h.nlat * sizeof *res->lat;
+	if (need != len)
+		return -1;
+	off = sizeof h;
+	if (h.rc != 0) {
+		size_t n = h.msglen < msgsize - 1 ? h.msglen : msgsize - 1;
+		memcpy(msg, buf + off, n);
+		msg[n] = '\0';
+		return 1;
+	}
+	off += h.msglen;
+	res->events = h.events;
+	res->wall_s = h.wall_s;
+#define TAKE(arr, n, cap)                                                \
+	if (h.n > 0) {                                                   \
+		res->arr = malloc(h.n * sizeof *res->arr);               \
+		if (res->arr == NULL)                                    \
+			return -2;                                       \
+		memcpy(res->arr, buf + off, h.n * sizeof *res->arr);     \
+		off += h.n * sizeof *res->arr;                           \
+		res->n = res->cap = h.n;                                 \
+	}
+	TAKE(metrics, nmetrics, capmetrics)
+	TAKE(jobs, njobs, capjobs)
+	TAKE(series, nseries, capseries)
+	TAKE(lat, nlat, caplat)
+#undef TAKE
+	/* Strings came over a pipe: make sure each is terminated. */
+	{
+		size_t i;
+		for (i = 0; i < res->nmetrics; i++)
+			res->metrics[i].name[sizeof res->metrics[i].name - 1] = 0;
+		for (i = 0; i < res->njobs; i++) {
+			res->jobs[i].id[sizeof res->jobs[i].id - 1] = 0;
+			res->jobs[i].kind[sizeof res->jobs[i].kind - 1] = 0;
+			res->jobs[i].model[sizeof res->jobs[i].model - 1] = 0;
+		}
+	}
+	return 0;
+}
+
+struct run_state {
+	struct store *st;
+	int64_t id;
+	const struct exp_matrix *m;
+	const struct exp_runner_opts *o;
+	struct exp_run_stats *stats;
+	double t0;
+	size_t running;
+};
+
+static void report(struct run_state *rs, const struct exp_run_spec *last,
+		   const char *last_error)
+{
+	struct exp_progress p;
+	size_t fin = rs->stats->done + rs->stats->failed;
+	size_t left;
+
+	if (rs->o->progress == NULL)
+		return;
+	memset(&p, 0, sizeof p);
+	p.total = rs->stats->total;
+	p.skipped = rs->stats->skipped;
+	p.done = rs->stats->done;
+	p.failed = rs->stats->failed;
+	p.running = rs->running;
+	p.elapsed_s = now_s() - rs->t0;
+	p.rate_per_s = p.elapsed_s > 0 ? (double)fin / p.elapsed_s : 0;
+	left = p.total - p.skipped - fin;
+	p.eta_s = fin > 0 && p.rate_per_s > 0 ? (double)left / p.rate_per_s
+					      : (double)NAN;
+	p.stopping = rs->o->stop != NULL && *rs->o->stop;
+	p.last = last;
+	p.last_error = last_error;
+	rs->o->progress(rs->o->progress_ctx, &p);
+}
+
+/* Stores one finished run (done or failed). */
+static int finish_run(struct run_state *rs, const struct exp_run_spec *spec,
+		      int failed, const char *msg, const struct run_result *res,
+		      struct sim_err *err)
+{
+	int rc = store_put_run(rs->st, rs->id, spec,
+			       failed ? STORE_RUN_FAILED : STORE_RUN_DONE,
+			       failed ? msg : NULL, failed ? NULL : res, err);
+
+	if (rc != 0)
+		return rc;
+	if (failed)
+		rs->stats->failed++;
+	else
+		rs->stats->done++;
+	report(rs, spec, failed ? msg : NULL);
+	return 0;
+}
+
+/* Reaps a child whose pipe reached EOF and stores its run. */
+static int reap(struct run_state *rs, struct slot *sl, struct sim_err *err)
+{
+	const struct exp_run_spec *spec = &rs->m->runs[sl->run];
+	struct run_result res;
+	char msg[SIM_ERR_MSG_MAX];
+	int status = 0, d, rc;
+	pid_t w;
+
+	close(sl->fd);
+	do
+		w = waitpid(sl->pid, &status, 0);
+	while (w < 0 && errno == EINTR);
+	rs->running--;
+	d = decode(sl->buf, sl->len, &res, msg, sizeof msg);
+	free(sl->buf);
+	sl->buf = NULL;
+	sl->len = sl->cap = 0;
+	if (d == -2) {
+		run_result_fini(&res);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	if (w < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || d < 0) {
+		if (w >= 0 && WIFSIGNALED(status))
+			snprintf(msg, sizeof msg, "run %s: worker killed by "
+				 "signal %d", spec->key, WTERMSIG(status));
+		else if (w >= 0 && WIFEXITED(status) &&
+			 WEXITSTATUS(status) != 0)
+			snprintf(msg, sizeof msg, "run %s: worker exited with "
+				 "status %d", spec->key, WEXITSTATUS(status));
+		else
+			snprintf(msg, sizeof msg, "run %s: worker sent a "
+				 "truncated result", spec->key);
+		d = 1;
+	}
+	rc = finish_run(rs, spec, d == 1, msg, &res, err);
+	run_result_fini(&res);
+	return rc;
+}
+
+/* Reads what is available on a slot's pipe; 1 at EOF, 0 otherwise. */
+static int drain(struct slot *sl, struct sim_err *err)
+{
+	for (;;) {
+		ssize_t r;
+		if (sl->cap - sl->len < 65536) {
+			size_t c = sl->cap ? sl->cap * 2 : 65536 * 2;
+			unsigned char *p = realloc(sl->buf, c);
+			if (p == NULL)
+				return sim_err_set(err, SIM_ENOMEM,
+						   "out of memory");
+			sl->buf = p;
+			sl->cap = c;
+		}
+		r = read(sl->fd, sl->buf + sl->len, sl->cap - sl->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return 1;      /* treated as EOF; reap reports it */
+		if (r == 0)
+			return 1;
+		sl->len += (size_t)r;
+		if ((size_t)r < 65536)
+			return 0;      /* probably drained: back to poll */
+	}
+}
+
+static int start_child(struct run_state *rs, struct slot *sl, size_t run,
+		       struct sim_err *err)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds) != 0)
+		return sim_err_set(err, SIM_EIO, "pipe: %s", strerror(errno));
+	fflush(NULL);                  /* no duplicated stdio buffers */
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return sim_err_set(err, SIM_EIO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child_main(fds[1], rs->o, &rs->m->runs[run]);
+	}
+	close(fds[1]);
+	memset(sl, 0, sizeof *sl);
+	sl->pid = pid;
+	sl->fd = fds[0];
+	sl->run = run;
+	rs->running++;
+	return 0;
+}
+
+/* The --no-fork path: one run at a time in this process. */
+static int run_inline(struct run_state *rs, size_t run, struct sim_err *err)
+{
+	const struct exp_run_spec *spec = &rs->m->runs[run];
+	struct run_result res;
+	struct sim_err serr;
+	int rc;
+
+	rc = simulate_one(rs->o, spec, &res, &serr);
+	rc = finish_run(rs, spec, rc != 0, serr.msg, &res, err);
+	run_result_fini(&res);
+	return rc;
+}
+
+int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
+		   const struct exp_runner_opts *o, struct exp_run_stats *stats,
+		   struct sim_err *err)
+{
+	struct run_state rs;
+	struct slot *slots;
+	struct pollfd *pfd;
+	size_t next = 0, i, nslots;
+	int rc = 0;
+
+	memset(stats, 0, sizeof *stats);
+	stats->total = m->nruns;
+	if (o->simulate == NULL)
+		return sim_err_set(err, SIM_EINVAL, "runner: no simulate "
+				   "function");
+	nslots = o->jobs > 0 ? (size_t)o->jobs : 1;
+	slots = calloc(nslots, sizeof *slots);
+	pfd = calloc(nslots, sizeof *pfd);
+	if (slots == NULL || pfd == NULL) {
+		free(slots);
+		free(pfd);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	memset(&rs, 0, sizeof rs);
+	rs.st = st;
+	rs.id = id;
+	rs.m = m;
+	rs.o = o;
+	rs.stats = stats;
+	rs.t0 = now_s();
+	report(&rs, NULL, NULL);
+	for (;;) {
+		int stopping = o->stop != NULL && *o->stop;
+		int n;
+		/* Fill the free slots with runs not yet done. */
+		while (rc == 0 && !stopping && rs.running < nslots &&
+		       next < m->nruns) {
+			int done;
+			size_t run = next++;
+			if ((rc = store_run_done(st, id, m->runs[run].key,
+						 &done, err)) != 0)
+				break;
+			if (done) {
+				stats->skipped++;
+				continue;
+			}
+			if (o->no_fork) {
+				rc = run_inline(&rs, run, err);
+				stopping = o->stop != NULL && *o->stop;
+				continue;
+			}
+			rc = start_child(&rs, &slots[rs.running], run, err);
+		}
+		if (rs.running == 0)
+			break;
+		for (i = 0; i < rs.running; i++) {
+			pfd[i].fd = slots[i].fd;
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		n = poll(pfd, (nfds_t)rs.running, 1000);
+		if (n < 0 && errno != EINTR) {
+			rc = sim_err_set(err, SIM_EIO, "poll: %s",
+					 strerror(errno));
+			/* keep going: the children must still be reaped */
+		}
+		if (n <= 0) {
+			report(&rs, NULL, NULL);
+			continue;
+		}
+		/* Walk backwards so that moving the last slot into a reaped
+		** one does not skip anything. */
+		for (i = rs.running; i-- > 0;) {
+			int eof, r2;
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			eof = drain(&slots[i], err);
+			if (eof < 0) {
+				rc = rc ? rc : eof;
+				continue;
+			}
+			if (!eof)
+				continue;
+			r2 = reap(&rs, &slots[i], err);
+			if (r2 != 0 && rc == 0)
+				rc = r2;
+			slots[i] = slots[rs.running];
+			pfd[i] = pfd[rs.running];
+		}
+	}
+	free(slots);
+	free(pfd);
+	if (rc != 0)
+		return rc;
+	if (o->stop != NULL && *o->stop &&
+	    stats->skipped + stats->done + stats->failed < stats->total) {
+		stats->stopped = 1;
+		return sim_err_set(err, SIM_ESTOP, "stopped on request after "
+				   "%zu of %zu runs; rerun with --resume to "
+				   "finish", stats->skipped + stats->done +
+				   stats->failed, stats->total);
+	}
+	report(&rs, NULL, NULL);
+	return 0;
+}
+
+void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
+{
+	size_t fin = p->skipped + p->done + p->failed;
+	double pct = p->total ? 100.0 * (double)fin / (double)p->total : 100;
+	char eta[32], extra[64];
+
+	if (isfinite(p->eta_s) && p->eta_s >= 0 && p->eta_s < 1e7) {
+		long s = (long)(p->eta_s + 0.5);
+		if (s >= 3600)
+			snprintf(eta, sizeof eta, "%ld:%02ld:%02ld", s / 3600,
+				 s / 60 % 60, s % 60);
+		else
+			snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
+	} else {
+		snprintf(eta, sizeof eta, "--:--");
+	}
+	extra[0] = '\0';
+	if (p->failed > 0)
+		snprintf(extra, sizeof extra, "  (%zu running, %zu failed)",
+			 p->running, p->failed);
+	else
+		snprintf(extra, sizeof extra, "  (%zu running)", p->running);
+	snprintf(buf, size, "[%*zu/%zu] %5.1f%%  %.3g runs/s  ETA %s%s%s",
+		 p->total >= 1000 ? 4 : 3, fin, p->total, pct, p->rate_per_s,
+		 eta, extra, p->stopping ? "  stopping after runs in flight"
+		 : "");
+}
+
+int exp_run_experiment(const struct exp_run_request *req,
+		       const struct exp_runner_opts *o,
+		       struct exp_run_stats *stats, char *db_used,
+		       size_t db_used_size, struct sim_err *err)
+{
+	struct exp_config *cfg = NULL;
+	struct exp_matrix m = {0};
+	struct store *st = NULL;
+	const char *db;
+	char hash[17];
+	int64_t id;
+	int rc;
+
+	memset(stats, 0, sizeof *stats);
+	if ((rc = exp_config_load(&cfg, req->config_path, err)) != 0)
+		return rc;
+	if ((rc = exp_matrix_build(&m, cfg, err)) != 0)
+		goto out;
+	db = req->db_path ? req->db_path : cfg->db;
+	if (db_used != NULL && db_used_size > 0)
+		snprintf(db_used, db_used_size, "%s", db);
+	if ((rc = store_open(&st, db, STORE_WRITE, err)) != 0)
+		goto out;
+	rc = store_find_experiment(st, cfg->name, &id, hash, err);
+	if (rc == 0) {
+		long ndone = 0;
+		if (req->overwrite) {
+			if ((rc = store_delete_experiment(st, id, err)) != 0)
+				goto out;
+			rc = SIM_ENOENT;
+		} else if (!req->resume) {
+			store_count_done(st, id, &ndone, err);
+			rc = sim_err_set(err, SIM_EEXIST, "%s: experiment '%s' "
+					 "is already stored (%ld of %zu runs "
+					 "done); use --resume to finish it, "
+					 "--overwrite to replace it, or -o "
+					 "for another database", db, cfg->name,
+					 ndone, m.nruns);
+			goto out;
+		} else if (strcmp(hash, cfg->hash) != 0) {
+			rc = sim_err_set(err, SIM_ESTATE, "%s: experiment '%s' "
+					 "was stored from a different config "
+					 "(hash %s, now %s); resuming would mix "
+					 "results: rename the experiment or use "
+					 "--overwrite", db, cfg->name, hash,
+					 cfg->hash);
+			goto out;
+		}
+	}
+	if (rc == SIM_ENOENT) {
+		sim_err_clear(err);
+		if ((rc = store_add_experiment(st, cfg, (long)m.nruns, &id,
+					       err)) != 0)
+			goto out;
+	} else if (rc != 0) {
+		goto out;
+	}
+	rc = exp_runner_run(st, id, &m, o, stats, err);
+out:
+	store_close(st);
+	exp_matrix_fini(&m);
+	exp_config_free(cfg);
+	return rc;
+}

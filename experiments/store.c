@@ -1,0 +1,696 @@
+/*
+** store.c: the SQLite results store (see store.h and docs/RESULTS.md).
+**
+** Invariants: user_version is the schema version; every write runs inside
+** BEGIN IMMEDIATE ... COMMIT and is rolled back on any error; statements
+** are prepared once per store and reset after each use.
+*/
+#include "experiments/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sim/version.h"
+
+/*
+** The migrations: migrations[v] takes a database from version v to v + 1.
+** Append only; never edit a migration that has shipped.
+*/
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+	/* 0 -> 1: the first schema. */
+	"CREATE TABLE experiments("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  config_path TEXT NOT NULL,"
+	"  config_text TEXT NOT NULL,"
+	"  config_hash TEXT NOT NULL,"
+	"  colosim_version TEXT NOT NULL,"
+	"  total_runs INTEGER NOT NULL,"
+	"  created_at TEXT NOT NULL"
+	"    DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+	"CREATE TABLE runs("
+	"  id INTEGER PRIMARY KEY,"
+	"  experiment_id INTEGER NOT NULL"
+	"    REFERENCES experiments(id) ON DELETE CASCADE,"
+	"  run_index INTEGER NOT NULL,"
+	"  run_key TEXT NOT NULL,"
+	"  policy TEXT NOT NULL,"
+	"  variant TEXT NOT NULL,"
+	"  setting TEXT NOT NULL,"
+	"  replication INTEGER NOT NULL,"
+	"  seed TEXT NOT NULL,"
+	"  trace TEXT,"
+	"  cluster TEXT,"
+	"  horizon_s REAL NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('done','failed')),"
+	"  error TEXT,"
+	"  wall_s REAL,"
+	"  events INTEGER,"
+	"  finished_at TEXT NOT NULL"
+	"    DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	"  UNIQUE (experiment_id, run_key));"
+	"CREATE TABLE run_params("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('param','gen','sweep')),"
+	"  key TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, kind, key)) WITHOUT ROWID;"
+	"CREATE TABLE metrics("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  value REAL,"
+	"  PRIMARY KEY (run_id, name)) WITHOUT ROWID;"
+	"CREATE TABLE jobs("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  job_id TEXT NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  model TEXT NOT NULL,"
+	"  gpus INTEGER NOT NULL,"
+	"  first_gpu INTEGER NOT NULL,"
+	"  status TEXT NOT NULL,"
+	"  submit_s REAL, start_s REAL, end_s REAL,"
+	"  jct_s REAL, queue_s REAL, slowdown REAL);"
+	"CREATE INDEX jobs_run ON jobs(run_id);"
+	"CREATE TABLE series("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  gpu INTEGER NOT NULL,"
+	"  t_s REAL NOT NULL,"
+	"  hbm_frac REAL,"
+	"  sm_frac REAL);"
+	"CREATE INDEX series_run ON series(run_id, gpu, t_s);"
+	"CREATE TABLE latency("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  lo_ms REAL NOT NULL,"
+	"  hi_ms REAL NOT NULL,"
+	"  count INTEGER NOT NULL);"
+	"CREATE INDEX latency_run ON latency(run_id);"
+	"CREATE INDEX runs_variant ON runs(experiment_id, setting, variant);"
+};
+
+enum {
+	ST_DEL_RUN, ST_INS_RUN, ST_INS_PARAM, ST_INS_METRIC, ST_INS_JOB,
+	ST_INS_SERIES, ST_INS_LAT, ST_RUN_DONE, ST__COUNT
+};
+
+static const char *const stmt_sql[ST__COUNT] = {
+	"DELETE FROM runs WHERE experiment_id = ?1 AND run_key = ?2",
+	"INSERT INTO runs(experiment_id, run_index, run_key, policy, variant,"
+	" setting, replication, seed, trace, cluster, horizon_s, status, error,"
+	" wall_s, events) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,"
+	"?14,?15)",
+	"INSERT INTO run_params(run_id, kind, key, value) VALUES (?1,?2,?3,?4)",
+	"INSERT INTO metrics(run_id, name, value) VALUES (?1,?2,?3)",
+	"INSERT INTO jobs(run_id, job_id, kind, model, gpus, first_gpu, status,"
+	" submit_s, start_s, end_s, jct_s, queue_s, slowdown)"
+	" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+	"INSERT INTO series(run_id, gpu, t_s, hbm_frac, sm_frac)"
+	" VALUES (?1,?2,?3,?4,?5)",
+	"INSERT INTO latency(run_id, lo_ms, hi_ms, count) VALUES (?1,?2,?3,?4)",
+	"SELECT status FROM runs WHERE experiment_id = ?1 AND run_key = ?2",
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int version;
+	sqlite3_stmt *st[ST__COUNT];
+};
+
+/* Turns a SQLite failure into a sim_err naming the database and the step. */
+static int db_fail(struct store *s, int rc, const char *what,
+		   struct sim_err *err)
+{
+	const char *hint = "";
+	int code = SIM_ELIB;
+
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		code = SIM_ENOSPC;
+		hint = " (disk or quota full: runs stored before are kept; "
+		       "free space and rerun with --resume)";
+		break;
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+		code = SIM_EIO;
+		hint = " (the database or its folder is read-only)";
+		break;
+	case SQLITE_CANTOPEN:
+	case SQLITE_IOERR:
+	case SQLITE_CORRUPT:
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		code = SIM_EIO;
+		break;
+	case SQLITE_NOTADB:
+		code = SIM_EIO;
+		hint = " (not an SQLite database)";
+		break;
+	case SQLITE_NOMEM:
+		code = SIM_ENOMEM;
+		break;
+	default:
+		break;
+	}
+	return sim_err_set(err, code, "%s: %s: %s%s", s->path, what,
+			   s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
+			   hint);
+}
+
+static int exec(struct store *s, const char *sql, const char *what,
+		struct sim_err *err)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_fail(s, rc, what, err);
+}
+
+/* Runs a one-row, one-integer query (a PRAGMA) into *v. */
+static int query_int(struct store *s, const char *sql, int64_t *v,
+		     struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, sql, err);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*v = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		*v = 0;
+		rc = SQLITE_OK;
+	}
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_fail(s, rc, sql, err);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Checks the database is ours and not newer than us; sets s->version. */
+static int check_version(struct store *s, struct sim_err *err)
+{
+	int64_t ver, app, ntables;
+	int rc;
+
+	if ((rc = query_int(s, "SELECT count(*) FROM sqlite_schema", &ntables,
+			    err)) != 0)
+		return rc;
+	if ((rc = query_int(s, "PRAGMA user_version", &ver, err)) != 0 ||
+	    (rc = query_int(s, "PRAGMA application_id", &app, err)) != 0)
+		return rc;
+	if (ntables > 0 && app != STORE_APP_ID)
+		return sim_err_set(err, SIM_EIO, "%s: not a colosim results "
+				   "database (application_id %lld); refusing "
+				   "to touch it", s->path, (long long)app);
+	if (ver > STORE_SCHEMA_VERSION)
+		return sim_err_set(err, SIM_EVERSION, "%s: results schema "
+				   "version %lld is newer than this colosim "
+				   "(%s) supports (%d); upgrade colosim (the "
+				   "database was left untouched)", s->path,
+				   (long long)ver, COLOSIM_VERSION,
+				   STORE_SCHEMA_VERSION);
+	s->version = (int)ver;
+	return 0;
+}
+
+/* Applies the missing migrations, one transaction each. */
+static int migrate(struct store *s, struct sim_err *err)
+{
+	char sql[128];
+	int rc;
+
+	while (s->version < STORE_SCHEMA_VERSION) {
+		int v = s->version;
+		if ((rc = exec(s, "BEGIN IMMEDIATE", "begin migration", err)))
+			return rc;
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d;"
+			 "PRAGMA user_version = %d", STORE_APP_ID, v + 1);
+		if ((rc = exec(s, migrations[v], "migrate schema", err)) != 0 ||
+		    (rc = exec(s, sql, "set schema version", err)) != 0 ||
+		    (rc = exec(s, "COMMIT", "commit migration", err)) != 0) {
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			return rc;
+		}
+		s->version = v + 1;
+	}
+	return 0;
+}
+
+int store_open(struct store **out, const char *path, enum store_mode mode,
+	       struct sim_err *err)
+{
+	struct store *s;
+	int flags, rc;
+
+	*out = NULL;
+	s = calloc(1, sizeof *s);
+	if (s == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	s->path = malloc(strlen(path) + 1);
+	if (s->path == NULL) {
+		free(s);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	strcpy(s->path, path);
+	if (mode == STORE_READ && strncmp(path, "file:", 5) != 0) {
+		struct stat stb;
+		if (stat(path, &stb) != 0) {
+			rc = sim_err_set(err, SIM_ENOENT, "%s: no such results "
+					 "database", path);
+			goto fail;
+		}
+	}
+	flags = (mode == STORE_WRITE ? SQLITE_OPEN_READWRITE |
+		 SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_URI;
+	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		rc = db_fail(s, rc, "cannot open", err);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	if ((rc = sqlite3_busy_timeout(s->db, 5000)) != SQLITE_OK) {
+		rc = db_fail(s, rc, "busy timeout", err);
+		goto fail;
+	}
+	if (mode == STORE_WRITE && sqlite3_db_readonly(s->db, "main") != 0) {
+		rc = sim_err_set(err, SIM_EIO, "%s: the database is read-only; "
+				 "cannot store results (check the permissions "
+				 "of the file and its folder, or use -o)",
+				 path);
+		goto fail;
+	}
+	if ((rc = check_version(s, err)) != 0)
+		goto fail;
+	if (mode == STORE_READ) {
+		if (s->version < STORE_SCHEMA_VERSION) {
+			if (s->version == 0)
+				rc = sim_err_set(err, SIM_EIO, "%s: not a colosim "
+						 "results database (empty)", path);
+			else
+				rc = sim_err_set(err, SIM_EVERSION, "%s: results "
+						 "schema %d is older than this "
+						 "colosim's (%d); open it with "
+						 "'colosim run' to migrate it",
+						 path, s->version,
+						 STORE_SCHEMA_VERSION);
+			goto fail;
+		}
+		if ((rc = exec(s, "PRAGMA query_only = ON", "query_only",
+			       err)) != 0)
+			goto fail;
+	} else {
+		sqlite3_stmt *st;
+		const char *jm = NULL;
+		rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1,
+					&st, NULL);
+		if (rc != SQLITE_OK) {
+			rc = db_fail(s, rc, "journal_mode", err);
+			goto fail;
+		}
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			jm = (const char *)sqlite3_column_text(st, 0);
+		if (jm == NULL || strcmp(jm, "wal") != 0) {
+			if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+				rc = sim_err_set(err, SIM_EIO, "%s: cannot switch "
+						 "to WAL journal mode (got %s); "
+						 "is the folder writable and "
+						 "local?", path,
+						 jm ? jm : "nothing");
+			else
+				rc = db_fail(s, rc, "journal_mode", err);
+			sqlite3_finalize(st);
+			goto fail;
+		}
+		sqlite3_finalize(st);
+		if ((rc = exec(s, "PRAGMA foreign_keys = ON;"
+			       "PRAGMA synchronous = NORMAL", "pragmas",
+			       err)) != 0 ||
+		    (rc = migrate(s, err)) != 0)
+			goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	store_close(s);
+	return rc;
+}
+
+void store_close(struct store *s)
+{
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < ST__COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+sqlite3 *store_db(struct store *s)
+{
+	return s->db;
+}
+
+int store_schema_version(struct store *s)
+{
+	return s->version;
+}
+
+/* The prepared statement i, reset and unbound, or NULL with err set. */
+static sqlite3_stmt *stmt(struct store *s, int i, struct sim_err *err)
+{
+	int rc;
+
+	if (s->st[i] == NULL) {
+		rc = sqlite3_prepare_v2(s->db, stmt_sql[i], -1, &s->st[i], NULL);
+		if (rc != SQLITE_OK) {
+			db_fail(s, rc, "prepare", err);
+			return NULL;
+		}
+	}
+	sqlite3_reset(s->st[i]);
+	sqlite3_clear_bindings(s->st[i]);
+	return s->st[i];
+}
+
+/* Steps a statement that returns no row. */
+static int step_done(struct store *s, sqlite3_stmt *st, const char *what,
+		     struct sim_err *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(s, rc, what, err);
+}
+
+static int bind_text(struct store *s, sqlite3_stmt *st, int i, const char *v,
+		     struct sim_err *err)
+{
+	int rc = v ? sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT)
+		   : sqlite3_bind_null(st, i);
+
+	return rc == SQLITE_OK ? 0 : db_fail(s, rc, "bind", err);
+}
+
+static int bind_double(struct store *s, sqlite3_stmt *st, int i, double v,
+		       struct sim_err *err)
+{
+	int rc = sqlite3_bind_double(st, i, v);   /* NaN is stored as NULL */
+
+	return rc == SQLITE_OK ? 0 : db_fail(s, rc, "bind", err);
+}
+
+static int bind_int(struct store *s, sqlite3_stmt *st, int i, int64_t v,
+		    struct sim_err *err)
+{
+	int rc = sqlite3_bind_int64(st, i, v);
+
+	return rc == SQLITE_OK ? 0 : db_fail(s, rc, "bind", err);
+}
+
+int store_find_experiment(struct store *s, const char *name, int64_t *id,
+			  char *hash, struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT id, config_hash FROM "
+				    "experiments WHERE name = ?1", -1, &st,
+				    NULL);
+
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, "find experiment", err);
+	if ((rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT)) !=
+	    SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_fail(s, rc, "bind", err);
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *h = sqlite3_column_text(st, 1);
+		*id = sqlite3_column_int64(st, 0);
+		if (hash != NULL)
+			snprintf(hash, 17, "%s", h ? (const char *)h : "");
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return sim_err_set(err, SIM_ENOENT, "%s: no experiment named "
+				   "'%s'", s->path, name);
+	return db_fail(s, rc, "find experiment", err);
+}
+
+int store_add_experiment(struct store *s, const struct exp_config *cfg,
+			 long total_runs, int64_t *id, struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "INSERT INTO experiments(name, "
+				"config_path, config_text, config_hash, "
+				"colosim_version, total_runs) VALUES "
+				"(?1,?2,?3,?4,?5,?6)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, "add experiment", err);
+	if ((rc = bind_text(s, st, 1, cfg->name, err)) ||
+	    (rc = bind_text(s, st, 2, cfg->path, err)) ||
+	    (rc = bind_text(s, st, 3, cfg->text, err)) ||
+	    (rc = bind_text(s, st, 4, cfg->hash, err)) ||
+	    (rc = bind_text(s, st, 5, COLOSIM_VERSION, err)) ||
+	    (rc = bind_int(s, st, 6, total_runs, err))) {
+		sqlite3_finalize(st);
+		return rc;
+	}
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		return sim_err_set(err, SIM_EEXIST, "%s: experiment '%s' "
+				   "already exists", s->path, cfg->name);
+	if (rc != SQLITE_DONE)
+		return db_fail(s, rc, "add experiment", err);
+	*id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int store_delete_experiment(struct store *s, int64_t id, struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = exec(s, "BEGIN IMMEDIATE", "begin", err)) != 0)
+		return rc;
+	rc = sqlite3_prepare_v2(s->db, "DELETE FROM experiments WHERE id = ?1",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		rc = db_fail(s, rc, "delete experiment", err);
+	} else {
+		if ((rc = bind_int(s, st, 1, id, err)) == 0)
+			rc = step_done(s, st, "delete experiment", err);
+		sqlite3_finalize(st);
+	}
+	if (rc == 0)
+		rc = exec(s, "COMMIT", "commit", err);
+	if (rc != 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int store_run_done(struct store *s, int64_t id, const char *key, int *done,
+		   struct sim_err *err)
+{
+	sqlite3_stmt *st = stmt(s, ST_RUN_DONE, err);
+	int rc;
+
+	*done = 0;
+	if (st == NULL)
+		return err->code;
+	if ((rc = bind_int(s, st, 1, id, err)) ||
+	    (rc = bind_text(s, st, 2, key, err)))
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(st, 0);
+		*done = v != NULL && strcmp((const char *)v, "done") == 0;
+		rc = SQLITE_DONE;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(s, rc, "run lookup", err);
+}
+
+int store_count_done(struct store *s, int64_t id, long *n,
+		     struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT count(*) FROM runs WHERE "
+				    "experiment_id = ?1 AND status = 'done'",
+				    -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, "count runs", err);
+	if ((rc = bind_int(s, st, 1, id, err)) != 0) {
+		sqlite3_finalize(st);
+		return rc;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_fail(s, rc, "count runs", err);
+}
+
+static int put_params(struct store *s, int64_t run, const char *kind,
+		      const struct exp_kv *kv, size_t n, struct sim_err *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		sqlite3_stmt *st = stmt(s, ST_INS_PARAM, err);
+		if (st == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_text(s, st, 2, kind, err)) ||
+		    (rc = bind_text(s, st, 3, kv[i].key, err)) ||
+		    (rc = bind_text(s, st, 4, kv[i].value, err)) ||
+		    (rc = step_done(s, st, "store parameter", err)))
+			return rc;
+	}
+	return 0;
+}
+
+static const char *job_status(int st)
+{
+	return st == 0 ? "done" : st == 1 ? "failed" : "unfinished";
+}
+
+/* The body of store_put_run, inside its transaction. */
+static int put_run_rows(struct store *s, int64_t id,
+			const struct exp_run_spec *spec,
+			enum store_status status, const char *errmsg,
+			const struct run_result *res, struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	char seed[24];
+	int64_t run;
+	size_t i;
+	int rc;
+
+	if ((st = stmt(s, ST_DEL_RUN, err)) == NULL)
+		return err->code;
+	if ((rc = bind_int(s, st, 1, id, err)) ||
+	    (rc = bind_text(s, st, 2, spec->key, err)) ||
+	    (rc = step_done(s, st, "replace run", err)))
+		return rc;
+	if ((st = stmt(s, ST_INS_RUN, err)) == NULL)
+		return err->code;
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)spec->seed);
+	if ((rc = bind_int(s, st, 1, id, err)) ||
+	    (rc = bind_int(s, st, 2, spec->index, err)) ||
+	    (rc = bind_text(s, st, 3, spec->key, err)) ||
+	    (rc = bind_text(s, st, 4, spec->policy, err)) ||
+	    (rc = bind_text(s, st, 5, spec->variant, err)) ||
+	    (rc = bind_text(s, st, 6, spec->setting, err)) ||
+	    (rc = bind_int(s, st, 7, spec->replication, err)) ||
+	    (rc = bind_text(s, st, 8, seed, err)) ||
+	    (rc = bind_text(s, st, 9, spec->trace, err)) ||
+	    (rc = bind_text(s, st, 10, spec->cluster, err)) ||
+	    (rc = bind_double(s, st, 11, spec->horizon_s, err)) ||
+	    (rc = bind_text(s, st, 12, status == STORE_RUN_DONE ? "done" :
+			    "failed", err)) ||
+	    (rc = bind_text(s, st, 13, errmsg, err)))
+		return rc;
+	if (res != NULL) {
+		if ((rc = bind_double(s, st, 14, res->wall_s, err)) ||
+		    (rc = bind_int(s, st, 15, (int64_t)res->events, err)))
+			return rc;
+	}
+	if ((rc = step_done(s, st, "store run", err)) != 0)
+		return rc;
+	run = sqlite3_last_insert_rowid(s->db);
+	if ((rc = put_params(s, run, "param", spec->params, spec->nparams,
+			     err)) ||
+	    (rc = put_params(s, run, "gen", spec->gen, spec->ngen, err)) ||
+	    (rc = put_params(s, run, "sweep", spec->sweep, spec->nsweep, err)))
+		return rc;
+	if (res == NULL)
+		return 0;
+	for (i = 0; i < res->nmetrics; i++) {
+		if ((st = stmt(s, ST_INS_METRIC, err)) == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_text(s, st, 2, res->metrics[i].name, err)) ||
+		    (rc = bind_double(s, st, 3, res->metrics[i].value, err)) ||
+		    (rc = step_done(s, st, "store metric", err)))
+			return rc;
+	}
+	for (i = 0; i < res->njobs; i++) {
+		const struct res_job *j = &res->jobs[i];
+		if ((st = stmt(s, ST_INS_JOB, err)) == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_text(s, st, 2, j->id, err)) ||
+		    (rc = bind_text(s, st, 3, j->kind, err)) ||
+		    (rc = bind_text(s, st, 4, j->model, err)) ||
+		    (rc = bind_int(s, st, 5, j->gpus, err)) ||
+		    (rc = bind_int(s, st, 6, j->first_gpu, err)) ||
+		    (rc = bind_text(s, st, 7, job_status(j->status), err)) ||
+		    (rc = bind_double(s, st, 8, j->submit_s, err)) ||
+		    (rc = bind_double(s, st, 9, j->start_s, err)) ||
+		    (rc = bind_double(s, st, 10, j->end_s, err)) ||
+		    (rc = bind_double(s, st, 11, j->jct_s, err)) ||
+		    (rc = bind_double(s, st, 12, j->queue_s, err)) ||
+		    (rc = bind_double(s, st, 13, j->slowdown, err)) ||
+		    (rc = step_done(s, st, "store job", err)))
+			return rc;
+	}
+	for (i = 0; i < res->nseries; i++) {
+		const struct res_series *p = &res->series[i];
+		if ((st = stmt(s, ST_INS_SERIES, err)) == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_int(s, st, 2, p->gpu, err)) ||
+		    (rc = bind_double(s, st, 3, p->t_s, err)) ||
+		    (rc = bind_double(s, st, 4, p->hbm_frac, err)) ||
+		    (rc = bind_double(s, st, 5, p->sm_frac, err)) ||
+		    (rc = step_done(s, st, "store series", err)))
+			return rc;
+	}
+	for (i = 0; i < res->nlat; i++) {
+		const struct res_lat_bin *b = &res->lat[i];
+		if ((st = stmt(s, ST_INS_LAT, err)) == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_double(s, st, 2, b->lo_ms, err)) ||
+		    (rc = bind_double(s, st, 3, b->hi_ms, err)) ||
+		    (rc = bind_int(s, st, 4, (int64_t)b->count, err)) ||
+		    (rc = step_done(s, st, "store latency", err)))
+			return rc;
+	}
+	return 0;
+}
+
+int store_put_run(struct store *s, int64_t id, const struct exp_run_spec *spec,
+		  enum store_status status, const char *errmsg,
+		  const struct run_result *res, struct sim_err *err)
+{
+	int rc;
+
+	if (status == STORE_RUN_DONE && res == NULL)
+		return sim_err_set(err, SIM_EINVAL, "store_put_run: a done run "
+				   "needs its result");
+	if ((rc = exec(s, "BEGIN IMMEDIATE", "begin run", err)) != 0)
+		return rc;
+	rc = put_run_rows(s, id, spec, status, errmsg, res, err);
+	if (rc == 0)
+		rc = exec(s, "COMMIT", "commit run", err);
+	if (rc != 0 && !sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}

@@ -1,0 +1,87 @@
+/*
+** plot.h: paper figures of an experiment, drawn by gnuplot from data files
+** written out of the results store (docs/RESULTS.md, "Figures").
+**
+** For each setting of the experiment (the swept values other than the
+** policy), plot_experiment writes, into the output folder:
+**   jct_cdf      CDF of job completion times, one line per policy (pooled
+**                over replications; finished jobs only)
+**   hbm_util     HBM allocated (% of capacity) over time per policy: the
+**                cluster-wide series, averaged over replications in 100
+**                time bins
+**   makespan     bars: mean makespan per policy with its CI
+**   mem_util     bars: time-averaged HBM utilization per policy with its CI
+**   latency_cdf  CDF of inference request latency per policy (from the
+**                stored latency histograms, pooled over replications)
+**   slo          bars: SLO attainment per policy with its CI
+** each as NAME.dat (the numbers, plain text) and NAME.pdf / NAME.png /
+** NAME.svg.  A figure without data (no inference in the trace, say) is
+** skipped with a note, not an error.  With several settings the names get
+** a "-sK" suffix (K from 1) and settings.txt maps K to the setting.
+**
+** gnuplot runs as an external program (posix_spawnp, an argument vector,
+** no shell).  The scripts (plots/NAME.gp, one shared style in style.gp) take
+** their inputs as gnuplot variables set with -e; every string among them
+** (paths, policy labels) is single-quoted with plot_gp_quote, and every
+** terminal is set noenhanced, so no label is ever read as markup or code.
+*/
+#ifndef COLOSIM_PLOTS_PLOT_H
+#define COLOSIM_PLOTS_PLOT_H
+
+#include <stddef.h>
+
+#include "experiments/store.h"
+#include "sim/err.h"
+
+enum { PLOT_PDF = 1, PLOT_PNG = 2, PLOT_SVG = 4 };
+
+struct plot_opts {
+	const char *out_dir;       /* created if missing */
+	unsigned formats;          /* PLOT_* bits; 0 means PDF + PNG */
+	const char *gnuplot;       /* program; NULL: "gnuplot" from PATH */
+	const char *scripts_dir;   /* NULL: plot_find_scripts() */
+	double conf;               /* CI level; 0 means 0.95 */
+};
+
+struct plot_output {
+	char **paths;              /* files written (figures and data) */
+	size_t npaths;
+	char *notes;               /* one line per skipped figure or format
+				      fallback; "" when none */
+};
+
+/*
+** Writes the figures of experiment (NULL: the database must hold exactly
+** one).  On success out lists what was written (free with
+** plot_output_fini).  Errors: SIM_ENOENT (experiment, gnuplot or the
+** scripts not found, with what to install), SIM_EIO (a file cannot be
+** written; gnuplot failed, with its last message), store errors.
+*/
+int plot_experiment(struct store *s, const char *experiment,
+		    const struct plot_opts *o, struct plot_output *out,
+		    struct sim_err *err);
+
+void plot_output_fini(struct plot_output *out);
+
+/*
+** The folder holding style.gp: $COLOSIM_PLOTS when set, else ./plots,
+** else PREFIX/share/colosim/plots for the usual prefixes; NULL if none.
+*/
+const char *plot_find_scripts(void);
+
+/*
+** Writes s as a gnuplot single-quoted string literal into out (size bytes):
+** inside single quotes gnuplot interprets nothing but '' (one quote).
+** Returns 0, or SIM_EINVAL for a string holding a newline or control
+** character, or SIM_ENOSPC when out is too small.
+*/
+int plot_gp_quote(const char *s, char *out, size_t size);
+
+/*
+** The terminals the gnuplot program offers (GPVAL_TERMINALS), space
+** separated, into buf.  SIM_ENOENT when gnuplot cannot be run.
+*/
+int plot_terminals(const char *gnuplot, char *buf, size_t size,
+		   struct sim_err *err);
+
+#endif
