@@ -122,8 +122,15 @@ callgrind: $(BENCH_BINS)
 golden: $(BIN)
 	sh tests/golden/regen.sh $(BIN)
 
-demo: $(BIN)
-	./$(BIN) demo
+# The README's main command: installs what is missing, builds, runs the
+# reference experiment into results/demo.db, prints the report and writes
+# the figures under results/demo/.
+demo: deps
+	$(MAKE) all
+	@mkdir -p results
+	./$(BIN) run experiments/demo.ini -j 2 --overwrite
+	./$(BIN) report results/demo.db --experiment demo
+	./$(BIN) plot results/demo.db --experiment demo --out results/demo
 
 deps:
 	sh .ci/deps
@@ -132,9 +139,11 @@ microbench:
 	$(MAKE) -C models/calibration/microbench BUILD=$(abspath $(BUILD))/microbench
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/colosim/devices
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/colosim/devices \
+		$(DESTDIR)$(PREFIX)/share/colosim/plots
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/colosim
 	install -m 644 models/devices/*.ini $(DESTDIR)$(PREFIX)/share/colosim/devices/
+	install -m 644 plots/*.gp $(DESTDIR)$(PREFIX)/share/colosim/plots/
 
 clean:
 	rm -rf build build-san

@@ -505,9 +505,9 @@ static int on_experiment(struct parse_ctx *c, const char *k, const char *v)
 		return 1;
 	}
 	if (strncmp(k, "gen.", 4) == 0) {
-		if (!is_word(k + 4, "_"))
+		if (!is_word(k + 4, "_-"))
 			return perr(c, SIM_EPARSE, "%s: expected gen.NAME with "
-				    "NAME of letters, digits and '_'", k);
+				    "NAME of letters, digits, '_' and '-'", k);
 		if (kv_push(&cfg->gen, &cfg->ngen, &c->capgen, k + 4, v,
 			    c->line))
 			return perr(c, SIM_ENOMEM, "out of memory");

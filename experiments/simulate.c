@@ -4,10 +4,15 @@
 #include "experiments/simulate.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "models/device.h"
 #include "sim/cluster.h"
+#include "experiments/runner.h"
 #include "sim/world.h"
+#include "traces/gen.h"
 
 int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		      struct sim_err *err)
@@ -38,6 +43,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.seed = a->seed;
 		cfg.horizon_ns = a->horizon_ns;
 		cfg.max_events = a->max_events;
+		cfg.nic_bytes_per_s = a->nic_bytes_per_s;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)
@@ -46,5 +52,90 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		rc = world_results(w, res, err);
 	world_destroy(w);
 	dev_catalog_fini(&cat);
+	return rc;
+}
+
+/* Writes the generated trace of a run to a fresh temporary file; its path
+** goes to path (size n).  The generator's seed is the replication's, so
+** every policy sees the same generated workload in replication r. */
+static int generate(const struct exp_run_spec *spec, char *path, size_t n,
+		    struct sim_err *err)
+{
+	struct gen_opts o;
+	const char *dir = getenv("TMPDIR");
+	FILE *f;
+	size_t k;
+	int fd, rc;
+
+	gen_defaults(&o);
+	for (k = 0; k < spec->ngen; k++)
+		if ((rc = gen_set(&o, spec->gen[k].key, spec->gen[k].value,
+				  err)) != 0)
+			return rc;
+	o.seed = spec->seed;
+	snprintf(path, n, "%s/colosim-gen-XXXXXX",
+		 dir != NULL && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return sim_err_set(err, SIM_EIO, "%s: cannot create the "
+				   "generated trace", path);
+	}
+	rc = gen_write(f, &o, err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = sim_err_set(err, SIM_EIO, "%s: write failed", path);
+	if (rc != 0)
+		unlink(path);
+	return rc;
+}
+
+int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
+		 struct sim_err *err)
+{
+	struct exp_sim_args a;
+	struct pol_param *pv;
+	struct pol_params pp;
+	char (*origin)[32];
+	char gen_path[512] = "";
+	size_t k;
+	int rc;
+
+	memset(&a, 0, sizeof a);
+	pv = calloc(spec->nparams + 1, sizeof *pv);
+	origin = calloc(spec->nparams + 1, sizeof *origin);
+	if (pv == NULL || origin == NULL) {
+		free(pv);
+		free(origin);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	for (k = 0; k < spec->nparams; k++) {
+		snprintf(origin[k], sizeof origin[k], "config line %d",
+			 spec->params[k].line);
+		pv[k].key = spec->params[k].key;
+		pv[k].value = spec->params[k].value;
+		pv[k].origin = origin[k];
+	}
+	pp.n = spec->nparams;
+	pp.v = pv;
+	rc = 0;
+	if (spec->trace == NULL)
+		rc = generate(spec, gen_path, sizeof gen_path, err);
+	if (rc == 0) {
+		a.trace = spec->trace != NULL ? spec->trace : gen_path;
+		a.cluster = spec->cluster;
+		a.policy = spec->policy;
+		a.params = &pp;
+		a.seed = spec->seed;
+		a.horizon_ns = spec->horizon_s > 0 ?
+			sim_time_from_s(spec->horizon_s) : 0;
+		if (spec->copts != NULL && spec->copts->nic_gbps > 0)
+			a.nic_bytes_per_s = spec->copts->nic_gbps * 1e9 / 8.0;
+		rc = exp_simulate_args(&a, out, err);
+	}
+	if (gen_path[0] != '\0')
+		unlink(gen_path);
+	free(pv);
+	free(origin);
 	return rc;
 }

@@ -23,6 +23,7 @@ struct exp_sim_args {
 	sim_time horizon_ns;          /* 0: none */
 	uint64_t max_events;          /* 0: none */
 	const char *devices_dir;      /* NULL: dev_default_dir() */
+	double nic_bytes_per_s;       /* between nodes; 0: the default */
 };
 
 /* Runs one simulation into res (which the caller initialised).  Returns 0,

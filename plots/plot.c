@@ -557,11 +557,13 @@ out:
 
 static int fig_jct(struct plotter *p, struct sim_err *err)
 {
+	/* Training jobs only: a service's "completion" is its lifetime. */
 	return fig_cdf(p, "jct_cdf", "job completion time (s)",
 		"SELECT j.jct_s FROM jobs j JOIN runs r ON j.run_id = r.id"
 		" WHERE r.experiment_id = ?1 AND r.setting = ?2"
 		" AND r.variant = ?3 AND r.status = 'done'"
-		" AND j.status = 'done' AND j.jct_s > 0 ORDER BY j.jct_s", 0,
+		" AND j.status = 'done' AND j.kind = 'train' AND j.jct_s > 0"
+		" ORDER BY j.jct_s", 0,
 		err);
 }
 

@@ -417,8 +417,10 @@ int world_create(struct world **out, const struct world_config *cfg,
 	w->seed = cfg->seed;
 	w->horizon = cfg->horizon_ns > 0 ? cfg->horizon_ns : SIM_TIME_MAX;
 	w->max_events = cfg->max_events;
-	/* 100 Gb/s between nodes: DistMind's RDMA fabric (docs/MODEL.md). */
-	w->nic_bytes_per_s = 100e9 / 8.0;
+	/* Default 100 Gb/s between nodes: DistMind's RDMA fabric
+	** (docs/MODEL.md, "Data-parallel training"). */
+	w->nic_bytes_per_s = cfg->nic_bytes_per_s > 0 ? cfg->nic_bytes_per_s :
+		100e9 / 8.0;
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
 	sim_sample_init(&w->jct_s, 0);
 	sim_sample_init(&w->queue_s, 0);

@@ -74,6 +74,7 @@ struct world_config {
 	sim_time horizon_ns;                  /* SIM_TIME_MAX: none */
 	uint64_t max_events;                  /* 0: none */
 	int series_points;                    /* per-GPU samples kept; 0: 512 */
+	double nic_bytes_per_s;               /* between nodes; 0: 100 Gb/s */
 };
 
 struct world;

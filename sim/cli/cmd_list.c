@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "models/device.h"
+#include "policies/policy.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/list_models.h"
 
 struct list_topic {
 	const char *zName;
@@ -146,9 +148,46 @@ static int list_devices(int argc, char **argv)
 	return 0;
 }
 
+static int list_models(int argc, char **argv)
+{
+	if (argc > 1) {
+		if (strcmp(argv[1], "--help") == 0) {
+			printf("usage: colosim list models\n\nThe model zoo "
+			       "(models/zoo.h): sizes, FLOPs, activations.\n");
+			return 0;
+		}
+		return cli_usage_error("list models: unexpected '%s'",
+				       argv[1]);
+	}
+	return cli_list_models(stdout);
+}
+
+static int list_policies(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc > 1) {
+		if (strcmp(argv[1], "--help") == 0) {
+			printf("usage: colosim list policies\n\nThe policy "
+			       "registry (policies/registry.c); parameters: "
+			       "docs/POLICIES.md.\n");
+			return 0;
+		}
+		return cli_usage_error("list policies: unexpected '%s'",
+				       argv[1]);
+	}
+	printf("%-12s %s\n", "policy", "description");
+	for (i = 0; pol_registry[i] != NULL; i++)
+		printf("%-12s %s\n", pol_registry[i]->zName,
+		       pol_registry[i]->zDesc);
+	return 0;
+}
+
 static const struct list_topic topics[] = {
 	{ "devices", "GPU device profiles (models/devices/*.ini)",
 	  list_devices },
+	{ "models", "the model zoo", list_models },
+	{ "policies", "co-location and scheduling policies", list_policies },
 	{ NULL, NULL, NULL }
 };
 
@@ -182,5 +221,5 @@ static int cmd_list(int argc, char **argv)
 }
 
 const struct cli_cmd cli_cmd_list = {
-	"list", "print a catalog: devices", cmd_list
+	"list", "print a catalog: devices, models, policies", cmd_list
 };
