@@ -101,12 +101,13 @@ int trace_arrivals_open(struct trace_arrivals **out,
 		a->f = fopen(a->path, "r");
 		if (a->f == NULL) {
 			int e = errno;
+			int rc = sim_err_set(err, e == ENOENT ? SIM_ENOENT :
+					     SIM_EIO, "%s: cannot open the "
+					     "arrival file of '%s' (line %ld): "
+					     "%s", a->path, job->id, job->line,
+					     strerror(e));
 			free(a);
-			return sim_err_set(err, e == ENOENT ? SIM_ENOENT :
-					   SIM_EIO, "%s: cannot open the "
-					   "arrival file of '%s' (line %ld): %s",
-					   a->path, job->id, job->line,
-					   strerror(e));
+			return rc;
 		}
 		break;
 	default:
