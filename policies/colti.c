@@ -4,9 +4,11 @@
 **
 ** Each pass walks the pending jobs in FIFO order.  A job first takes GPUs
 ** that are empty.  Failing that, it is co-located on GPUs that (a) hold
-** fewer than `max_tenants` jobs, (b) have idle compute: the residents' SM
-** saturation (the `sat` of their work profiles, DESIGN.md) sums to at most
-** `sm_threshold`, and (c) have memory for it, by one of two rules:
+** fewer than `max_tenants` jobs, (b) have idle compute for it: its SM
+** demand plus the residents' is at most `sm_threshold` (default 1: the
+** whole GPU; a training job's demand is the
+** `sat` of its work profile, DESIGN.md; a service's is its `sat` times its
+** expected busy fraction), and (c) have memory for it, by one of two rules:
 **   fit   (1): its peak footprint fits in the free HBM, `headroom` kept;
 **   share (2): it fits against the residents' troughs: its peak plus their
 **         troughs fit.  Their peaks may then overlap; the overlap is paid
@@ -48,7 +50,7 @@ static int colti_init(struct world *w, void *state,
 	int mode = 1, g, rc;
 
 	c->headroom = 0.05;
-	c->sm_threshold = 0.8;
+	c->sm_threshold = 1.0;
 	c->min_share = 0.1;
 	c->max_tenants = 2;
 	if ((rc = pol_params_check(p, "colti", keys, err)) != 0 ||
@@ -83,7 +85,35 @@ static void colti_fini(struct world *w, void *state)
 	free(c->cand);
 }
 
-/* Sum of the residents' SM saturation and memory troughs on GPU g. */
+/*
+** The SM demand of a resident: a training job's work-profile saturation
+** (it computes all the time); a service's saturation at its max batch times
+** its expected busy fraction, min(1, rate L(b) / b) for Poisson arrivals
+** at `rate` (unknown rates count as fully busy).  docs/MODEL.md, "COLTI".
+*/
+static double sm_demand(struct world *w, int g, const struct world_job *job)
+{
+	const struct dev_profile *d = world_gpu(w, g)->dev;
+	struct gpu_work_profile prof;
+	double busy = 1.0;
+
+	if (job->tj.kind == TRACE_TRAIN) {
+		wl_train_profile(job->model, d, job->tj.batch, job->tj.prec,
+				 &prof);
+		return prof.sat;
+	}
+	wl_infer_profile(job->model, d, job->tj.batch, &prof);
+	if (job->tj.arrival == TRACE_ARR_POISSON && job->tj.rate_per_s > 0) {
+		double l_s = sim_time_to_s(wl_infer_batch_ns(job->model, d,
+							    job->tj.batch));
+		busy = job->tj.rate_per_s * l_s / job->tj.batch;
+		if (busy > 1.0)
+			busy = 1.0;
+	}
+	return prof.sat * busy;
+}
+
+/* Sum of the residents' SM demand and memory troughs on GPU g. */
 static void residents(struct world *w, int g, double *sat, uint64_t *trough)
 {
 	const struct gpu_tenant *t;
@@ -93,15 +123,7 @@ static void residents(struct world *w, int g, double *sat, uint64_t *trough)
 	for (t = world_gpu(w, g)->tenants; t != NULL; t = t->next_) {
 		uint64_t pk, tr;
 		double pf;
-		const struct world_job *job = world_job(w, t->id);
-		struct gpu_work_profile prof;
-		if (job->tj.kind == TRACE_TRAIN)
-			wl_train_profile(job->model, world_gpu(w, g)->dev,
-					 job->tj.batch, job->tj.prec, &prof);
-		else
-			wl_infer_profile(job->model, world_gpu(w, g)->dev,
-					 job->tj.batch, &prof);
-		*sat += prof.sat;
+		*sat += sm_demand(w, g, world_job(w, t->id));
 		world_job_footprint(w, t->id, g, &pk, &tr, &pf);
 		*trough += t->mem_bytes < tr ? t->mem_bytes : tr;
 	}
@@ -121,7 +143,7 @@ static int gpu_rule(struct world *w, const struct colti *c, int j, int g)
 	if (gp->ntenants >= c->max_tenants)
 		return 0;
 	residents(w, g, &sat, &rtrough);
-	if (sat > c->sm_threshold)
+	if (sat + sm_demand(w, g, world_job(w, j)) > c->sm_threshold)
 		return 0;
 	if (c->use_fit && (double)peak <= (double)world_gpu_free(w, g, -1) -
 	    c->headroom * cap && gp->mem_used <= gp->dev->hbm_bytes)
