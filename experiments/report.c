@@ -532,7 +532,11 @@ static void render_table(FILE *f, const struct rep_table *t)
 {
 	const char *cur_set = NULL, *cur_met = NULL;
 	size_t i;
+	int wv = 24;        /* the variant column fits the longest label */
 
+	for (i = 0; i < t->nrows; i++)
+		if ((int)strlen(t->rows[i].variant) > wv)
+			wv = (int)strlen(t->rows[i].variant);
 	fprintf(f, "experiment %s: %ld of %ld runs done, %ld failed; mean and "
 		"%.0f%% CI (Student t) over replications\n", t->experiment,
 		t->done_runs, t->total_runs, t->failed_runs, t->conf * 100);
@@ -548,12 +552,12 @@ static void render_table(FILE *f, const struct rep_table *t)
 			cur_met = NULL;
 		}
 		if (cur_met == NULL || strcmp(cur_met, r->metric) != 0) {
-			fprintf(f, "\n%s\n  %-24s %3s %12s %11s %13s %11s %8s\n",
-				r->metric, "policy", "n", "mean", "+-CI",
+			fprintf(f, "\n%s\n  %-*s %3s %12s %11s %13s %11s %8s\n",
+				r->metric, wv, "policy", "n", "mean", "+-CI",
 				"diff", "+-CI", "rel");
 			cur_met = r->metric;
 		}
-		fprintf(f, "  %-24s %3zu ", r->variant, r->stat.n);
+		fprintf(f, "  %-*s %3zu ", wv, r->variant, r->stat.n);
 		put_num(f, 12, 5, 0, r->stat.mean, "-");
 		fputc(' ', f);
 		put_num(f, 11, 4, 0, r->stat.half, "n/a");
