@@ -22,12 +22,16 @@
 **     batches raises it by one; a least-squares line exec(b) = a + c b
 **     learned from the window's batches caps b where a + c b <=
 **     batch_slo_frac * SLO (a request may wait one batch, then run one);
-**   - share: a service whose p99 > lat_hi * SLO, whose execution
-**     utilisation > util_hi or that served nothing with requests queued
-**     wants `step_pct` more, up to its knee at its current batch; one with
-**     p99 < lat_lo * SLO and utilisation < util_lo gives `step_pct` back,
-**     down to `min_pct`.  Decreases start first; increases, most urgent
-**     (highest p99 / SLO) first, get at most the share left free.
+**   - share: each service wants share * util / util_target, scaled by
+**     arrivals / served when it falls behind (util: the fraction of the
+**     window its replicas were executing; execution time ~ 1 / share
+**     below the knee), at least one `step_pct` more when p99 > lat_hi *
+**     SLO or it starves, between `min_pct` and its knee at its current
+**     batch.  Wants on a GPU summing past 100% are water-filled (max-min
+**     fair) down to 100%.  A move smaller than `step_pct` is skipped
+**     unless it lands on the knee or on min_pct (each move costs a
+**     standby).  Decreases start first; increases, most urgent (highest
+**     p99 / SLO) first, get at most the share left free.
 **   Re-allocation.  A share change goes through a standby instance: the
 **   service's allocation grows by a second copy of its weights plus a CUDA
 **   context for `switch` = standby_start_ms + weights / PCIe h2d; the old
@@ -65,11 +69,13 @@ struct gsvc {
 	int nrep;                 /* replicas (GPUs) of the service */
 	double urgency;           /* this tick: p99 / SLO */
 	double want;              /* this tick: wanted share */
+	int fixed;                /* this tick: water-filling bookkeeping */
+	double knee_now;          /* this tick: knee at the current batch */
 };
 
 struct gslice {
 	double period_ms, step, min_share, knee_tol, init_share;
-	double lat_hi, lat_lo, util_hi, util_lo;
+	double lat_hi, util_target;
 	double batch_slo_frac, batch_dec, batch_slack, standby_start_ms;
 	int adapt_batch, tune;
 	struct gsvc *sv;
@@ -84,8 +90,8 @@ static int gs_init(struct world *w, void *state, const struct pol_params *p,
 		   struct sim_err *err)
 {
 	static const char *const keys[] = { "period_ms", "step_pct",
-		"min_pct", "knee_tol", "init_pct", "lat_hi", "lat_lo",
-		"util_hi", "util_lo", "batch_slo_frac", "batch_dec",
+		"min_pct", "knee_tol", "init_pct", "lat_hi", "util_target",
+		"batch_slo_frac", "batch_dec",
 		"batch_slack", "standby_start_ms", "adapt_batch", "tune", NULL };
 	struct gslice *s = state;
 	double step = 10, minp = 10, initp = 0;
@@ -95,9 +101,7 @@ static int gs_init(struct world *w, void *state, const struct pol_params *p,
 	s->period_ms = 1000;
 	s->knee_tol = 0.05;
 	s->lat_hi = 1.0;
-	s->lat_lo = 0.5;
-	s->util_hi = 0.9;
-	s->util_lo = 0.5;
+	s->util_target = 0.8;
 	s->batch_slo_frac = 0.5;
 	s->batch_dec = 0.5;
 	s->batch_slack = 0.8;
@@ -112,12 +116,8 @@ static int gs_init(struct world *w, void *state, const struct pol_params *p,
 	    (rc = pol_param_double(p, "init_pct", 0, 100, &initp, err)) != 0 ||
 	    (rc = pol_param_double(p, "lat_hi", 0.01, 100, &s->lat_hi,
 				   err)) != 0 ||
-	    (rc = pol_param_double(p, "lat_lo", 0, 100, &s->lat_lo,
-				   err)) != 0 ||
-	    (rc = pol_param_double(p, "util_hi", 0.01, 1, &s->util_hi,
-				   err)) != 0 ||
-	    (rc = pol_param_double(p, "util_lo", 0, 1, &s->util_lo,
-				   err)) != 0 ||
+	    (rc = pol_param_double(p, "util_target", 0.05, 1,
+				   &s->util_target, err)) != 0 ||
 	    (rc = pol_param_double(p, "batch_slo_frac", 0.01, 1,
 				   &s->batch_slo_frac, err)) != 0 ||
 	    (rc = pol_param_double(p, "batch_dec", 0.01, 0.99, &s->batch_dec,
@@ -129,11 +129,6 @@ static int gs_init(struct world *w, void *state, const struct pol_params *p,
 	    (rc = pol_param_int(p, "adapt_batch", 0, 1, &ab, err)) != 0 ||
 	    (rc = pol_param_int(p, "tune", 0, 1, &tune, err)) != 0)
 		return rc;
-	if (s->lat_lo >= s->lat_hi || s->util_lo >= s->util_hi)
-		return sim_err_set(err, SIM_EINVAL, "policy gslice: lat_lo "
-				   "(%g) must be below lat_hi (%g) and util_lo "
-				   "(%g) below util_hi (%g)", s->lat_lo,
-				   s->lat_hi, s->util_lo, s->util_hi);
 	if (initp > 0 && initp < minp)
 		return sim_err_set(err, SIM_EINVAL, "policy gslice: init_pct "
 				   "%g is below min_pct %g", initp, minp);
@@ -292,8 +287,8 @@ static int place_service(struct gslice *s, struct world *w, int j)
 	v = &s->sv[j];
 	for (g = 0; g < ng; g++) {
 		double c = committed(s, w, g);
-		s->free_share[g] = c < 0 ? 0 : 1.0 - c;
-		if (s->free_share[g] + 1e-9 >= s->min_share &&
+		s->free_share[g] = c < 0 ? -1 : 1.0 - c;
+		if (c >= 0 &&
 		    world_job_mem(w, j, g) <= world_gpu_free(w, g, -1))
 			s->cand[m++] = g;
 	}
@@ -315,9 +310,11 @@ static int place_service(struct gslice *s, struct world *w, int j)
 	knee = gslice_knee(job->model, world_gpu(w, s->cand[0])->dev, v->top,
 			   s->knee_tol);
 	share = fmin(share, s->init_share > 0 ? s->init_share : knee);
+	/* A GPU without min_pct free still takes the service at min_pct: the
+	** caps then sum past 100% and MPS shares the SMs (the gpu model's
+	** water-filling) until the tuner moves share back. */
+	share = fmax(share, fmin(s->min_share, knee));
 	share = floor(share * 100 + 1e-6) / 100;   /* whole percent */
-	if (share < 0.01)
-		return 0;
 	o.sm_cap = share;
 	rc = world_place(w, j, s->cand, n, &o, &e);
 	if (rc == SIM_ENOSPC)
@@ -385,6 +382,8 @@ static int gs_schedule(struct world *w, void *state)
 	return 0;
 }
 
+static int gs_schedule(struct world *w, void *state);
+
 /* Starts a standby switch of service j to share `to`.  A standby that does
 ** not fit is refused (counted); the service keeps its share. */
 static int start_switch(struct gslice *s, struct world *w, int j, double to)
@@ -435,20 +434,25 @@ static int end_switch(struct gslice *s, struct world *w, int j, uint32_t gen)
 		return rc;
 	v->share = v->target;
 	v->switching = 0;
-	return 0;
+	/* freed share may let a pending service in */
+	return world_npending(w) > 0 ? gs_schedule(w, s) : 0;
 }
 
-/* Adaptive batching for service j from its window (see the file
-** comment); returns the new max batch. */
-static int adapt_batch(const struct gslice *s, const struct world_svc_window
-		       *wn, double slo_ms, int top)
+int gslice_adapt_batch(const struct world_svc_window *wn, double slo_ms,
+		       int top, double batch_dec, double batch_slack,
+		       double batch_slo_frac)
 {
 	int b = wn->max_batch;
 	double n = (double)wn->batches;
+	int backlog = wn->queued > (uint64_t)(b * (wn->replicas ? wn->replicas :
+						   1)) ||
+		(double)wn->arrivals > 1.05 * (double)wn->served;
 
 	if (wn->served > 0 && wn->lat_p99_ms > slo_ms) {
-		b = (int)floor(s->batch_dec * b);
-	} else if (wn->served > 0 && wn->lat_p99_ms < s->batch_slack * slo_ms &&
+		/* over the SLO: a backlog needs throughput (a larger
+		** batch); otherwise the batch itself is too slow */
+		b = backlog ? b + 1 : (int)floor(batch_dec * b);
+	} else if (wn->served > 0 && wn->lat_p99_ms < batch_slack * slo_ms &&
 		   n > 0 && wn->batch_sum / n >= 0.9 * wn->max_batch) {
 		b++;
 	}
@@ -460,7 +464,7 @@ static int adapt_batch(const struct gslice *s, const struct world_svc_window
 				    wn->batch_sum * wn->exec_sum_ms) / den;
 			double a = (wn->exec_sum_ms - c * wn->batch_sum) / n;
 			if (c > 0) {
-				double cap = floor((s->batch_slo_frac * slo_ms -
+				double cap = floor((batch_slo_frac * slo_ms -
 						    a) / c);
 				if (cap < b)
 					b = (int)fmax(1.0, cap);
@@ -468,6 +472,50 @@ static int adapt_batch(const struct gslice *s, const struct world_svc_window
 		}
 	}
 	return b < 1 ? 1 : b > top ? top : b;
+}
+
+/* Max-min fair water-filling of the wants of the services on GPU g down
+** to capacity 1 (their wants are scaled, never raised). */
+static void fit_gpu(struct gslice *s, struct world *w, int g, int m)
+{
+	double left = 1.0, sum = 0;
+	int k, unfixed = 0, progress;
+
+	for (k = 0; k < m; k++) {
+		const struct world_job *job = world_job(w, s->order[k]);
+		if (job->gpu_ids[0] == g) {
+			sum += s->sv[s->order[k]].want;
+			s->sv[s->order[k]].fixed = 0;
+			unfixed++;
+		}
+	}
+	if (sum <= 1.0 + 1e-9)
+		return;
+	while (unfixed > 0) {
+		double level = left / unfixed;
+		progress = 0;
+		for (k = 0; k < m; k++) {
+			struct gsvc *v = &s->sv[s->order[k]];
+			if (world_job(w, s->order[k])->gpu_ids[0] != g ||
+			    v->fixed || v->want > level)
+				continue;
+			v->fixed = 1;
+			left -= v->want;
+			unfixed--;
+			progress = 1;
+		}
+		if (!progress) {
+			for (k = 0; k < m; k++) {
+				struct gsvc *v = &s->sv[s->order[k]];
+				if (world_job(w, s->order[k])->gpu_ids[0] == g &&
+				    !v->fixed) {
+					v->want = fmax(s->min_share, level);
+					v->fixed = 1;
+				}
+			}
+			unfixed = 0;
+		}
+	}
 }
 
 static int tick(struct gslice *s, struct world *w)
@@ -481,7 +529,7 @@ static int tick(struct gslice *s, struct world *w)
 		struct gsvc *v = &s->sv[j];
 		const struct world_job *job = world_job(w, j);
 		struct world_svc_window wn;
-		double slo_ms, util, len_ms, knee;
+		double slo_ms, util, len_ms, knee, need;
 		int starving, b;
 
 		if (!v->active || job->state != JOB_RUNNING)
@@ -499,7 +547,9 @@ static int tick(struct gslice *s, struct world *w)
 		starving = wn.served == 0 && wn.queued > 0;
 		b = wn.max_batch;
 		if (s->adapt_batch) {
-			b = adapt_batch(s, &wn, slo_ms, v->top);
+			b = gslice_adapt_batch(&wn, slo_ms, v->top,
+					       s->batch_dec, s->batch_slack,
+					       s->batch_slo_frac);
 			if (b != wn.max_batch) {
 				if ((rc = world_set_batch(w, j, b, &e)) != 0 ||
 				    (rc = world_add_metric(w,
@@ -511,23 +561,39 @@ static int tick(struct gslice *s, struct world *w)
 		v->want = v->share;
 		if (!s->tune || v->switching)
 			continue;
+		/* the share that would keep it busy util_target of the time
+		** (execution time ~ 1 / share below the knee), one step more
+		** when it misses its SLO or starves */
 		knee = knee_at(s, w, j, b);
-		if (starving || wn.lat_p99_ms > s->lat_hi * slo_ms ||
-		    util > s->util_hi)
-			v->want = fmin(v->share + s->step, knee);
-		else if (wn.lat_p99_ms < s->lat_lo * slo_ms &&
-			 util < s->util_lo)
-			v->want = fmax(v->share - s->step, s->min_share);
-		if (v->want > knee && v->share > knee)
-			v->want = fmax(knee, s->min_share);
+		v->knee_now = knee;
+		need = v->share * util / s->util_target;
+		if (wn.served > 0 && wn.arrivals > wn.served)
+			need *= (double)wn.arrivals / (double)wn.served;
+		if (starving || wn.lat_p99_ms > s->lat_hi * slo_ms)
+			need = fmax(need, v->share + s->step);
+		v->want = fmin(fmax(need, s->min_share), knee);
+		v->want = ceil(v->want * 100 - 1e-6) / 100;
+		s->order[m++] = j;
+	}
+	/* services on several GPUs are fitted on their first GPU only; the
+	** grant below still respects every GPU's free share */
+	for (g = 0; g < world_ngpus(w); g++)
+		fit_gpu(s, w, g, m);
+	/* dead band: move only by a step or more, or onto a bound */
+	for (k = 0; k < m; k++) {
+		struct gsvc *v = &s->sv[s->order[k]];
+		double kn = v->knee_now;
+		double d = fabs(v->want - v->share);
 		v->want = floor(v->want * 100 + 1e-6) / 100;
-		if (fabs(v->want - v->share) > 1e-9)
-			s->order[m++] = j;
+		if (d < 1e-9 || (d + 1e-9 < s->step &&
+				 fabs(v->want - kn) > 1e-9 &&
+				 fabs(v->want - s->min_share) > 1e-9))
+			v->want = v->share;
 	}
 	/* decreases first: their share frees when their switch ends */
 	for (k = 0; k < m; k++) {
 		j = s->order[k];
-		if (s->sv[j].want < s->sv[j].share &&
+		if (s->sv[j].want < s->sv[j].share - 1e-9 &&
 		    (rc = start_switch(s, w, j, s->sv[j].want)) != 0)
 			return rc;
 	}
@@ -548,7 +614,7 @@ static int tick(struct gslice *s, struct world *w)
 
 		j = s->order[k];
 		v = &s->sv[j];
-		if (!(v->want > v->share) || v->switching)
+		if (!(v->want > v->share + 1e-9) || v->switching)
 			continue;
 		job = world_job(w, j);
 		grant = v->want;
