@@ -10,6 +10,7 @@ extern const struct pol_ops pol_timeslice;
 extern const struct pol_ops pol_mps;
 extern const struct pol_ops pol_mig;
 extern const struct pol_ops pol_colti;
+extern const struct pol_ops pol_gslice;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -17,5 +18,6 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_mps,
 	&pol_mig,
 	&pol_colti,
+	&pol_gslice,
 	NULL
 };

@@ -30,6 +30,17 @@ struct replica {
 	struct req_fifo q;
 	int inflight;            /* requests in the running batch */
 	uint64_t timeout_ev;     /* pending batching deadline, 0 none */
+	sim_time t_batch;        /* when the running batch started */
+};
+
+/* The measurement window a policy reads (world_svc_window): counts since
+** the last reset.  Batch sums are the sufficient statistics of a linear
+** least-squares fit of batch execution time on batch size. */
+struct svc_win {
+	sim_time t0;
+	uint64_t arrivals, served, slo_miss, batches;
+	double bsum, b2sum, exec_ms, bexec_ms;
+	struct sim_sample lat_ms;
 };
 
 struct world_service {
@@ -40,6 +51,8 @@ struct world_service {
 	struct req_fifo backlog; /* before placement */
 	struct replica *rep;
 	int nrep;
+	int max_batch;           /* current max batch, 1..tj.batch */
+	struct svc_win win;
 };
 
 static int fifo_push(struct req_fifo *f, sim_time t)
@@ -138,6 +151,9 @@ int svc_create(struct world *w, int j)
 	if ((rc = trace_arrivals_open(&sv->arr, &job->tj, trace_dir(w->tr),
 				      &sv->rng, &e)) != 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
+	sv->max_batch = job->tj.batch > 0 ? job->tj.batch : 1;
+	sv->win.t0 = w->sim.now;
+	sim_sample_init(&sv->win.lat_ms, 0);
 	sv->end_ns = job->tj.duration_ns > 0 ?
 		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :
 		SIM_TIME_MAX;
@@ -154,6 +170,7 @@ void svc_destroy(struct world *w, int j)
 	if (sv->arr != NULL)
 		trace_arrivals_close(sv->arr);
 	sim_rng_fini(&sv->rng);
+	sim_sample_fini(&sv->win.lat_ms);
 	free(sv->backlog.t);
 	for (r = 0; r < sv->nrep; r++)
 		free(sv->rep[r].q.t);
@@ -172,7 +189,7 @@ static int try_start(struct world *w, int j, int r)
 	struct replica *rp = &sv->rep[r];
 	struct gpu *g = &w->gpus[job->gpu_ids[r]];
 	struct gpu_work_profile prof;
-	int n = (int)rp->q.n, maxb = job->tj.batch > 0 ? job->tj.batch : 1;
+	int n = (int)rp->q.n, maxb = sv->max_batch;
 
 	if (rp->inflight > 0 || n == 0)
 		return 0;
@@ -195,6 +212,7 @@ static int try_start(struct world *w, int j, int r)
 	if (n > maxb)
 		n = maxb;
 	rp->inflight = n;
+	rp->t_batch = w->sim.now;
 	wl_infer_profile(job->model, g->dev, n, &prof);
 	gpu_begin(g, &job->tenants[r],
 		  (double)wl_infer_batch_ns(job->model, g->dev, n), &prof,
@@ -258,6 +276,7 @@ static int on_request(struct sim *s, void *ctx, uint64_t arg)
 
 	(void)s;
 	w->req_total++;
+	w->jobs[j].svc->win.arrivals++;
 	if ((rc = route(w, j, w->sim.now)) != 0)
 		return rc;
 	return next_request(w, j);
@@ -299,14 +318,26 @@ int svc_batch_done(struct world *w, int j, int k)
 	struct world_job *job = &w->jobs[j];
 	struct world_service *sv = job->svc;
 	struct replica *rp = &sv->rep[k];
+	struct svc_win *wn = &sv->win;
+	double b = rp->inflight, ex = sim_time_to_ms(w->sim.now - rp->t_batch);
 	int rc;
 
+	wn->batches++;
+	wn->bsum += b;
+	wn->b2sum += b * b;
+	wn->exec_ms += ex;
+	wn->bexec_ms += b * ex;
 	while (rp->inflight > 0) {
 		sim_time lat = w->sim.now - fifo_pop(&rp->q);
 		sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
+		if ((rc = sim_sample_add(&wn->lat_ms, sim_time_to_ms(lat))) != 0)
+			return sim_fail(&w->sim, rc, "out of memory");
 		w->req_served++;
+		wn->served++;
 		if (lat <= job->tj.slo_ns)
 			w->req_slo_ok++;
+		else
+			wn->slo_miss++;
 		rp->inflight--;
 	}
 	if ((rc = try_start(w, j, k)) != 0)
@@ -347,4 +378,65 @@ unsigned long long svc_unserved(const struct world *w, int j)
 	for (r = 0; r < sv->nrep; r++)
 		n += sv->rep[r].q.n;
 	return n;
+}
+
+int svc_set_batch(struct world *w, int j, int max_batch)
+{
+	struct world_service *sv = w->jobs[j].svc;
+	int r, rc;
+
+	sv->max_batch = max_batch;
+	/* A larger batch may be startable now; a smaller one takes effect
+	** with the next batch (the running one is not cut). */
+	for (r = 0; r < sv->nrep; r++)
+		if ((rc = try_start(w, j, r)) != 0)
+			return rc;
+	return 0;
+}
+
+int svc_max_batch(const struct world *w, int j)
+{
+	const struct world_service *sv = w->jobs[j].svc;
+
+	return sv != NULL ? sv->max_batch : 0;
+}
+
+int svc_window(struct world *w, int j, struct world_svc_window *out)
+{
+	struct world_service *sv = w->jobs[j].svc;
+	struct svc_win *wn = &sv->win;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	out->t0_ns = wn->t0;
+	out->len_ns = w->sim.now - wn->t0;
+	out->arrivals = wn->arrivals;
+	out->served = wn->served;
+	out->slo_miss = wn->slo_miss;
+	out->batches = wn->batches;
+	out->batch_sum = wn->bsum;
+	out->batch_sum2 = wn->b2sum;
+	out->exec_sum_ms = wn->exec_ms;
+	out->bexec_sum_ms = wn->bexec_ms;
+	if (wn->lat_ms.n > 0) {
+		out->lat_p99_ms = sim_sample_quantile(&wn->lat_ms, 0.99);
+		out->lat_max_ms = wn->lat_ms.max;
+		out->lat_mean_ms = wn->lat_ms.mean;
+	}
+	out->max_batch = sv->max_batch;
+	out->replicas = sv->nrep;
+	out->queued = (uint64_t)sv->backlog.n;
+	for (r = 0; r < sv->nrep; r++)
+		out->queued += sv->rep[r].q.n;
+	return 0;
+}
+
+void svc_window_reset(struct world *w, int j)
+{
+	struct svc_win *wn = &w->jobs[j].svc->win;
+
+	sim_sample_fini(&wn->lat_ms);
+	memset(wn, 0, sizeof *wn);
+	sim_sample_init(&wn->lat_ms, 0);
+	wn->t0 = w->sim.now;
 }

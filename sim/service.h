@@ -22,4 +22,12 @@ int svc_queue_len(const struct world *w, int j, int r);
 /* Requests never served (still queued or in flight) at the end. */
 unsigned long long svc_unserved(const struct world *w, int j);
 
+/* The run-time max batch (1..tj.batch), set by world_set_batch. */
+int svc_set_batch(struct world *w, int j, int max_batch);
+int svc_max_batch(const struct world *w, int j);
+/* The measurement window (world_svc_window) and its reset. */
+struct world_svc_window;
+int svc_window(struct world *w, int j, struct world_svc_window *out);
+void svc_window_reset(struct world *w, int j);
+
 #endif

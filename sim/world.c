@@ -498,6 +498,7 @@ void world_destroy(struct world *w)
 	free(w->gpus);
 	free(w->series.t);
 	free(w->series.v);
+	free(w->xmetrics);
 	free(w->pol_state);
 	if (w->tr != NULL)
 		trace_close(w->tr);

@@ -159,4 +159,47 @@ int world_set_timer(struct world *w, sim_time dt, uint64_t tag,
 /* Declares a pending job impossible: FAILED, with a reason for reports. */
 int world_fail_job(struct world *w, int j, const char *reason);
 
+/* ---- service control and measurement (sim/world_svc.c) ---------------- */
+
+/* What service j did since its window was last reset (or it arrived). */
+struct world_svc_window {
+	sim_time t0_ns, len_ns;           /* window start and length */
+	uint64_t arrivals;                /* requests that arrived */
+	uint64_t served;                  /* requests completed */
+	uint64_t slo_miss;                /* completed later than the SLO */
+	double lat_p99_ms, lat_max_ms, lat_mean_ms;   /* of those served */
+	/* batches completed, and the sums a least-squares fit of execution
+	** time on batch size needs: sum b, sum b^2, sum t, sum b t */
+	uint64_t batches;
+	double batch_sum, batch_sum2, exec_sum_ms, bexec_sum_ms;
+	int max_batch;                    /* the current max batch */
+	int replicas;                     /* placed replicas (0: pending) */
+	uint64_t queued;                  /* requests waiting now, all queues */
+};
+
+/* Fills *out for service j (kind infer, arrived).  The latency quantile
+** sorts the window's sample, hence the non-const world. */
+int world_svc_window(struct world *w, int j, struct world_svc_window *out,
+		     struct sim_err *err);
+/* Starts a new window for service j now. */
+int world_svc_window_reset(struct world *w, int j, struct sim_err *err);
+
+/* Sets service j's max batch at run time, 1..tj.batch (the trace's batch
+** is the largest one its replicas' memory was sized for).  The batch in
+** flight is not cut; the next batch obeys the new limit. */
+int world_set_batch(struct world *w, int j, int max_batch,
+		    struct sim_err *err);
+
+/* Changes the allocation of every tenant of running job j to mem_bytes
+** (per GPU).  SIM_ENOSPC, leaving every tenant as it was, when it does
+** not fit and !allow_oversub. */
+int world_set_mem(struct world *w, int j, uint64_t mem_bytes,
+		  int allow_oversub, struct sim_err *err);
+
+/* Adds value to the run metric `name` (created at 0 on first use; names
+** up to 47 bytes), which world_results copies into the run's metrics.  For
+** policy-specific counters (reallocations, switch costs).  0 or
+** SIM_EINVAL / SIM_ENOMEM. */
+int world_add_metric(struct world *w, const char *name, double value);
+
 #endif

@@ -44,6 +44,13 @@ struct world {
 	struct sim_sample jct_s, queue_s, slowdown, lat_ms;
 	uint64_t req_total, req_served, req_slo_ok;
 	struct world_series series;
+	struct world_metric *xmetrics; /* world_add_metric, in first-use order */
+	int nxmetrics, capxmetrics;
+};
+
+struct world_metric {
+	char name[48];
+	double value;
 };
 
 int world__request_schedule(struct world *w);

@@ -171,6 +171,8 @@ int world_results(struct world *w, struct run_result *res,
 	SET("jobs_unfinished", (double)unfinished);
 	SET("gpu_hours", (double)w->ngpus * sim_time_to_s(t_end) / 3600.0);
 	SET("events", (double)w->sim.events);
+	for (j = 0; j < w->nxmetrics; j++)
+		SET(w->xmetrics[j].name, w->xmetrics[j].value);
 #undef SET
 	res->events = w->sim.events;
 	if (rc == 0)
