@@ -7,6 +7,7 @@
 */
 #include "experiments/store.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -622,6 +623,10 @@ static int put_run_rows(struct store *s, int64_t id,
 	if (res == NULL)
 		return 0;
 	for (i = 0; i < res->nmetrics; i++) {
+		/* NaN: the metric does not apply to this run (no request
+		** served, no training job done): not stored (RESULTS.md). */
+		if (isnan(res->metrics[i].value))
+			continue;
 		if ((st = stmt(s, ST_INS_METRIC, err)) == NULL)
 			return err->code;
 		if ((rc = bind_int(s, st, 1, run, err)) ||

@@ -40,6 +40,8 @@ struct world {
 	enum sim_stop_reason stop_reason;
 	int sched_pending;
 	int live_jobs;                /* arrived, not done or failed */
+	int open_svcs;                /* services whose arrivals are open
+					 (sim/service.c, svc_close_open) */
 	double nic_bytes_per_s;       /* inter-node bandwidth per GPU */
 	struct sim_sample jct_s, queue_s, slowdown, lat_ms;
 	uint64_t req_total, req_served, req_slo_ok;
