@@ -145,9 +145,8 @@ static int db_fail(struct store *s, int rc, const char *what,
 		code = SIM_EIO;
 		break;
 	case SQLITE_NOTADB:
-		code = SIM_EIO;
-		hint = " (not an SQLite database)";
-		break;
+		return sim_err_set(err, SIM_EINVAL, "%s: not a results "
+				   "database (not an SQLite file)", s->path);
 	case SQLITE_NOMEM:
 		code = SIM_ENOMEM;
 		break;
@@ -258,11 +257,17 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
 	strcpy(s->path, path);
-	if (mode == STORE_READ && strncmp(path, "file:", 5) != 0) {
+	if (strncmp(path, "file:", 5) != 0) {
 		struct stat stb;
-		if (stat(path, &stb) != 0) {
+		if (mode == STORE_READ && stat(path, &stb) != 0) {
 			rc = sim_err_set(err, SIM_ENOENT, "%s: no such results "
 					 "database", path);
+			goto fail;
+		}
+		if (stat(path, &stb) == 0 && S_ISDIR(stb.st_mode)) {
+			rc = sim_err_set(err, SIM_EINVAL, "%s: is a directory, "
+					 "expected a results database file",
+					 path);
 			goto fail;
 		}
 	}
@@ -290,8 +295,9 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	if (mode == STORE_READ) {
 		if (s->version < STORE_SCHEMA_VERSION) {
 			if (s->version == 0)
-				rc = sim_err_set(err, SIM_EIO, "%s: not a colosim "
-						 "results database (empty)", path);
+				rc = sim_err_set(err, SIM_EINVAL, "%s: not a "
+						 "colosim results database "
+						 "(empty)", path);
 			else
 				rc = sim_err_set(err, SIM_EVERSION, "%s: results "
 						 "schema %d is older than this "
