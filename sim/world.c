@@ -181,6 +181,18 @@ double world__train_total_ns(const struct world *w, const struct world_job *job,
 
 /* ---- job completion ----------------------------------------------------- */
 
+/* Frees a job's placement arrays (its tenants are detached already). */
+void world__free_placement(struct world_job *job)
+{
+	free(job->tenants);
+	free(job->gpu_ids);
+	free(job->work0_);
+	job->tenants = NULL;
+	job->gpu_ids = NULL;
+	job->work0_ = NULL;
+	job->nplaced = 0;
+}
+
 static void release_placement(struct world *w, struct world_job *job)
 {
 	int k;
@@ -195,13 +207,7 @@ static void release_placement(struct world *w, struct world_job *job)
 	}
 	for (k = 0; k < job->nplaced; k++)
 		world__gpu_changed(w, job->gpu_ids[k]);
-	free(job->gpu_ids);
-	free(job->tenants);
-	free(job->work0_);
-	job->gpu_ids = NULL;
-	job->tenants = NULL;
-	job->work0_ = NULL;
-	job->nplaced = 0;
+	world__free_placement(job);
 }
 
 void world__maybe_stop(struct world *w)

@@ -200,13 +200,7 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 			return rc;
 	return 0;
 undo:
-	free(job->tenants);
-	free(job->gpu_ids);
-	free(job->work0_);
-	job->tenants = NULL;
-	job->gpu_ids = NULL;
-	job->work0_ = NULL;
-	job->nplaced = 0;
+	world__free_placement(job);
 	return rc;
 }
 
@@ -241,13 +235,7 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	for (k = 0; k < job->nplaced; k++)
 		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
 			return rc;
-	free(job->tenants);
-	free(job->gpu_ids);
-	free(job->work0_);
-	job->tenants = NULL;
-	job->gpu_ids = NULL;
-	job->work0_ = NULL;
-	job->nplaced = 0;
+	world__free_placement(job);
 	job->state = JOB_PREEMPTED;
 	job->preemptions++;
 	if ((rc = pending_add_job(w, j)) != 0)

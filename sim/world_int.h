@@ -54,6 +54,7 @@ void pending_remove_job(struct world *w, int j);
 int pending_add_job(struct world *w, int j);
 int world__gpu_changed(struct world *w, int g);
 int world__job_done(struct world *w, int j);
+void world__free_placement(struct world_job *job);
 int world__hook_rc(struct world *w, int rc, const char *hook);
 double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
