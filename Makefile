@@ -106,7 +106,7 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 # The tests run from the project root so that they find models/devices,
 # traces/ref and ../shared/traces.
 check test: $(TEST_BIN) $(BIN)
-	./$(TEST_BIN)
+	COLOSIM_BIN=$(BIN) ./$(TEST_BIN)
 
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 	@mkdir -p $(@D)

@@ -7,6 +7,7 @@
 ** as it comes and stops at the first error; cross-key checks (trace vs gen,
 ** sweep keys naming known policies) run after the whole file is read.
 */
+#include "sim/file.h"
 #include "experiments/config.h"
 
 #include <ctype.h>
@@ -416,8 +417,14 @@ static char *mem_reader(char *str, int num, void *stream)
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '[') {
-			size_t n = strcspn(p + 1, "]");
+			size_t n = strcspn(p + 1, "]\r\n");
 			c->hdr_line = c->line;
+			if (p[1 + n] != ']') {
+				sim_err_set(c->err, SIM_EPARSE, "%s:%d: section "
+					    "header '[%.*s' lacks its ']'",
+					    c->path, c->line, (int)n, p + 1);
+				return NULL;
+			}
 			if (!((n == 10 && strncmp(p + 1, "experiment", 10) == 0) ||
 			      (n == 7 && strncmp(p + 1, "cluster", 7) == 0) ||
 			      (n == 5 && strncmp(p + 1, "sweep", 5) == 0) ||
@@ -995,11 +1002,8 @@ int exp_config_load(struct exp_config **out, const char *path,
 	int rc;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (f == NULL)
-		return sim_err_set(err, errno == ENOENT ? SIM_ENOENT : SIM_EIO,
-				   "%s: cannot open: %s", path,
-				   strerror(errno));
+	if ((rc = sim_fopen_in(&f, path, "rb", "config", err)) != 0)
+		return rc;
 	for (;;) {
 		if (len + 4096 > cap) {
 			char *p;

@@ -18,6 +18,7 @@
 
 #include <csv.h>
 
+#include "sim/file.h"
 #include "experiments/openb.h"
 #include "policies/frac.h"
 
@@ -107,10 +108,11 @@ static int read_csv(const char *path, rec_fn fn, void *ctx,
 	rd.fn = fn;
 	rd.ctx = ctx;
 	rd.err = err;
-	fp = fopen(path, "r");
-	if (fp == NULL)
-		return sim_err_set(err, errno == ENOENT ? SIM_ENOENT : SIM_EIO,
-				   "%s: %s", path, strerror(errno));
+	{
+		int rc = sim_fopen_in(&fp, path, "r", "", err);
+		if (rc != 0)
+			return rc;
+	}
 	if (csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI) != 0) {
 		fclose(fp);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");

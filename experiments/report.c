@@ -21,9 +21,10 @@
 /* The documented metric order (docs/RESULTS.md, "Metrics"). */
 static const char *const metric_order[] = {
 	"makespan_s", "jct_mean_s", "jct_p50_s", "jct_p95_s", "jct_p99_s",
-	"queue_mean_s", "slowdown_mean", "hbm_util_mean", "sm_util_mean",
-	"lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "slo_attainment",
-	"goodput_rps", "dropped_requests", "train_samples_per_s", "gpu_hours",
+	"queue_delay_mean_s", "slowdown_mean", "hbm_util_mean", "sm_util_mean",
+	"latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "slo_attainment",
+	"requests_total", "requests_served", "requests_unserved",
+	"jobs_total", "jobs_done", "jobs_failed", "jobs_unfinished", "gpu_hours",
 	NULL
 };
 

@@ -24,6 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "models/device.h"
+#include "policies/policy.h"
+#include "sim/cluster.h"
+#include "traces/trace.h"
+
 #define WIRE_MAGIC 0x636f6c72u
 
 struct wire_head {
@@ -230,9 +235,11 @@ static int finish_run(struct run_state *rs, const struct exp_run_spec *spec,
 
 	if (rc != 0)
 		return rc;
-	if (failed)
-		rs->stats->failed++;
-	else
+	if (failed && rs->stats->failed++ == 0)
+		snprintf(rs->stats->first_error,
+			 sizeof rs->stats->first_error, "%s: %s", spec->key,
+			 msg ? msg : "failed");
+	else if (!failed)
 		rs->stats->done++;
 	report(rs, spec, failed ? msg : NULL);
 	return 0;
@@ -481,6 +488,57 @@ void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
 		 : "");
 }
 
+/*
+** Checks, before anything is stored, what would make every run fail: an
+** unknown policy, a cluster naming an unknown device, a trace that cannot
+** be opened or has a bad header.  One clear error instead of a database
+** of failed runs.
+*/
+static int preflight(const char *cfg_path, const struct exp_matrix *m,
+		     struct sim_err *err)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	size_t k;
+	int rc = 0;
+
+	for (k = 0; k < m->nruns && rc == 0; k++) {
+		const struct exp_run_spec *r = &m->runs[k];
+		if (k > 0 && strcmp(r->policy, m->runs[k - 1].policy) == 0 &&
+		    strcmp(r->cluster, m->runs[k - 1].cluster) == 0 &&
+		    (r->trace == NULL) == (m->runs[k - 1].trace == NULL) &&
+		    (r->trace == NULL ||
+		     strcmp(r->trace, m->runs[k - 1].trace) == 0))
+			continue;
+		if (pol_find(r->policy) == NULL) {
+			char known[512];
+			pol_names(known, sizeof known);
+			rc = sim_err_set(err, SIM_ENOENT, "%s: unknown policy "
+					 "'%s' (known: %s)", cfg_path,
+					 r->policy, known);
+			break;
+		}
+		if (cat.n == 0 &&
+		    (rc = dev_catalog_load(&cat, dev_default_dir(), err)) != 0)
+			break;
+		{
+			struct cluster_spec cl;
+			char where[600];
+			snprintf(where, sizeof where, "%s: cluster", cfg_path);
+			if ((rc = cluster_parse(&cl, r->cluster, &cat, where,
+						err)) != 0)
+				break;
+		}
+		if (r->trace != NULL) {
+			struct trace_reader *tr = NULL;
+			if ((rc = trace_open(&tr, r->trace, err)) != 0)
+				break;
+			trace_close(tr);
+		}
+	}
+	dev_catalog_fini(&cat);
+	return rc;
+}
+
 int exp_run_experiment(const struct exp_run_request *req,
 		       const struct exp_runner_opts *o,
 		       struct exp_run_stats *stats, char *db_used,
@@ -498,6 +556,8 @@ int exp_run_experiment(const struct exp_run_request *req,
 	if ((rc = exp_config_load(&cfg, req->config_path, err)) != 0)
 		return rc;
 	if ((rc = exp_matrix_build(&m, cfg, err)) != 0)
+		goto out;
+	if ((rc = preflight(req->config_path, &m, err)) != 0)
 		goto out;
 	db = req->db_path ? req->db_path : cfg->db;
 	if (db_used != NULL && db_used_size > 0)

@@ -77,6 +77,7 @@ struct exp_runner_opts {
 struct exp_run_stats {
 	size_t total, skipped, done, failed;
 	int stopped;
+	char first_error[320];        /* "KEY: message" of the first failure */
 };
 
 /*

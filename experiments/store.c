@@ -7,6 +7,7 @@
 */
 #include "experiments/store.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,9 +145,8 @@ static int db_fail(struct store *s, int rc, const char *what,
 		code = SIM_EIO;
 		break;
 	case SQLITE_NOTADB:
-		code = SIM_EIO;
-		hint = " (not an SQLite database)";
-		break;
+		return sim_err_set(err, SIM_EINVAL, "%s: not a results "
+				   "database (not an SQLite file)", s->path);
 	case SQLITE_NOMEM:
 		code = SIM_ENOMEM;
 		break;
@@ -257,11 +257,17 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
 	strcpy(s->path, path);
-	if (mode == STORE_READ && strncmp(path, "file:", 5) != 0) {
+	if (strncmp(path, "file:", 5) != 0) {
 		struct stat stb;
-		if (stat(path, &stb) != 0) {
+		if (mode == STORE_READ && stat(path, &stb) != 0) {
 			rc = sim_err_set(err, SIM_ENOENT, "%s: no such results "
 					 "database", path);
+			goto fail;
+		}
+		if (stat(path, &stb) == 0 && S_ISDIR(stb.st_mode)) {
+			rc = sim_err_set(err, SIM_EINVAL, "%s: is a directory, "
+					 "expected a results database file",
+					 path);
 			goto fail;
 		}
 	}
@@ -289,8 +295,9 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	if (mode == STORE_READ) {
 		if (s->version < STORE_SCHEMA_VERSION) {
 			if (s->version == 0)
-				rc = sim_err_set(err, SIM_EIO, "%s: not a colosim "
-						 "results database (empty)", path);
+				rc = sim_err_set(err, SIM_EINVAL, "%s: not a "
+						 "colosim results database "
+						 "(empty)", path);
 			else
 				rc = sim_err_set(err, SIM_EVERSION, "%s: results "
 						 "schema %d is older than this "
@@ -622,6 +629,10 @@ static int put_run_rows(struct store *s, int64_t id,
 	if (res == NULL)
 		return 0;
 	for (i = 0; i < res->nmetrics; i++) {
+		/* NaN: the metric does not apply to this run (no request
+		** served, no training job done): not stored (RESULTS.md). */
+		if (isnan(res->metrics[i].value))
+			continue;
 		if ((st = stmt(s, ST_INS_METRIC, err)) == NULL)
 			return err->code;
 		if ((rc = bind_int(s, st, 1, run, err)) ||

@@ -17,6 +17,7 @@
 ** has all four keys, fits the device (SMs, memory, bandwidth share) and a
 ** name of the form "<N>g.<mem>".
 */
+#include "sim/file.h"
 #include "models/device.h"
 
 #include <ctype.h>
@@ -515,10 +516,8 @@ int dev_load_file(const char *path, struct dev_profile *out,
 	c.d = out;
 	c.err = err;
 	snprintf(out->path, sizeof out->path, "%s", path);
-	c.f = fopen(path, "r");
-	if (c.f == NULL)
-		return sim_err_set(err, errno == ENOENT ? SIM_ENOENT : SIM_EIO,
-				   "%s: cannot open: %s", path, strerror(errno));
+	if ((rc = sim_fopen_in(&c.f, path, "r", "device profile", err)) != 0)
+		return rc;
 	rc = ini_parse_stream(count_reader, &c, handler, &c);
 	if (ferror(c.f))
 		sim_err_set(err, SIM_EIO, "%s:%d: read error", path, c.line);

@@ -12,11 +12,20 @@
 ** until that deadline or a full batch.  Batch latency is the device's
 ** L(model, batch) stretched by the tenant's speed in the GPU model.  A
 ** request's latency is completion time minus arrival time.
+**
+** Arrivals end at the service's lifetime (submit + duration_s), when its
+** arrival process runs out, when the service fails (a failed service draws
+** no more requests), or, for an open service (no duration_s and an arrival
+** process that never ends by itself: Poisson, or rates whose last rate is
+** not 0), when nothing but open services is left in the world (see
+** svc_close_open): an open service lives as long as the rest of the
+** workload.
 */
 #include "sim/service.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #include "models/workload.h"
 #include "sim/world_int.h"
@@ -47,6 +56,8 @@ struct world_service {
 	struct trace_arrivals *arr;
 	struct sim_rng rng;
 	int arrivals_done;
+	int open;                /* arrivals never end by themselves */
+	uint64_t req_ev;         /* the pending next request, 0 none */
 	sim_time end_ns;         /* no requests after this */
 	struct req_fifo backlog; /* before placement */
 	struct replica *rep;
@@ -113,6 +124,20 @@ static int check_later(struct world *w, int j)
 			       on_check, w, (uint64_t)j, NULL);
 }
 
+/* Marks the arrivals of service j over (cancelling the next request). */
+static void arrivals_end(struct world *w, struct world_service *sv)
+{
+	if (sv->arrivals_done)
+		return;
+	if (sv->req_ev != 0) {
+		sim_cancel(&w->sim, sv->req_ev);
+		sv->req_ev = 0;
+	}
+	sv->arrivals_done = 1;
+	if (sv->open)
+		w->open_svcs--;
+}
+
 /* Schedules the next request of service j, or marks arrivals done. */
 static int next_request(struct world *w, int j)
 {
@@ -124,13 +149,54 @@ static int next_request(struct world *w, int j)
 	if (rc < 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
 	if (rc == 0 || t > sv->end_ns) {
-		sv->arrivals_done = 1;
+		arrivals_end(w, sv);
 		return check_later(w, j);
 	}
 	if (t < w->sim.now)
 		t = w->sim.now;          /* arrival files may repeat times */
 	return sim_schedule_at(&w->sim, t, SIM_PRIO_ARRIVAL, on_request, w,
-			       (uint64_t)j, NULL);
+			       (uint64_t)j, &sv->req_ev);
+}
+
+/* 1 if a service's arrivals never end by themselves (see the top). */
+static int open_ended(const struct trace_job *tj)
+{
+	const char *last;
+
+	if (tj->duration_ns > 0)
+		return 0;
+	if (tj->arrival == TRACE_ARR_POISSON)
+		return 1;
+	if (tj->arrival != TRACE_ARR_RATES)
+		return 0;
+	last = strrchr(tj->arrival_arg, ';');
+	last = last != NULL ? last + 1 : tj->arrival_arg;
+	return strtod(last, NULL) > 0;
+}
+
+int svc_fail(struct world *w, int j)
+{
+	struct world_service *sv = w->jobs[j].svc;
+
+	if (sv != NULL)
+		arrivals_end(w, sv);
+	return 0;
+}
+
+int svc_close_open(struct world *w)
+{
+	int j, rc;
+
+	for (j = 0; j < w->njobs && w->open_svcs > 0; j++) {
+		struct world_service *sv = w->jobs[j].svc;
+		if (sv == NULL || !sv->open || sv->arrivals_done)
+			continue;
+		arrivals_end(w, sv);
+		if (w->jobs[j].state == JOB_RUNNING &&
+		    (rc = check_later(w, j)) != 0)
+			return rc;
+	}
+	return 0;
 }
 
 int svc_create(struct world *w, int j)
@@ -157,6 +223,9 @@ int svc_create(struct world *w, int j)
 	sv->end_ns = job->tj.duration_ns > 0 ?
 		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :
 		SIM_TIME_MAX;
+	sv->open = open_ended(&job->tj);
+	if (sv->open)
+		w->open_svcs++;
 	return next_request(w, j);
 }
 
@@ -275,6 +344,7 @@ static int on_request(struct sim *s, void *ctx, uint64_t arg)
 	int j = (int)arg, rc;
 
 	(void)s;
+	w->jobs[j].svc->req_ev = 0;
 	w->req_total++;
 	w->jobs[j].svc->win.arrivals++;
 	if ((rc = route(w, j, w->sim.now)) != 0)

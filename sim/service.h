@@ -17,6 +17,11 @@ void svc_destroy(struct world *w, int j);
 int svc_placed(struct world *w, int j);
 /* The batch of replica k finished now. */
 int svc_batch_done(struct world *w, int j, int k);
+/* Job j (a service, or a training job: no-op) failed: its arrivals end. */
+int svc_fail(struct world *w, int j);
+/* Ends the arrivals of every open service (no lifetime, endless arrival
+** process): called when nothing else is left to run. */
+int svc_close_open(struct world *w);
 /* Requests waiting at replica r (-1: before placement). */
 int svc_queue_len(const struct world *w, int j, int r);
 /* Requests never served (still queued or in flight) at the end. */

@@ -181,6 +181,18 @@ double world__train_total_ns(const struct world *w, const struct world_job *job,
 
 /* ---- job completion ----------------------------------------------------- */
 
+/* Frees a job's placement arrays (its tenants are detached already). */
+void world__free_placement(struct world_job *job)
+{
+	free(job->tenants);
+	free(job->gpu_ids);
+	free(job->work0_);
+	job->tenants = NULL;
+	job->gpu_ids = NULL;
+	job->work0_ = NULL;
+	job->nplaced = 0;
+}
+
 static void release_placement(struct world *w, struct world_job *job)
 {
 	int k;
@@ -195,18 +207,21 @@ static void release_placement(struct world *w, struct world_job *job)
 	}
 	for (k = 0; k < job->nplaced; k++)
 		world__gpu_changed(w, job->gpu_ids[k]);
-	free(job->gpu_ids);
-	free(job->tenants);
-	free(job->work0_);
-	job->gpu_ids = NULL;
-	job->tenants = NULL;
-	job->work0_ = NULL;
-	job->nplaced = 0;
+	world__free_placement(job);
 }
 
 void world__maybe_stop(struct world *w)
 {
-	if (w->trace_done && w->live_jobs == 0)
+	int rc;
+
+	if (!w->trace_done)
+		return;
+	/* Only open services left: their arrivals end now (service.c). */
+	if (w->live_jobs > 0 && w->live_jobs == w->open_svcs &&
+	    (rc = svc_close_open(w)) != 0)
+		sim_fail(&w->sim, rc, "cannot end the open services: %s",
+			 sim_strerror(rc));
+	if (w->live_jobs == 0)
 		sim_stop(&w->sim);
 }
 
@@ -485,6 +500,10 @@ void world_destroy(struct world *w)
 		return;
 	if (w->pol_inited && w->pol->xFini != NULL)
 		w->pol->xFini(w, w->pol_state);
+	/* The GPUs first: gpu_fini walks their tenant lists, which point
+	** into the tenants of jobs still placed (a horizon or budget stop). */
+	for (g = 0; g < w->ngpus && w->gpus != NULL; g++)
+		gpu_fini(&w->gpus[g]);
 	for (j = 0; j < w->njobs; j++) {
 		free(w->jobs[j].gpu_ids);
 		free(w->jobs[j].tenants);
@@ -493,8 +512,6 @@ void world_destroy(struct world *w)
 	}
 	free(w->jobs);
 	free(w->pending);
-	for (g = 0; g < w->ngpus && w->gpus != NULL; g++)
-		gpu_fini(&w->gpus[g]);
 	free(w->gpus);
 	free(w->series.t);
 	free(w->series.v);

@@ -200,13 +200,7 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 			return rc;
 	return 0;
 undo:
-	free(job->tenants);
-	free(job->gpu_ids);
-	free(job->work0_);
-	job->tenants = NULL;
-	job->gpu_ids = NULL;
-	job->work0_ = NULL;
-	job->nplaced = 0;
+	world__free_placement(job);
 	return rc;
 }
 
@@ -241,13 +235,7 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	for (k = 0; k < job->nplaced; k++)
 		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
 			return rc;
-	free(job->tenants);
-	free(job->gpu_ids);
-	free(job->work0_);
-	job->tenants = NULL;
-	job->gpu_ids = NULL;
-	job->work0_ = NULL;
-	job->nplaced = 0;
+	world__free_placement(job);
 	job->state = JOB_PREEMPTED;
 	job->preemptions++;
 	if ((rc = pending_add_job(w, j)) != 0)
@@ -293,8 +281,18 @@ int world_set_gpu_mode(struct world *w, int g, enum gpu_mode mode,
 				   "%d tenants", g, gp->ntenants);
 	if (gp->mode == mode)
 		return 0;
-	gpu_fini(gp);
-	gpu_init(gp, gp->dev, g, gp->node, mode, w->sim.now);
+	{
+		/* The utilisation history since t = 0 survives the switch. */
+		struct sim_twacc hbm = gp->hbm, sm = gp->sm;
+		uint64_t peak = gp->mem_peak_bytes;
+		gpu_fini(gp);
+		gpu_init(gp, gp->dev, g, gp->node, mode, w->sim.now);
+		gp->hbm = hbm;
+		gp->sm = sm;
+		gp->mem_peak_bytes = peak;
+		sim_twacc_set(&gp->hbm, w->sim.now, 0);
+		sim_twacc_set(&gp->sm, w->sim.now, 0);
+	}
 	return 0;
 }
 
@@ -347,6 +345,7 @@ int world_fail_job(struct world *w, int j, const char *reason)
 	pending_remove_job(w, j);
 	job->state = JOB_FAILED;
 	job->end_ns = w->sim.now;
+	svc_fail(w, j);
 	snprintf(job->fail_reason, sizeof job->fail_reason, "%s",
 		 reason ? reason : "");
 	w->live_jobs--;

@@ -40,6 +40,8 @@ struct world {
 	enum sim_stop_reason stop_reason;
 	int sched_pending;
 	int live_jobs;                /* arrived, not done or failed */
+	int open_svcs;                /* services whose arrivals are open
+					 (sim/service.c, svc_close_open) */
 	double nic_bytes_per_s;       /* inter-node bandwidth per GPU */
 	struct sim_sample jct_s, queue_s, slowdown, lat_ms;
 	uint64_t req_total, req_served, req_slo_ok;
@@ -59,6 +61,7 @@ void pending_remove_job(struct world *w, int j);
 int pending_add_job(struct world *w, int j);
 int world__gpu_changed(struct world *w, int g);
 int world__job_done(struct world *w, int j);
+void world__free_placement(struct world_job *job);
 int world__hook_rc(struct world *w, int rc, const char *hook);
 double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,

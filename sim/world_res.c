@@ -6,6 +6,11 @@
 ** the time the last job ended (or the clock at the end of the run when some
 ** never ended).  HBM utilisation is allocated / capacity summed over GPUs
 ** (allocations past capacity, under oversubscription, count as full).
+**
+** A metric that does not apply is NaN: JCT, queueing delay and slowdown
+** without a finished training job, latencies without a served request,
+** SLO attainment without a request.  `replay --json` prints it as null and
+** the results store leaves it out.
 */
 #include <math.h>
 #include <stdio.h>
@@ -14,9 +19,16 @@
 #include "sim/service.h"
 #include "sim/world_int.h"
 
+/* NaN (the metric does not apply) when there is no sample: 0 would read as
+** the best possible latency or JCT for a run that served nothing. */
 static double quant(struct sim_sample *s, double q)
 {
-	return s->n ? sim_sample_quantile(s, q) : 0.0;
+	return s->n ? sim_sample_quantile(s, q) : (double)NAN;
+}
+
+static double mean(const struct sim_sample *s)
+{
+	return s->n ? s->mean : (double)NAN;
 }
 
 /* A latency histogram of about 40 log-spaced bins between min and max. */
@@ -151,17 +163,17 @@ int world_results(struct world *w, struct run_result *res,
 	SET("makespan_s", sim_time_to_s(t_end));
 	SET("hbm_util_mean", cap > 0 ? hbm / cap : 0);
 	SET("sm_util_mean", w->ngpus ? sm / w->ngpus : 0);
-	SET("jct_mean_s", w->jct_s.n ? w->jct_s.mean : 0);
+	SET("jct_mean_s", mean(&w->jct_s));
 	SET("jct_p50_s", quant(&w->jct_s, 0.50));
 	SET("jct_p95_s", quant(&w->jct_s, 0.95));
 	SET("jct_p99_s", quant(&w->jct_s, 0.99));
-	SET("queue_delay_mean_s", w->queue_s.n ? w->queue_s.mean : 0);
-	SET("slowdown_mean", w->slowdown.n ? w->slowdown.mean : 0);
+	SET("queue_delay_mean_s", mean(&w->queue_s));
+	SET("slowdown_mean", mean(&w->slowdown));
 	SET("latency_p50_ms", quant(&w->lat_ms, 0.50));
 	SET("latency_p95_ms", quant(&w->lat_ms, 0.95));
 	SET("latency_p99_ms", quant(&w->lat_ms, 0.99));
 	SET("slo_attainment", w->req_total ?
-	    (double)w->req_slo_ok / (double)w->req_total : 1.0);
+	    (double)w->req_slo_ok / (double)w->req_total : (double)NAN);
 	SET("requests_total", (double)w->req_total);
 	SET("requests_served", (double)w->req_served);
 	SET("requests_unserved", (double)unserved);

@@ -17,6 +17,7 @@
 ** added as integers (never t += dt in floating point).  Draws come only
 ** from the caller's stream, one unit exponential per arrival.
 */
+#include "sim/file.h"
 #include "traces/trace.h"
 
 #include <errno.h>
@@ -98,16 +99,16 @@ int trace_arrivals_open(struct trace_arrivals **out,
 		else
 			snprintf(a->path, sizeof a->path, "%s/%s", trace_dir,
 				 job->arrival_arg);
-		a->f = fopen(a->path, "r");
-		if (a->f == NULL) {
-			int e = errno;
-			int rc = sim_err_set(err, e == ENOENT ? SIM_ENOENT :
-					     SIM_EIO, "%s: cannot open the "
-					     "arrival file of '%s' (line %ld): "
-					     "%s", a->path, job->id, job->line,
-					     strerror(e));
-			free(a);
-			return rc;
+		{
+			char what[160];
+			int rc;
+			snprintf(what, sizeof what, "the arrival file of '%.64s' "
+				 "(line %ld)", job->id, job->line);
+			if ((rc = sim_fopen_in(&a->f, a->path, "r", what,
+					       err)) != 0) {
+				free(a);
+				return rc;
+			}
 		}
 		break;
 	default:

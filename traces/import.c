@@ -564,7 +564,7 @@ int imp_run(const struct imp_format *fmt, const char *const *inputs,
 	struct imp_ctx c;
 	char stem[512];
 	FILE *f = out;
-	int i, rc, bad;
+	int i, rc, bad, opened = 0;
 
 	memset(stats, 0, sizeof *stats);
 	memset(&c, 0, sizeof c);
@@ -599,9 +599,13 @@ int imp_run(const struct imp_format *fmt, const char *const *inputs,
 		rc = fmt->xFile(&c, inputs[i], err);
 	if (rc == 0 && fmt->xFinish != NULL)
 		rc = fmt->xFinish(&c, err);
-	if (rc == 0 && out_path != NULL && (f = fopen(out_path, "w")) == NULL)
-		rc = sim_err_set(err, SIM_EIO, "%s: cannot write: %s",
-				 out_path, strerror(errno));
+	if (rc == 0 && out_path != NULL) {
+		if ((f = fopen(out_path, "w")) == NULL)
+			rc = sim_err_set(err, SIM_EIO, "%s: cannot write: %s",
+					 out_path, strerror(errno));
+		else
+			opened = 1;
+	}
 	if (rc == 0)
 		rc = sink_write(&c, f, err);
 	if (f != NULL) {
@@ -614,13 +618,14 @@ int imp_run(const struct imp_format *fmt, const char *const *inputs,
 			rc = sim_err_set(err, SIM_EIO, "%s: write failed",
 					 out_path ? out_path : "stdout");
 	}
+	/* Remove only what this import wrote: a failure before the output
+	** was opened leaves a file the user already had (or a folder named
+	** by mistake) alone.  Side files are listed once written. */
 	if (rc != 0 && out_path != NULL) {
-		remove(out_path);
+		if (opened)
+			remove(out_path);
 		for (i = 0; i < stats->nside; i++)
 			remove(stats->side_files[i]);
-		if (c.sink != NULL)
-			for (i = 0; i < c.sink->nsvc; i++)
-				remove(c.sink->svc_path[i]);
 		stats->nside = 0;
 	}
 	sink_close(c.sink);

@@ -7,6 +7,7 @@
 ** fields of the current record into a growable buffer that is reused for
 ** every record: memory is bounded by the longest record, not the file.
 */
+#include "sim/file.h"
 #include "traces/import_csv.h"
 
 #include <csv.h>
@@ -150,10 +151,8 @@ int imp_csv_each(const char *path, imp_row_fn fn, void *ctx,
 	ssize_t n;
 	int rc = 0;
 
-	f = fopen(path, "r");
-	if (f == NULL)
-		return sim_err_set(err, SIM_ENOENT, "%s: cannot open: %s", path,
-				   strerror(errno));
+	if ((rc = sim_fopen_in(&f, path, "r", "", err)) != 0)
+		return rc;
 	if (csv_init(&p, CSV_STRICT | CSV_APPEND_NULL) != 0) {
 		fclose(f);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");

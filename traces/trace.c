@@ -13,6 +13,7 @@
 ** line where it starts.  Columns in messages are 1-based character
 ** columns of the field's first character on that line.
 */
+#include "sim/file.h"
 #include "traces/trace.h"
 
 #include <csv.h>
@@ -667,13 +668,9 @@ int trace_open(struct trace_reader **out, const char *path,
 		return sim_err_set(err, SIM_ENOMEM, "%s: out of memory", path);
 	snprintf(r->path, sizeof r->path, "%s", path);
 	dir_of(path, r->dir, sizeof r->dir);
-	r->f = fopen(path, "r");
-	if (r->f == NULL) {
-		int e = errno;
+	if ((rc = sim_fopen_in(&r->f, path, "r", "trace", err)) != 0) {
 		free(r);
-		return sim_err_set(err, e == ENOENT ? SIM_ENOENT : SIM_EIO,
-				   "%s: cannot open trace: %s", path,
-				   strerror(e));
+		return rc;
 	}
 	if (csv_init(&r->csv, CSV_STRICT | CSV_APPEND_NULL) != 0) {
 		fclose(r->f);

@@ -7,6 +7,7 @@
 ** parse; later callbacks are ignored.  Fields longer than CAL_FIELD_MAX or
 ** holding a newline are refused: the format has no use for either.
 */
+#include "sim/file.h"
 #include "models/calibration/cal_raw.h"
 
 #include <errno.h>
@@ -238,10 +239,8 @@ int cal_raw_read(struct cal_raw *raw, const char *path, struct sim_err *err)
 
 	memset(raw, 0, sizeof *raw);
 	snprintf(raw->path, sizeof raw->path, "%s", path);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return sim_err_set(err, errno == ENOENT ? SIM_ENOENT : SIM_EIO,
-				   "%s: cannot open: %s", path, strerror(errno));
+	if ((rc = sim_fopen_in(&f, path, "r", "", err)) != 0)
+		return rc;
 	c = calloc(1, sizeof *c);
 	if (c == NULL || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI |
 				  CSV_APPEND_NULL) != 0) {

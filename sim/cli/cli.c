@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_usage_error(const char *fmt, ...)
 {
@@ -18,6 +19,28 @@ int cli_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 2;
+}
+
+int cli_missing(const char *cmd, const char *what, const char *usage)
+{
+	return cli_usage_error("%s: missing %s (usage: %s; see colosim %s "
+			       "--help)", cmd, what, usage, cmd);
+}
+
+int cli_check_value(const char *cmd, const char *opt,
+		    const char *const *names, int have_value)
+{
+	size_t k;
+
+	for (k = 0; names[k] != NULL; k++)
+		if (strcmp(opt, names[k]) == 0)
+			break;
+	if (names[k] == NULL)
+		return cli_usage_error("%s: unknown option '%s' (try --help)",
+				       cmd, opt);
+	if (!have_value)
+		return cli_usage_error("%s: %s needs a value", cmd, opt);
+	return 0;
 }
 
 int cli_report(const struct sim_err *err)

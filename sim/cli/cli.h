@@ -37,6 +37,17 @@ int cli_usage_error(const char *fmt, ...)
 ** for input errors (SIM_EPARSE, SIM_ENOENT, SIM_EINVAL, SIM_ERANGE). */
 int cli_report(const struct sim_err *err);
 
+/* The one line for a command run without what it needs: "colosim: CMD:
+** missing WHAT (usage: USAGE; see colosim CMD --help)"; returns 2. */
+int cli_missing(const char *cmd, const char *what, const char *usage);
+
+/* For option opt at argv[i] that should take a value: returns 0 when opt is
+** one of names (NULL-terminated) and a value follows (i + 1 < argc); else
+** prints "CMD: unknown option 'X' (try --help)" or "CMD: X needs a value"
+** and returns 2. */
+int cli_check_value(const char *cmd, const char *opt,
+		    const char *const *names, int have_value);
+
 /* Parses a whole decimal or floating value; 0 on success, -1 if malformed. */
 int cli_parse_double(const char *s, double *out);
 int cli_parse_u64(const char *s, unsigned long long *out);

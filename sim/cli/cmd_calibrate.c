@@ -58,6 +58,16 @@ static int run(int argc, char **argv)
 			if (++i == argc)
 				return cli_usage_error("calibrate: --date needs a date");
 			date = argv[i];
+			{
+				int y, m, d;
+				char tail;
+				if (strlen(date) != 10 ||
+				    sscanf(date, "%4d-%2d-%2d%c", &y, &m, &d,
+					   &tail) != 3 || m < 1 || m > 12 ||
+				    d < 1 || d > 31)
+					return cli_usage_error("calibrate: --date "
+						"'%s': expected YYYY-MM-DD", date);
+			}
 		} else if (strcmp(argv[i], "--all-keys") == 0) {
 			all_keys = 1;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -70,10 +80,10 @@ static int run(int argc, char **argv)
 					       "('%s' is extra)", argv[i]);
 		}
 	}
-	if (raw_path == NULL) {
-		usage(stderr);
-		return 2;
-	}
+	if (raw_path == NULL)
+		return cli_missing("calibrate", "RAW.csv", "colosim calibrate "
+				   "RAW.csv [-o FILE.ini] [--all-keys] "
+				   "[--date YYYY-MM-DD]");
 	if (date == NULL) {
 		time_t now = time(NULL);
 		struct tm tm;

@@ -3,6 +3,7 @@
 ** trace (traces/gen.h) to FILE or stdout.  Same options and seed, same
 ** bytes.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,21 +42,21 @@ static int run(int argc, char **argv)
 			path = argv[++i];
 			continue;
 		}
-		if (strncmp(argv[i], "--", 2) != 0 || i + 1 >= argc) {
-			usage(stderr);
+		if (strncmp(argv[i], "--", 2) != 0)
 			return cli_usage_error("gen: expected --KEY VALUE, got "
-					       "'%s'", argv[i]);
-		}
+					       "'%s' (try --help)", argv[i]);
+		if (i + 1 >= argc)
+			return cli_usage_error("gen: %s needs a value",
+					       argv[i]);
 		if (gen_set(&o, argv[i] + 2, argv[i + 1], &err) < 0)
 			return cli_usage_error("gen: %s", err.msg);
 		i++;
 	}
 	if (path != NULL) {
 		out = fopen(path, "w");
-		if (out == NULL) {
-			perror(path);
-			return 1;
-		}
+		if (out == NULL)
+			return cli_usage_error("gen: %s: cannot create: %s",
+					       path, strerror(errno)) - 1;
 	}
 	rc = gen_write(out, &o, &err);
 	if (path != NULL && fclose(out) != 0 && rc == 0)

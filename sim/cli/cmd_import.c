@@ -191,10 +191,10 @@ static int cmd_import(int argc, char **argv)
 		if (rc != 0)
 			return rc;
 	}
-	if (fmt_name == NULL || n == 0) {
-		import_usage(stderr);
-		return 2;
-	}
+	if (fmt_name == NULL || n == 0)
+		return cli_missing("import", fmt_name == NULL ? "FORMAT" :
+				   "INPUT", "colosim import FORMAT INPUT... "
+				   "[-o OUT] [options]");
 	fmt = imp_find(fmt_name);
 	if (fmt == NULL) {
 		char names[256];

@@ -205,10 +205,9 @@ static int cmd_list(int argc, char **argv)
 {
 	size_t i;
 
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		return cli_missing("list", "TOPIC", "colosim list "
+				   "devices|models|policies");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
 		return 0;
@@ -216,8 +215,8 @@ static int cmd_list(int argc, char **argv)
 	for (i = 0; topics[i].zName != NULL; i++)
 		if (strcmp(argv[1], topics[i].zName) == 0)
 			return topics[i].xRun(argc - 1, argv + 1);
-	usage(stderr);
-	return cli_usage_error("list: unknown topic '%s'", argv[1]);
+	return cli_usage_error("list: unknown topic '%s' (known: devices, "
+			       "models, policies)", argv[1]);
 }
 
 const struct cli_cmd cli_cmd_list = {

@@ -57,6 +57,11 @@ static unsigned parse_formats(const char *s)
 	return bits;
 }
 
+static const char *const value_opts[] = {
+	"--experiment", "-e", "--out", "-o", "--format", "-f", "--conf",
+	"--scripts", "--gnuplot", NULL
+};
+
 static int cmd_plot(int argc, char **argv)
 {
 	const char *db = NULL, *exp = NULL;
@@ -76,8 +81,9 @@ static int cmd_plot(int argc, char **argv)
 			help(stdout);
 			return 0;
 		}
-		if (a[0] == '-' && i + 1 >= argc)
-			return cli_usage_error("plot: %s needs a value", a);
+		if (a[0] == '-' && (rc = cli_check_value("plot", a,
+				value_opts, i + 1 < argc)) != 0)
+			return rc;
 		if (strcmp(a, "--experiment") == 0 || strcmp(a, "-e") == 0) {
 			exp = argv[++i];
 		} else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
@@ -108,10 +114,10 @@ static int cmd_plot(int argc, char **argv)
 					       "'%s')", db, a);
 		}
 	}
-	if (db == NULL) {
-		help(stderr);
-		return 2;
-	}
+	if (db == NULL)
+		return cli_missing("plot", "DB", "colosim plot DB "
+				   "[--experiment NAME] [--out DIR] "
+				   "[--format pdf,png,svg]");
 	if (o.out_dir == NULL) {
 		if (exp != NULL)
 			snprintf(outdir, sizeof outdir, "figures/%s", exp);

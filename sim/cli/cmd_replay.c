@@ -55,6 +55,11 @@ static void json_num(double v)
 		printf("%.10g", v);
 }
 
+static const char *const value_opts[] = {
+	"--policy", "--cluster", "--devices", "--seed", "--max-events",
+	"--horizon", "--param", NULL
+};
+
 static int run(int argc, char **argv)
 {
 	struct exp_sim_args a = { 0 };
@@ -86,8 +91,9 @@ static int run(int argc, char **argv)
 			a.trace = o;
 			continue;
 		}
-		if (v == NULL)
-			return cli_usage_error("replay: %s needs a value", o);
+		if ((rc = cli_check_value("replay", o, value_opts,
+					  v != NULL)) != 0)
+			return rc;
 		i++;
 		if (strcmp(o, "--policy") == 0) {
 			a.policy = v;
@@ -131,11 +137,11 @@ static int run(int argc, char **argv)
 					       "(try --help)", o);
 		}
 	}
-	if (a.trace == NULL || a.policy == NULL || a.cluster == NULL) {
-		help(stderr);
-		return cli_usage_error("replay: TRACE, --policy and --cluster "
-				       "are required");
-	}
+	if (a.trace == NULL || a.policy == NULL || a.cluster == NULL)
+		return cli_missing("replay", a.trace == NULL ? "TRACE" :
+				   a.policy == NULL ? "--policy P" :
+				   "--cluster SPEC", "colosim replay TRACE "
+				   "--policy P --cluster SPEC [options]");
 	a.params = &params;
 	run_result_init(&res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);

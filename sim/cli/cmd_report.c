@@ -30,6 +30,11 @@ static void help(FILE *f)
 	      f);
 }
 
+static const char *const value_opts[] = {
+	"--experiment", "-e", "--baseline", "-b", "--format", "-f", "--conf",
+	NULL
+};
+
 static int cmd_report(int argc, char **argv)
 {
 	const char *db = NULL, *exp = NULL, *base = NULL;
@@ -47,8 +52,9 @@ static int cmd_report(int argc, char **argv)
 			help(stdout);
 			return 0;
 		}
-		if (a[0] == '-' && i + 1 >= argc)
-			return cli_usage_error("report: %s needs a value", a);
+		if (a[0] == '-' && (rc = cli_check_value("report", a,
+				value_opts, i + 1 < argc)) != 0)
+			return rc;
 		if (strcmp(a, "--experiment") == 0 || strcmp(a, "-e") == 0) {
 			exp = argv[++i];
 		} else if (strcmp(a, "--baseline") == 0 ||
@@ -82,10 +88,10 @@ static int cmd_report(int argc, char **argv)
 					       "and '%s')", db, a);
 		}
 	}
-	if (db == NULL) {
-		help(stderr);
-		return 2;
-	}
+	if (db == NULL)
+		return cli_missing("report", "DB", "colosim report DB "
+				   "[--experiment NAME] [--baseline POLICY] "
+				   "[--format table|csv|json]");
 	sim_err_clear(&err);
 	if ((rc = store_open(&st, db, STORE_READ, &err)) != 0)
 		return cli_report(&err);

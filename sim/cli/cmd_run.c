@@ -96,10 +96,9 @@ static int run(int argc, char **argv)
 			req.config_path = a;
 		}
 	}
-	if (req.config_path == NULL) {
-		help(stderr);
-		return 2;
-	}
+	if (req.config_path == NULL)
+		return cli_missing("run", "CONFIG", "colosim run CONFIG [-j N] "
+				   "[--resume] [--overwrite] [-o DB]");
 	if (req.resume && req.overwrite)
 		return cli_usage_error("run: --resume and --overwrite exclude "
 				       "each other");
@@ -121,6 +120,10 @@ static int run(int argc, char **argv)
 	}
 	if (rc != 0)
 		return cli_report(&err);
+	if (stats.failed > 0)
+		fprintf(stderr, "colosim: run %s%s\n", stats.first_error,
+			stats.failed > 1 ? " (and others: see the runs table's "
+			"error column)" : "");
 	fprintf(stderr, "run: %zu runs (%zu done now, %zu already stored, "
 		"%zu failed) in %s\n", stats.total, stats.done, stats.skipped,
 		stats.failed, db);

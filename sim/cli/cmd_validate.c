@@ -86,10 +86,12 @@ static int run(int argc, char **argv)
 			v.max_errors = (unsigned long)n;
 		} else if (strcmp(argv[i], "--no-arrivals") == 0) {
 			arrivals = 0;
+		} else if (strcmp(argv[i], "--max-errors") == 0) {
+			return cli_usage_error("validate: --max-errors needs "
+					       "a value");
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			usage(stderr);
-			return cli_usage_error("validate: unknown option '%s'",
-					       argv[i]);
+			return cli_usage_error("validate: unknown option '%s' "
+					       "(try --help)", argv[i]);
 		} else if (path == NULL) {
 			path = argv[i];
 		} else {
@@ -97,10 +99,9 @@ static int run(int argc, char **argv)
 					       "('%s' is extra)", argv[i]);
 		}
 	}
-	if (path == NULL) {
-		usage(stderr);
-		return 2;
-	}
+	if (path == NULL)
+		return cli_missing("validate", "TRACE", "colosim validate "
+				   "[--max-errors N] [--no-arrivals] TRACE");
 	sim_err_clear(&err);
 	if (trace_open(&r, path, &err) < 0)
 		return cli_report(&err);
