@@ -75,7 +75,15 @@ struct world_config {
 	uint64_t max_events;                  /* 0: none */
 	int series_points;                    /* per-GPU samples kept; 0: 512 */
 	double nic_bytes_per_s;               /* between nodes; 0: 100 Gb/s */
+	/* Requests held in queues at once, over all services; an arrival
+	** that finds this many queued is rejected (counted, never served).
+	** 0: WORLD_MAX_QUEUED_DEFAULT.  Bounds memory whatever the load. */
+	uint64_t max_queued_requests;
 };
+
+/* 4 Mi requests: 32 MiB of queued arrival times (docs/MODEL.md,
+** "Bounded request queues"). */
+#define WORLD_MAX_QUEUED_DEFAULT ((uint64_t)1 << 22)
 
 struct world;
 
