@@ -63,6 +63,12 @@ struct world_job {
 	double frac0_;                    /* frac_left when placed */
 	double solo_ns_;                  /* solo run time at first placement */
 	int first_gpu_;                   /* lowest GPU of the first placement */
+	/* world_job_mem's cache: footprint per device, filled on first use
+	** (a footprint walks the model's layers; policies ask per GPU) */
+	const struct dev_profile *mem_dev_[4];
+	uint64_t mem_bytes_[4];
+	int fits_empty_;                  /* world_job_fits_empty: 0 unknown,
+					     1 yes, 2 no (the cluster is fixed) */
 };
 
 struct world_config {

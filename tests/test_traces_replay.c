@@ -13,6 +13,7 @@
 ** second on one core.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/simulate.h"
@@ -266,6 +267,92 @@ static void test_queue_bound(void)
 	run_result_fini(&res);
 }
 
+/* ---- scheduling passes with long queues --------------------------------- */
+
+/* The passes skip jobs that cannot fit (more GPUs than are free, or more
+** memory than any GPU has free) without scanning the GPUs; the outcome
+** must be the scan's.  j0 holds one of two GPUs for 100 s; j1 (2 GPUs)
+** cannot start until it ends; j2 (1 GPU) backfills at once, or, with
+** backfill = 0, waits behind j1 (starts when j1 ends, 100 + 10). */
+static void test_skip_keeps_order(void)
+{
+	static const char *const pols[] = { "exclusive", "timeslice", "mps",
+					    "mig" };
+	const char *trace = tw_write("skip.csv",
+		"j0,train,0,resnet50,32,,100,,,,1,,50000,,,,,,\n"
+		"j1,train,1,resnet50,32,,10,,,,2,,50000,,,,,,\n"
+		"j2,train,2,resnet50,32,,10,,,,1,,50000,,,,,,\n");
+	struct run_result res;
+	struct sim_err err = { 0, "" };
+	size_t k;
+	int bf;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(trace);
+	for (k = 0; k < sizeof pols / sizeof *pols; k++) {
+		/* 50,000 MiB per job: one job per A100-80GB (MIG: one per
+		** 7g.80gb slice), so every mode queues like exclusive */
+		const char *cl = "1x2:a100-80gb";
+		const char *par[2] = { "backfill=1", "backfill=0" };
+		char p2[64];
+		for (bf = 0; bf < 2; bf++) {
+			snprintf(p2, sizeof p2, "%s%s", par[bf], k == 3 ?
+				 ",layout=7g.80gb" : "");
+			run_result_init(&res);
+			CU_ASSERT_EQUAL_FATAL(tw_run(trace, pols[k], cl, 1, p2,
+						     &res, &err), 0);
+			CU_ASSERT_EQUAL(run_result_get(&res, "jobs_done"), 3);
+			/* under mig the 7g slice is slower than the
+			** whole GPU, so times come from j0's end */
+			TEST_ASSERT_CLOSE(tw_job(&res, "j1")->start_s,
+					  tw_job(&res, "j0")->end_s, 1e-9);
+			TEST_ASSERT_CLOSE(tw_job(&res, "j2")->start_s,
+					  bf == 0 ? 2 : tw_job(&res, "j1")->end_s,
+					  1e-9);
+			if (k < 3)
+				TEST_ASSERT_CLOSE(tw_job(&res, "j0")->end_s,
+						  100, 1e-9);
+			run_result_fini(&res);
+		}
+	}
+}
+
+/* 2,000 one-GPU jobs at t = 0 on 8 GPUs under every policy: each ends,
+** and under exclusive FIFO they start in trace order, 250 waves of 10 s. */
+static void test_long_queue(void)
+{
+	static const char *const pols[] = { "exclusive", "timeslice", "mps",
+					    "mig", "colti" };
+	char *body = malloc(2000 * 64), *p;
+	const char *trace;
+	struct run_result res;
+	struct sim_err err = { 0, "" };
+	size_t k;
+	int i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+	for (i = 0, p = body; i < 2000; i++)
+		p += sprintf(p, "j%d,train,0,resnet50,32,,10,,,,1,,50000,,"
+			     ",,,,\n", i);
+	trace = tw_write("queue.csv", body);
+	free(body);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(trace);
+	for (k = 0; k < sizeof pols / sizeof *pols; k++) {
+		run_result_init(&res);
+		CU_ASSERT_EQUAL_FATAL(tw_run(trace, pols[k], "1x8:a100-80gb",
+					     1, k == 3 ? "layout=7g.80gb" :
+					     NULL, &res, &err), 0);
+		CU_ASSERT_EQUAL(run_result_get(&res, "jobs_done"), 2000);
+		if (k == 0) {
+			TEST_ASSERT_CLOSE(tw_job(&res, "j7")->start_s, 0, 1e-9);
+			TEST_ASSERT_CLOSE(tw_job(&res, "j8")->start_s, 10,
+					  1e-9);
+			TEST_ASSERT_CLOSE(tw_job(&res, "j1999")->start_s, 2490,
+					  1e-9);
+		}
+		run_result_fini(&res);
+	}
+}
+
 TEST_REGISTER(traces_replay)
 {
 	static const struct test_case cases[] = {
@@ -281,6 +368,10 @@ TEST_REGISTER(traces_replay)
 		  test_tiresias },
 		{ "queued requests are bounded, rejections counted",
 		  test_queue_bound },
+		{ "passes skip what cannot fit, order kept",
+		  test_skip_keeps_order },
+		{ "a 2000-job queue drains under every policy",
+		  test_long_queue },
 		{ NULL, NULL }
 	};
 	return test_add_suite("traces_replay", cases);
