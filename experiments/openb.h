@@ -133,4 +133,21 @@ int openb_write_plot(const char *dir, const char *const *names,
 		     const double *const *curves, int ncurves, int kmax,
 		     struct sim_err *err);
 
+/*
+** Stores n (1 or 2) runs in the results store db under info->experiment
+** (experiments/openb_store.c): one run per policy, names[i] lower-cased
+** as its key, policy and variant; metrics alloc_pct_kNNN, placed, failed,
+** arrivals, gpus_total, wall_s.  The same name with the same inputs
+** replaces the runs; with other inputs: SIM_EEXIST.  Store errors as
+** store.h says.
+*/
+struct openb_store_info {
+	const char *experiment;
+	const char *nodes, *arrivals, *tiebreak;
+	double threshold_pct;
+};
+int openb_store_runs(const char *db, const struct openb_store_info *info,
+		     const char *const *names, const struct openb_run *runs,
+		     const double *const *curves, const double *wall_s, int n,
+		     struct sim_err *err);
 #endif

@@ -44,6 +44,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.horizon_ns = a->horizon_ns;
 		cfg.max_events = a->max_events;
 		cfg.nic_bytes_per_s = a->nic_bytes_per_s;
+		cfg.max_queued_requests = a->max_queued_requests;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)

@@ -35,6 +35,11 @@ struct base {
 	int *slices;            /* scratch: chosen MIG slices */
 	double *key;            /* scratch: sort keys */
 	int *jobs;              /* scratch: pass order */
+	unsigned char *fit;     /* per job: 0 unknown, 1 fits an empty
+				   cluster, 2 never can (the cluster is
+				   fixed, so this is decided once) */
+	uint64_t *minmem;       /* per job: least footprint over the GPUs */
+	int nfit;
 };
 
 static const char *const order_names[] = { "fifo", "sjf", "srtf", NULL };
@@ -135,6 +140,8 @@ static void base_fini(struct world *w, void *state)
 	free(b->slices);
 	free(b->key);
 	free(b->jobs);
+	free(b->fit);
+	free(b->minmem);
 }
 
 /* The job's sort key under the configured order. */
@@ -317,10 +324,74 @@ static int fits_empty(struct world *w, const struct base *b, int j)
 	return n >= world_job(w, j)->tj.gpus;
 }
 
+/* fits_empty, decided once per job; -1 out of memory. */
+static int fits_cached(struct world *w, struct base *b, int j)
+{
+	if (j >= b->nfit) {
+		int n = world_njobs(w) > j ? world_njobs(w) : j + 1;
+		unsigned char *p = realloc(b->fit, (size_t)n);
+		uint64_t *m;
+		if (p == NULL)
+			return -1;
+		b->fit = p;
+		m = realloc(b->minmem, (size_t)n * sizeof *m);
+		if (m == NULL)
+			return -1;
+		b->minmem = m;
+		memset(p + b->nfit, 0, (size_t)(n - b->nfit));
+		b->nfit = n;
+	}
+	if (b->fit[j] == 0) {
+		int g;
+		b->fit[j] = fits_empty(w, b, j) ? 1 : 2;
+		b->minmem[j] = UINT64_MAX;
+		for (g = 0; g < world_ngpus(w); g++)
+			if (world_job_mem(w, j, g) < b->minmem[j])
+				b->minmem[j] = world_job_mem(w, j, g);
+	}
+	return b->fit[j] == 1;
+}
+
+/* The most free memory on any GPU: a job needing more fits nowhere in
+** this pass (placements only lower it).  Unused under mig. */
+static uint64_t max_free(struct world *w)
+{
+	uint64_t m = 0, f;
+	int g;
+
+	for (g = 0; g < world_ngpus(w); g++)
+		if ((f = world_gpu_free(w, g, -1)) > m)
+			m = f;
+	return m;
+}
+
+/* An upper bound on the GPUs (slices, under mig) a job can still get in
+** this pass, kept exact by take_avail: exclusive counts idle GPUs, mig free
+** slices; the sharing modes have no cheap bound (INT_MAX). */
+static int avail_gpus(struct world *w, const struct base *b)
+{
+	int g, s, n = 0;
+
+	if (b->mode != GPU_MODE_EXCLUSIVE && b->mode != GPU_MODE_MIG)
+		return 0x7fffffff;
+	for (g = 0; g < world_ngpus(w); g++) {
+		const struct gpu *gp = world_gpu(w, g);
+		if (b->mode == GPU_MODE_EXCLUSIVE) {
+			n += gp->ntenants == 0;
+			continue;
+		}
+		for (s = 0; s < gp->nslices; s++)
+			n += gp->slices[s].mem_used == 0;
+	}
+	return n;
+}
+
 static int base_schedule(struct world *w, void *state)
 {
 	struct base *b = state;
-	int n = pass_order(w, b), k, rc;
+	int n = pass_order(w, b), k, rc, fit;
+	int avail = avail_gpus(w, b);
+	uint64_t maxfree = b->mode == GPU_MODE_MIG ? UINT64_MAX : max_free(w);
 
 	if (n < 0)
 		return SIM_ENOMEM;
@@ -329,7 +400,17 @@ static int base_schedule(struct world *w, void *state)
 		const struct world_job *job = world_job(w, j);
 		if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
 			continue;
-		if (!fits_empty(w, b, j)) {
+		if ((fit = fits_cached(w, b, j)) < 0)
+			return SIM_ENOMEM;
+		if (fit && (job->tj.gpus > avail || b->minmem[j] > maxfree) &&
+		    b->order != ORD_SRTF) {
+			/* cannot fit now: skip the scan (a placement only
+			** lowers avail, so the bound holds for the pass) */
+			if (!b->backfill)
+				break;
+			continue;
+		}
+		if (!fit) {
 			world_fail_job(w, j, b->mode == GPU_MODE_MIG ?
 				       "needs more GPUs or memory than the "
 				       "MIG slices have" : "needs more GPUs or "
@@ -342,6 +423,12 @@ static int base_schedule(struct world *w, void *state)
 			rc = preempt_for(w, b, j);
 		if (rc < 0)
 			return rc;
+		if (rc > 0) {
+			avail = b->order == ORD_SRTF ? avail_gpus(w, b) :
+				avail - job->tj.gpus;
+			if (b->mode != GPU_MODE_MIG)
+				maxfree = max_free(w);
+		}
 		if (rc == 0 && !b->backfill)
 			break;
 	}

@@ -36,6 +36,11 @@ struct colti {
 	long max_tenants;
 	int use_fit, use_share;
 	int *cand;
+	/* per job: its profile's SM saturation on device satdev[j] (a
+	** profile walks the model's layers; residents asks per pass) */
+	double *sat;
+	const struct dev_profile **satdev;
+	int nsat;
 };
 
 static const char *const mode_names[] = { "timeslice", "mps", NULL };
@@ -83,17 +88,20 @@ static void colti_fini(struct world *w, void *state)
 	struct colti *c = state;
 	(void)w;
 	free(c->cand);
+	free(c->sat);
+	free(c->satdev);
 }
 
 /*
-** The SM demand of a resident: a training job's work-profile saturation
-** (it computes all the time); a service's saturation at its max batch times
-** its expected busy fraction, min(1, rate L(b) / b) for Poisson arrivals
-** at `rate` (unknown rates count as fully busy).  docs/MODEL.md, "COLTI".
+** The SM demand of job j on device d, cached per job: a training job's
+** work-profile saturation (it computes all the time); a service's
+** saturation at its max batch times its expected busy fraction,
+** min(1, rate L(b) / b) for Poisson arrivals at `rate` (unknown rates count
+** as fully busy).  docs/MODEL.md, "COLTI".
 */
-static double sm_demand(struct world *w, int g, const struct world_job *job)
+static double sm_demand(const struct world_job *job,
+			const struct dev_profile *d)
 {
-	const struct dev_profile *d = world_gpu(w, g)->dev;
 	struct gpu_work_profile prof;
 	double busy = 1.0;
 
@@ -113,8 +121,39 @@ static double sm_demand(struct world *w, int g, const struct world_job *job)
 	return prof.sat * busy;
 }
 
+static double job_sat(struct world *w, struct colti *c, int j,
+		      const struct dev_profile *d)
+{
+	const struct world_job *job = world_job(w, j);
+	double v;
+
+	if (j >= c->nsat) {
+		int n = world_njobs(w) > j ? world_njobs(w) : j + 1;
+		double *s = realloc(c->sat, (size_t)n * sizeof *s);
+		const struct dev_profile **sd;
+		if (s != NULL)
+			c->sat = s;
+		sd = s ? realloc(c->satdev, (size_t)n * sizeof *sd) : NULL;
+		if (sd != NULL) {
+			c->satdev = sd;
+			memset(sd + c->nsat, 0,
+			       (size_t)(n - c->nsat) * sizeof *sd);
+			c->nsat = n;
+		}
+	}
+	if (j < c->nsat && c->satdev[j] == d)
+		return c->sat[j];
+	v = sm_demand(job, d);
+	if (j < c->nsat) {
+		c->satdev[j] = d;
+		c->sat[j] = v;
+	}
+	return v;
+}
+
 /* Sum of the residents' SM demand and memory troughs on GPU g. */
-static void residents(struct world *w, int g, double *sat, uint64_t *trough)
+static void residents(struct world *w, struct colti *c, int g, double *sat,
+		      uint64_t *trough)
 {
 	const struct gpu_tenant *t;
 
@@ -123,14 +162,14 @@ static void residents(struct world *w, int g, double *sat, uint64_t *trough)
 	for (t = world_gpu(w, g)->tenants; t != NULL; t = t->next_) {
 		uint64_t pk, tr;
 		double pf;
-		*sat += sm_demand(w, g, world_job(w, t->id));
+		*sat += job_sat(w, c, t->id, world_gpu(w, g)->dev);
 		world_job_footprint(w, t->id, g, &pk, &tr, &pf);
 		*trough += t->mem_bytes < tr ? t->mem_bytes : tr;
 	}
 }
 
 /* How job j may go on GPU g: 0 no, 1 alone (empty GPU), 2 fit, 3 share. */
-static int gpu_rule(struct world *w, const struct colti *c, int j, int g)
+static int gpu_rule(struct world *w, struct colti *c, int j, int g)
 {
 	const struct gpu *gp = world_gpu(w, g);
 	double cap = (double)gp->dev->hbm_bytes, sat;
@@ -142,8 +181,8 @@ static int gpu_rule(struct world *w, const struct colti *c, int j, int g)
 		return (double)peak <= cap ? 1 : 0;
 	if (gp->ntenants >= c->max_tenants)
 		return 0;
-	residents(w, g, &sat, &rtrough);
-	if (sat + sm_demand(w, g, world_job(w, j)) > c->sm_threshold)
+	residents(w, c, g, &sat, &rtrough);
+	if (sat + job_sat(w, c, j, gp->dev) > c->sm_threshold)
 		return 0;
 	if (c->use_fit && (double)peak <= (double)world_gpu_free(w, g, -1) -
 	    c->headroom * cap && gp->mem_used <= gp->dev->hbm_bytes)
@@ -172,7 +211,7 @@ static int try_place(struct world *w, struct colti *c, int j)
 				if (rule > 1) {
 					double sat;
 					uint64_t tr;
-					residents(w, g, &sat, &tr);
+					residents(w, c, g, &sat, &tr);
 					if (1.0 - sat < share)
 						share = 1.0 - sat;
 				}
@@ -195,10 +234,34 @@ static int try_place(struct world *w, struct colti *c, int j)
 	return 0;
 }
 
+/* GPUs that may take one more job under some rule: empty ones, and those
+** under max_tenants whose residents leave SMs idle.  A job asking for
+** more GPUs than this cannot be placed in this pass until a placement
+** (which only closes GPUs) changes it. */
+static int open_gpus(struct world *w, struct colti *c)
+{
+	int g, n = 0;
+
+	for (g = 0; g < world_ngpus(w); g++) {
+		const struct gpu *gp = world_gpu(w, g);
+		double sat;
+		uint64_t tr;
+		if (gp->ntenants == 0) {
+			n++;
+			continue;
+		}
+		if (gp->ntenants >= c->max_tenants)
+			continue;
+		residents(w, c, g, &sat, &tr);
+		n += sat <= c->sm_threshold;
+	}
+	return n;
+}
+
 static int colti_schedule(struct world *w, void *state)
 {
 	struct colti *c = state;
-	int k = 0;
+	int k = 0, open = -1;
 
 	while (k < world_npending(w)) {
 		int j = world_pending_at(w, k);
@@ -207,8 +270,12 @@ static int colti_schedule(struct world *w, void *state)
 				       "the cluster has");
 			continue;
 		}
-		if (!try_place(w, c, j))
+		if (open < 0)
+			open = open_gpus(w, c);
+		if (world_job(w, j)->tj.gpus > open || !try_place(w, c, j))
 			k++;
+		else
+			open = -1;
 	}
 	return 0;
 }

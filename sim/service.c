@@ -20,6 +20,11 @@
 ** not 0), when nothing but open services is left in the world (see
 ** svc_close_open): an open service lives as long as the rest of the
 ** workload.
+** Memory is bounded: the world holds at most w->max_queued requests in all
+** backlogs and replica queues together (the batch in flight included); an
+** arrival that finds the bound reached is rejected: counted in
+** requests_total, requests_unserved and requests_rejected, never served.
+** A queue that empties gives its large buffer back.
 */
 #include "sim/service.h"
 
@@ -85,6 +90,25 @@ static int fifo_push(struct req_fifo *f, sim_time t)
 	return 0;
 }
 
+/* Frees the buffer of an empty queue once it has grown past this many
+** entries, so that the memory of a drained burst is given back. */
+#define FIFO_KEEP_CAP 4096
+
+/* Queues arrival t on f, or rejects it when the world's bound is reached. */
+static int queue_push(struct world *w, struct req_fifo *f, sim_time t)
+{
+	int rc;
+
+	if (w->req_queued >= w->max_queued) {
+		w->req_rejected++;
+		return 0;
+	}
+	if ((rc = fifo_push(f, t)) != 0)
+		return rc;
+	w->req_queued++;
+	return 0;
+}
+
 static sim_time fifo_front(const struct req_fifo *f)
 {
 	return f->t[f->head];
@@ -95,7 +119,19 @@ static sim_time fifo_pop(struct req_fifo *f)
 	sim_time t = f->t[f->head];
 	f->head = (f->head + 1) % f->cap;
 	f->n--;
+	if (f->n == 0 && f->cap > FIFO_KEEP_CAP) {
+		free(f->t);
+		f->t = NULL;
+		f->head = 0;
+		f->cap = 0;
+	}
 	return t;
+}
+
+static sim_time queue_pop(struct world *w, struct req_fifo *f)
+{
+	w->req_queued--;
+	return fifo_pop(f);
 }
 
 static int on_request(struct sim *s, void *ctx, uint64_t arg);
@@ -240,9 +276,12 @@ void svc_destroy(struct world *w, int j)
 		trace_arrivals_close(sv->arr);
 	sim_rng_fini(&sv->rng);
 	sim_sample_fini(&sv->win.lat_ms);
+	w->req_queued -= sv->backlog.n;
 	free(sv->backlog.t);
-	for (r = 0; r < sv->nrep; r++)
+	for (r = 0; r < sv->nrep; r++) {
+		w->req_queued -= sv->rep[r].q.n;
 		free(sv->rep[r].q.t);
+	}
 	free(sv->rep);
 	free(sv);
 	w->jobs[j].svc = NULL;
@@ -321,7 +360,7 @@ static int route(struct world *w, int j, sim_time t_arr)
 	int r = -1, rc;
 
 	if (sv->nrep == 0)
-		return fifo_push(&sv->backlog, t_arr);
+		return queue_push(w, &sv->backlog, t_arr);
 	if (w->pol->xOnRequest != NULL) {
 		rc = w->pol->xOnRequest(w, w->pol_state, j, &r);
 		if (rc < 0)
@@ -333,7 +372,7 @@ static int route(struct world *w, int j, sim_time t_arr)
 	}
 	if (r < 0)
 		r = shortest_queue(sv);
-	if ((rc = fifo_push(&sv->rep[r].q, t_arr)) != 0)
+	if ((rc = queue_push(w, &sv->rep[r].q, t_arr)) != 0)
 		return rc;
 	return try_start(w, j, r);
 }
@@ -363,7 +402,7 @@ int svc_placed(struct world *w, int j)
 		return SIM_ENOMEM;
 	sv->nrep = job->nplaced;
 	while (sv->backlog.n > 0)
-		if ((rc = route(w, j, fifo_pop(&sv->backlog))) != 0)
+		if ((rc = route(w, j, queue_pop(w, &sv->backlog))) != 0)
 			return rc;
 	for (r = 0; r < sv->nrep; r++)
 		if ((rc = try_start(w, j, r)) != 0)
@@ -398,7 +437,7 @@ int svc_batch_done(struct world *w, int j, int k)
 	wn->exec_ms += ex;
 	wn->bexec_ms += b * ex;
 	while (rp->inflight > 0) {
-		sim_time lat = w->sim.now - fifo_pop(&rp->q);
+		sim_time lat = w->sim.now - queue_pop(w, &rp->q);
 		sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
 		if ((rc = sim_sample_add(&wn->lat_ms, sim_time_to_ms(lat))) != 0)
 			return sim_fail(&w->sim, rc, "out of memory");

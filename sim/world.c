@@ -432,6 +432,8 @@ int world_create(struct world **out, const struct world_config *cfg,
 	w->seed = cfg->seed;
 	w->horizon = cfg->horizon_ns > 0 ? cfg->horizon_ns : SIM_TIME_MAX;
 	w->max_events = cfg->max_events;
+	w->max_queued = cfg->max_queued_requests > 0 ?
+		cfg->max_queued_requests : WORLD_MAX_QUEUED_DEFAULT;
 	/* Default 100 Gb/s between nodes: DistMind's RDMA fabric
 	** (docs/MODEL.md, "Data-parallel training"). */
 	w->nic_bytes_per_s = cfg->nic_bytes_per_s > 0 ? cfg->nic_bytes_per_s :

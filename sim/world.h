@@ -63,6 +63,12 @@ struct world_job {
 	double frac0_;                    /* frac_left when placed */
 	double solo_ns_;                  /* solo run time at first placement */
 	int first_gpu_;                   /* lowest GPU of the first placement */
+	/* world_job_mem's cache: footprint per device, filled on first use
+	** (a footprint walks the model's layers; policies ask per GPU) */
+	const struct dev_profile *mem_dev_[4];
+	uint64_t mem_bytes_[4];
+	int fits_empty_;                  /* world_job_fits_empty: 0 unknown,
+					     1 yes, 2 no (the cluster is fixed) */
 };
 
 struct world_config {
@@ -75,7 +81,15 @@ struct world_config {
 	uint64_t max_events;                  /* 0: none */
 	int series_points;                    /* per-GPU samples kept; 0: 512 */
 	double nic_bytes_per_s;               /* between nodes; 0: 100 Gb/s */
+	/* Requests held in queues at once, over all services; an arrival
+	** that finds this many queued is rejected (counted, never served).
+	** 0: WORLD_MAX_QUEUED_DEFAULT.  Bounds memory whatever the load. */
+	uint64_t max_queued_requests;
 };
+
+/* 4 Mi requests: 32 MiB of queued arrival times (docs/MODEL.md,
+** "Bounded request queues"). */
+#define WORLD_MAX_QUEUED_DEFAULT ((uint64_t)1 << 22)
 
 struct world;
 

@@ -45,10 +45,9 @@ uint64_t world_gpu_free(const struct world *w, int g, int slice)
 	return gpu_mem_free(&w->gpus[g], slice);
 }
 
-uint64_t world_job_mem(const struct world *w, int j, int g)
+static uint64_t job_mem_uncached(const struct world_job *job,
+				 const struct dev_profile *d)
 {
-	const struct world_job *job = &w->jobs[j];
-	const struct dev_profile *d = w->gpus[g].dev;
 	struct wl_train_mem m;
 
 	if (job->tj.mem_bytes > 0)
@@ -58,6 +57,24 @@ uint64_t world_job_mem(const struct world *w, int j, int g)
 	wl_train_memory(job->model, d, job->tj.batch, job->tj.opt,
 			job->tj.prec, &m);
 	return m.peak_bytes;
+}
+
+/* The footprint is a pure function of (job, device): cached per job for
+** up to four devices (a cluster of more types recomputes the others). */
+uint64_t world_job_mem(const struct world *w, int j, int g)
+{
+	struct world_job *job = &w->jobs[j];
+	const struct dev_profile *d = w->gpus[g].dev;
+	int k;
+
+	for (k = 0; k < 4 && job->mem_dev_[k] != NULL; k++)
+		if (job->mem_dev_[k] == d)
+			return job->mem_bytes_[k];
+	if (k == 4)
+		return job_mem_uncached(job, d);
+	job->mem_dev_[k] = d;
+	job->mem_bytes_[k] = job_mem_uncached(job, d);
+	return job->mem_bytes_[k];
 }
 
 void world_job_footprint(const struct world *w, int j, int g,
@@ -104,13 +121,16 @@ double world_job_remaining_ns(const struct world *w, int j, int g)
 
 int world_job_fits_empty(const struct world *w, int j)
 {
-	const struct world_job *job = &w->jobs[j];
+	struct world_job *job = &w->jobs[j];
 	int g, n = 0;
 
+	if (job->fits_empty_ != 0)
+		return job->fits_empty_ == 1;
 	for (g = 0; g < w->ngpus; g++)
 		if (world_job_mem(w, j, g) <= w->gpus[g].dev->hbm_bytes)
 			n++;
-	return n >= job->tj.gpus;
+	job->fits_empty_ = n >= job->tj.gpus ? 1 : 2;
+	return job->fits_empty_ == 1;
 }
 
 int world_place(struct world *w, int j, const int *gpus, int n,

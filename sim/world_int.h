@@ -45,6 +45,9 @@ struct world {
 	double nic_bytes_per_s;       /* inter-node bandwidth per GPU */
 	struct sim_sample jct_s, queue_s, slowdown, lat_ms;
 	uint64_t req_total, req_served, req_slo_ok;
+	uint64_t req_queued;          /* in backlogs and replica queues now */
+	uint64_t req_rejected;        /* arrivals refused: queues full */
+	uint64_t max_queued;          /* the bound on req_queued */
 	struct world_series series;
 	struct world_metric *xmetrics; /* world_add_metric, in first-use order */
 	int nxmetrics, capxmetrics;

@@ -176,7 +176,8 @@ int world_results(struct world *w, struct run_result *res,
 	    (double)w->req_slo_ok / (double)w->req_total : (double)NAN);
 	SET("requests_total", (double)w->req_total);
 	SET("requests_served", (double)w->req_served);
-	SET("requests_unserved", (double)unserved);
+	SET("requests_unserved", (double)(unserved + w->req_rejected));
+	SET("requests_rejected", (double)w->req_rejected);
 	SET("jobs_total", (double)w->njobs);
 	SET("jobs_done", (double)done);
 	SET("jobs_failed", (double)failed);

@@ -288,7 +288,7 @@ static void test_reference_traces(void)
 				ntrain++;
 			else
 				ninfer++;
-			for (k = 0; k < nseen; k++)
+			for (k = 0; k < nseen && k < 3; k++)
 				if (strcmp(seen[k], j.model) == 0)
 					break;
 			if (k == nseen && nseen < 16)

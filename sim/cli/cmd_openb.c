@@ -23,7 +23,8 @@ static void help(FILE *f)
 	fprintf(f,
 "usage: colosim openb [--policy bestfit|fgd|both] [--nodes FILE]\n"
 "                     [--arrivals FILE] [--tiebreak FILE] [--out DIR]\n"
-"                     [--threshold PCT] [--no-plot]\n\n"
+"                     [--threshold PCT] [--no-plot]\n"
+"                     [--db FILE [--experiment NAME]]\n\n"
 "Replays the FGD paper's openb experiment: pods arrive in order and never\n"
 "leave; each is placed by BestFit or FGD or fails.  Writes DIR/openb.csv\n"
 "(policy,k,alloc_pct: GPU allocation %% at k%% arrived GPU demand) and\n"
@@ -34,7 +35,11 @@ static void help(FILE *f)
 "  --tiebreak F   node ranks (default " TRACE_DIR "fgd-seed42/node_tiebreak.csv)\n"
 "  --out DIR      output folder, created if missing (default openb-out)\n"
 "  --threshold P  FGD typical pods cover P%% of the original pods (default 95)\n"
-"  --no-plot      skip the gnuplot figure\n");
+"  --no-plot      skip the gnuplot figure\n"
+"  --db FILE      also store each policy's run in the results store FILE\n"
+"                 (metrics alloc_pct_kNNN, placed, failed, wall_s; see\n"
+"                 colosim report FILE)\n"
+"  --experiment N the experiment's name in FILE (default openb-fgd)\n");
 }
 
 static double now_s(clockid_t id)
@@ -51,6 +56,7 @@ static int cmd_openb(int argc, char **argv)
 	const char *arrivals = TRACE_DIR "fgd-seed42/arrivals.csv";
 	const char *tiebreak = TRACE_DIR "fgd-seed42/node_tiebreak.csv";
 	const char *out = "openb-out", *policy = "both";
+	const char *db = NULL, *experiment = "openb-fgd";
 	static const int marks[] = { 90, 100, 110, 120, 130 };
 	const char *names[2];
 	const double *cv[2];
@@ -83,6 +89,13 @@ static int cmd_openb(int argc, char **argv)
 			arrivals = argv[++i];
 		} else if (strcmp(a, "--tiebreak") == 0) {
 			tiebreak = argv[++i];
+		} else if (strcmp(a, "--db") == 0) {
+			db = argv[++i];
+		} else if (strcmp(a, "--experiment") == 0) {
+			experiment = argv[++i];
+			if (experiment[0] == '\0')
+				return cli_usage_error("openb: --experiment: "
+						       "empty name");
 		} else if (strcmp(a, "--out") == 0) {
 			out = argv[++i];
 		} else if (strcmp(a, "--threshold") == 0) {
@@ -143,6 +156,12 @@ static int cmd_openb(int argc, char **argv)
 		rc = openb_write_csv(csv, names, cv, n, OPENB_KMAX, &err);
 	if (rc == 0 && plot)
 		rc = openb_write_plot(out, names, cv, n, OPENB_KMAX, &err);
+	if (rc == 0 && db != NULL) {
+		struct openb_store_info info = { experiment, nodes, arrivals,
+						 tiebreak, threshold };
+		rc = openb_store_runs(db, &info, names, runs, cv, wall, n,
+				      &err);
+	}
 	if (rc != 0) {
 		for (i = 0; i < n; i++)
 			openb_run_fini(&runs[i]);
@@ -173,6 +192,9 @@ static int cmd_openb(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("peak resident memory: %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
 	printf("wrote %s\n", csv);
+	if (db != NULL)
+		printf("stored experiment '%s' in %s (colosim report %s)\n",
+		       experiment, db, db);
 	if (plot)
 		printf("wrote %s/openb-alloc.png (data and script beside it)\n",
 		       out);

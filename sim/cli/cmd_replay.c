@@ -27,6 +27,8 @@ static void help(FILE *f)
 "  --param K=V       a policy parameter; repeatable\n"
 "  --horizon SEC     stop the simulation at this simulated time\n"
 "  --max-events N    stop after N events\n"
+"  --max-queued N    requests queued at once over all services; more\n"
+"                    arrivals are rejected and counted (default 4194304)\n"
 "  --devices DIR     device profiles (default models/devices)\n"
 "  --json            one JSON object instead of a table\n");
 }
@@ -113,6 +115,12 @@ static int run(int argc, char **argv)
 						       "'%s': expected a "
 						       "positive integer", v);
 			a.max_events = u;
+		} else if (strcmp(o, "--max-queued") == 0) {
+			if (cli_parse_u64(v, &u) || u == 0)
+				return cli_usage_error("replay: --max-queued "
+						       "'%s': expected a "
+						       "positive integer", v);
+			a.max_queued_requests = u;
 		} else if (strcmp(o, "--horizon") == 0) {
 			if (cli_parse_double(v, &d) || d <= 0)
 				return cli_usage_error("replay: --horizon '%s': "
