@@ -155,11 +155,75 @@ static void test_srtf_remaining_is_current(void)
 	r2_fini(&r);
 }
 
+/* Heterogeneous SRTF: GPU 0 is a V100 held by a service, GPU 1 an A100
+** running A (2000 iterations of ResNet-50).  J (1800 iterations) arrives
+** at 1 s.  On either device J is the shorter (A100: 126 s against A's
+** 139 s left; V100: 157 s against 173 s), so SRTF preempts A.  Before the
+** fix the victim's time on its own A100 (139 s) was compared with J's on
+** GPU 0's V100 (157 s), and A kept running. */
+static void test_srtf_same_yardstick(void)
+{
+	struct r2 r;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "srtf_het.csv",
+		"S,infer,0,resnet50,8,,1000,,,,1,,2000,,100,poisson,1,,2\n"
+		"A,train,0,resnet50,32,2000,,,,,1,,,,,,,,\n"
+		"J,train,1,resnet50,32,1800,,,,,1,,,,,,,,\n",
+		"exclusive", "1x1:v100-16gb,1x1:a100-80gb", "order=srtf"), 0);
+	CU_ASSERT_EQUAL(r2_job(&r, "S")->first_gpu_, 0);
+	CU_ASSERT_EQUAL(r2_job(&r, "A")->first_gpu_, 1);
+	CU_ASSERT_EQUAL(r2_preemptions(&r, "A"), 1);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "J"), 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "J"), 1 + 1800 * 0.070205296, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "A"), 2000 * 0.070205296 +
+			       1800 * 0.070205296, 1e-6);
+	r2_fini(&r);
+}
+
+/* Futile preemption: A (1000 s) on GPU 0, B (50 s) on GPU 1, then J
+** (2 GPUs, 100 s) at 1 s.  Preempting A alone cannot make room (B is
+** shorter than J and stays), so SRTF waits: at 50 s B ends and J preempts
+** A once; J runs 50-150 and A ends at 1100.  Before the fix A was also
+** preempted at 1 s for nothing (and put back at once). */
+static void test_srtf_no_futile_preemption(void)
+{
+	struct r2 r;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "srtf_futile.csv",
+		"A,train,0,resnet50,32,,1000,,,,1,,1000,,,,,,\n"
+		"B,train,0,resnet50,32,,50,,,,1,,1000,,,,,,\n"
+		"J,train,1,resnet50,32,,100,,,,2,,1000,,,,,,\n",
+		"exclusive", "1x2:a100-80gb", "order=srtf"), 0);
+	CU_ASSERT_EQUAL(r2_preemptions(&r, "A"), 1);
+	CU_ASSERT_EQUAL(r2_preemptions(&r, "B"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "J"), 50, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "J"), 150, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "A"), 1100, 1e-9);
+	r2_fini(&r);
+
+	/* Under mig the what-if frees slices: two 3g.40gb slices, A (1000 s)
+	** and B (50 s) in them; J (100 s) preempts A, the longest, only. */
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "srtf_mig.csv",
+		"A,train,0,resnet50,32,,1000,,,,1,,20000,,,,,,\n"
+		"B,train,0,resnet50,32,,50,,,,1,,20000,,,,,,\n"
+		"J,train,1,resnet50,32,,100,,,,1,,20000,,,,,,\n",
+		"mig", "1x1:a100-80gb",
+		"order=srtf,layout=3g.40gb 3g.40gb"), 0);
+	CU_ASSERT_EQUAL(r2_preemptions(&r, "A"), 1);
+	CU_ASSERT_EQUAL(r2_preemptions(&r, "B"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "J"), 1, 1e-9);
+	r2_fini(&r);
+}
+
 TEST_REGISTER(review2)
 {
 	static const struct test_case cases[] = {
 		{ "srtf reads remaining time as of now",
 		  test_srtf_remaining_is_current },
+		{ "srtf compares times on one device",
+		  test_srtf_same_yardstick },
+		{ "srtf preempts only when it makes room",
+		  test_srtf_no_futile_preemption },
 		{ NULL, NULL }
 	};
 	return test_add_suite("review2", cases);
