@@ -215,6 +215,32 @@ static void test_srtf_no_futile_preemption(void)
 	r2_fini(&r);
 }
 
+/* ---- COLTI ---------------------------------------------------------- */
+
+/* R (MobileNetV2, SM demand 0.12) holds GPU 0; J (2 GPUs, same model)
+** arrives at 1 s with GPU 1 empty.  An empty GPU admits any job (MODEL.md,
+** "COLTI"), and GPU 0 admits J by rule (1): J starts at once on GPU 1 and
+** beside R on GPU 0, with the MPS share R leaves.  Before the fix a job
+** had to find all its GPUs in one class (all empty, or all shared), so J
+** waited for R to end with GPU 1 idle. */
+static void test_colti_mixed_gpus(void)
+{
+	struct r2 r;
+	const struct world_job *j;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "colti_mix.csv",
+		"R,train,0,mobilenetv2,4,,1000,,,,1,,,,,,,,\n"
+		"J,train,1,mobilenetv2,4,,100,,,,2,,,,,,,,\n",
+		"colti", "1x2:a100-80gb", NULL), 0);
+	j = r2_job(&r, "J");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "J"), 1, 1e-9);
+	CU_ASSERT_EQUAL(j->first_gpu_, 0);
+	CU_ASSERT(r2_end(&r, "J") < 1000);
+	CU_ASSERT_EQUAL(run_result_get(&r.res, "jobs_done"), 2);
+	r2_fini(&r);
+}
+
 TEST_REGISTER(review2)
 {
 	static const struct test_case cases[] = {
@@ -224,6 +250,8 @@ TEST_REGISTER(review2)
 		  test_srtf_same_yardstick },
 		{ "srtf preempts only when it makes room",
 		  test_srtf_no_futile_preemption },
+		{ "colti mixes empty and shared GPUs",
+		  test_colti_mixed_gpus },
 		{ NULL, NULL }
 	};
 	return test_add_suite("review2", cases);
