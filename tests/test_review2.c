@@ -241,6 +241,243 @@ static void test_colti_mixed_gpus(void)
 	r2_fini(&r);
 }
 
+/* ---- baselines on hand-computed cases -------------------------------- */
+
+/* sjf: A (100 s) runs from 0; B (50), C (10), D (30) arrive at 1 s and run
+** shortest first: C 100-110, D 110-140, B 140-190. */
+static void test_sjf_order(void)
+{
+	struct r2 r;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "sjf.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,1000,,,,,,\n"
+		"B,train,1,resnet50,32,,50,,,,1,,1000,,,,,,\n"
+		"C,train,1,resnet50,32,,10,,,,1,,1000,,,,,,\n"
+		"D,train,1,resnet50,32,,30,,,,1,,1000,,,,,,\n",
+		"exclusive", "1x1:a100-80gb", "order=sjf"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "A"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "C"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "D"), 110, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "B"), 140, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "B"), 190, 1e-9);
+	CU_ASSERT_EQUAL(r2_preemptions(&r, "A"), 0);
+	r2_fini(&r);
+}
+
+/* srtf with a multi-GPU victim: A (2 GPUs, 1000 s) runs from 0; J (1 GPU,
+** 100 s) at 1 s preempts it (both GPUs go), runs 1-101; A (999 s left)
+** needs both GPUs again and ends at 1100. */
+static void test_srtf_multi_gpu_victim(void)
+{
+	struct r2 r;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "srtf_multi.csv",
+		"A,train,0,resnet50,32,,1000,,,,2,,1000,,,,,,\n"
+		"J,train,1,resnet50,32,,100,,,,1,,1000,,,,,,\n",
+		"exclusive", "1x2:a100-80gb", "order=srtf"), 0);
+	CU_ASSERT_EQUAL(r2_preemptions(&r, "A"), 1);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "J"), 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "J"), 101, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "A"), 1100, 1e-6);
+	r2_fini(&r);
+}
+
+/* backfill: A (1 GPU) holds GPU 0 from 0 to 100; B (2 GPUs, 50 s) waits
+** from 1 s; C (1 GPU, 10 s) at 2 s starts at once on GPU 1 with backfill,
+** and with backfill=0 waits behind B: B 100-150, C 150-160. */
+static void test_backfill(void)
+{
+	static const char body[] =
+		"A,train,0,resnet50,32,,100,,,,1,,1000,,,,,,\n"
+		"B,train,1,resnet50,32,,50,,,,2,,1000,,,,,,\n"
+		"C,train,2,resnet50,32,,10,,,,1,,1000,,,,,,\n";
+	struct r2 r;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "bf1.csv", body, "exclusive",
+				     "1x2:a100-80gb", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "C"), 2, 1e-9);
+	CU_ASSERT_EQUAL(r2_job(&r, "C")->first_gpu_, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "B"), 100, 1e-9);
+	r2_fini(&r);
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "bf0.csv", body, "exclusive",
+				     "1x2:a100-80gb", "backfill=0"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "B"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "C"), 150, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "C"), 160, 1e-9);
+	r2_fini(&r);
+}
+
+/* best-fit on a mixed cluster (GPUs 0-1 V100-16GB = 16384 MiB, 2-3
+** A100-80GB = 81920 MiB), timeslice, all long jobs at 0 in this order:
+** J1 10000 MiB -> GPU 0 (6384 left, the least); J2 5000 -> GPU 0 (1384);
+** J3 8000 -> GPU 1 (8384); J4 2 x 40000 -> GPUs 2, 3; J5 7000 -> GPU 1
+** (1384, against 41920 on the A100s).  least-loaded instead spreads: J1
+** on an A100 (most free among the empty GPUs). */
+static void test_best_fit_mixed(void)
+{
+	static const char body[] =
+		"J1,train,0,resnet50,32,,1000,,,,1,,10000,,,,,,\n"
+		"J2,train,0,resnet50,32,,1000,,,,1,,5000,,,,,,\n"
+		"J3,train,0,resnet50,32,,1000,,,,1,,8000,,,,,,\n"
+		"J4,train,0,resnet50,32,,1000,,,,2,,40000,,,,,,\n"
+		"J5,train,0,resnet50,32,,1000,,,,1,,7000,,,,,,\n";
+	static const char *const id[] = { "J1", "J2", "J3", "J4", "J5" };
+	static const int want[] = { 0, 0, 1, 2, 1 };
+	struct r2 r;
+	int k;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "bestfit.csv", body, "timeslice",
+				     "1x2:v100-16gb,1x2:a100-80gb",
+				     "placement=best-fit,order=fifo"), 0);
+	for (k = 0; k < 5; k++)
+		CU_ASSERT_EQUAL(r2_job(&r, id[k])->first_gpu_, want[k]);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "J5"), 0, 0);
+	r2_fini(&r);
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "spread.csv", body, "timeslice",
+				     "1x2:v100-16gb,1x2:a100-80gb", NULL), 0);
+	CU_ASSERT_EQUAL(r2_job(&r, "J1")->first_gpu_, 2);
+	r2_fini(&r);
+}
+
+/* ---- MIG ------------------------------------------------------------ */
+
+/* Expected speed of a lone tenant with profile p in a slice of SM fraction
+** f and bandwidth fraction bw (MODEL.md, "MIG"). */
+static double slice_speed(const struct gpu_work_profile *p, double f,
+			  double bw)
+{
+	return 1.0 / (p->alpha * fmax(1.0, p->sat / f) +
+		      (1.0 - p->alpha) * fmax(1.0, p->bw_frac / bw));
+}
+
+/* mig: the default layout (7 x 1g.10gb on an A100-80GB) and an explicit
+** one (2 x 3g.40gb).  A job larger than every slice fails with a reason;
+** the others run at the slice's speed: JCT = 100 s / speed, busy SMs
+** min(sat, f) and HBM its allocation over the GPU's. */
+static void test_mig_slices(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct sim_err err = { 0, "" };
+	const struct dev_profile *d;
+	struct gpu_work_profile p;
+	struct r2 r;
+	double f, v, t;
+
+	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
+			      0);
+	d = dev_catalog_find(&cat, "a100-80gb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
+
+	/* default: 1g.10gb = 14 of 108 SMs, 1/8 of the bandwidth */
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "mig1.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,5000,,,,,,\n"
+		"BIG,train,0,resnet50,32,,100,,,,1,,20000,,,,,,\n",
+		"mig", "1x1:a100-80gb", NULL), 0);
+	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->nslices, 7);
+	CU_ASSERT_EQUAL(r2_job(&r, "BIG")->state, JOB_FAILED);
+	CU_ASSERT(strstr(r2_job(&r, "BIG")->fail_reason, "MIG") != NULL);
+	f = 14.0 / 108.0;
+	v = slice_speed(&p, f, 0.125);
+	t = ceil(100e9 / v) / 1e9;
+	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t, 1e-9);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
+			  fmin(p.sat, f), 1e-9);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
+			  5000.0 / 81920.0, 1e-9);
+	r2_fini(&r);
+
+	/* explicit: 3g.40gb = 42 SMs, half the bandwidth, 40 GiB each; two
+	** jobs of 30000 MiB take one slice each (never both in one) and a
+	** 50000 MiB job fails */
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "mig2.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,30000,,,,,,\n"
+		"B,train,0,resnet50,32,,100,,,,1,,30000,,,,,,\n"
+		"C,train,0,resnet50,32,,100,,,,1,,50000,,,,,,\n"
+		"D,train,0,resnet50,32,,100,,,,1,,1000,,,,,,\n",
+		"mig", "1x1:a100-80gb", "layout=3g.40gb 3g.40gb"), 0);
+	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->nslices, 2);
+	CU_ASSERT_EQUAL(r2_job(&r, "C")->state, JOB_FAILED);
+	f = 42.0 / 108.0;
+	v = slice_speed(&p, f, 0.5);
+	t = ceil(100e9 / v) / 1e9;
+	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t, 1e-9);
+	TEST_ASSERT_CLOSE(r2_end(&r, "B"), t, 1e-9);
+	/* D waits for a free slice: one job per slice */
+	TEST_ASSERT_CLOSE(r2_start(&r, "D"), t, 1e-9);
+	TEST_ASSERT_CLOSE(r2_end(&r, "D"), 2 * t, 1e-9);
+	/* SMs: two slices busy for t, one for t; HBM likewise */
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
+			  (2 * fmin(p.sat, f) + fmin(p.sat, f)) / 2, 1e-9);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
+			  (60000.0 + 1000.0) / 2 / 81920.0, 1e-9);
+	r2_fini(&r);
+	dev_catalog_fini(&cat);
+}
+
+/* ---- utilisation metrics by hand ------------------------------------- */
+
+/* Two ResNet-50 jobs on one A100-80GB from 0: A (100 s, 10000 MiB) and B
+** (200 s, 20000 MiB).
+** timeslice: both at T(2) = q / (2 (q + c)) until A ends at t1 = 100 /
+** T(2); B, with 100 s left, alone at speed 1 until t1 + 100.  Busy SMs
+** 2 T(2) sat, then sat; HBM 30000 then 20000 MiB of 81920.
+** mps (100% caps): wants sat > 0.5 each, water-filled to 0.5; speed
+** 1 / ((alpha sat / 0.5 + 1 - alpha) (1 + k)); busy SMs 1 then sat. */
+static void test_util_by_hand(void)
+{
+	static const char body[] =
+		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n"
+		"B,train,0,resnet50,32,,200,,,,1,,20000,,,,,,\n";
+	struct dev_catalog cat = { NULL, 0 };
+	struct sim_err err = { 0, "" };
+	const struct dev_profile *d;
+	struct gpu_work_profile p;
+	struct r2 r;
+	double q, c, v, t1, t2, sm_a, sm_b;
+
+	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
+			      0);
+	d = dev_catalog_find(&cat, "a100-80gb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
+	CU_ASSERT_FATAL(p.sat > 0.5 && 2 * p.bw_frac <= 1);
+
+	q = (double)d->ts_quantum_ns;
+	c = (double)d->ts_switch_ns;
+	v = q / (2 * (q + c));
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "util_ts.csv", body, "timeslice",
+				     "1x1:a100-80gb", NULL), 0);
+	t1 = ceil(100e9 / v) / 1e9;
+	t2 = t1 + 100;
+	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t1, 1e-9);
+	TEST_ASSERT_CLOSE(r2_end(&r, "B"), t2, 1e-6);
+	sm_a = 2 * v * p.sat;
+	sm_b = p.sat;
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
+			  (sm_a * t1 + sm_b * (t2 - t1)) / t2, 1e-6);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
+			  (30000.0 * t1 + 20000.0 * (t2 - t1)) / t2 / 81920.0,
+			  1e-6);
+	r2_fini(&r);
+
+	v = 1.0 / ((p.alpha * p.sat / 0.5 + 1 - p.alpha) *
+		   (1 + d->mps_contention_k));
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "util_mps.csv", body, "mps",
+				     "1x1:a100-80gb", NULL), 0);
+	t1 = ceil(100e9 / v) / 1e9;
+	t2 = t1 + 100;
+	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t1, 1e-9);
+	TEST_ASSERT_CLOSE(r2_end(&r, "B"), t2, 1e-6);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
+			  (1.0 * t1 + p.sat * (t2 - t1)) / t2, 1e-6);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
+			  (30000.0 * t1 + 20000.0 * (t2 - t1)) / t2 / 81920.0,
+			  1e-6);
+	r2_fini(&r);
+	dev_catalog_fini(&cat);
+}
+
 TEST_REGISTER(review2)
 {
 	static const struct test_case cases[] = {
@@ -252,6 +489,14 @@ TEST_REGISTER(review2)
 		  test_srtf_no_futile_preemption },
 		{ "colti mixes empty and shared GPUs",
 		  test_colti_mixed_gpus },
+		{ "sjf runs the shortest first", test_sjf_order },
+		{ "srtf preempts a multi-GPU job",
+		  test_srtf_multi_gpu_victim },
+		{ "backfill=0 keeps strict order", test_backfill },
+		{ "best-fit on a mixed cluster", test_best_fit_mixed },
+		{ "mig slices: layouts, refusals, speed",
+		  test_mig_slices },
+		{ "sm and hbm utilisation by hand", test_util_by_hand },
 		{ NULL, NULL }
 	};
 	return test_add_suite("review2", cases);
