@@ -36,8 +36,9 @@ struct r2 {
 
 /* Runs body (rows after TW_HEADER) under policy on cluster with params
 ** "k=v,k=v" (NULL: none); 0 or the error code (message on stderr). */
-static int r2_run(struct r2 *r, const char *name, const char *body,
-		  const char *policy, const char *cluster, const char *params)
+static int r2_run_ops(struct r2 *r, const char *name, const char *body,
+		      const struct pol_ops *ops, const char *cluster,
+		      const char *params)
 {
 	struct world_config cfg;
 	struct sim_err err = { 0, "" };
@@ -70,7 +71,7 @@ static int r2_run(struct r2 *r, const char *name, const char *body,
 	if (rc == 0) {
 		cfg.cluster = &r->cl;
 		cfg.trace_path = path;
-		cfg.policy = pol_find(policy);
+		cfg.policy = ops;
 		cfg.params = &pp;
 		cfg.seed = 1;
 		cfg.max_events = 2000000;
@@ -81,8 +82,15 @@ static int r2_run(struct r2 *r, const char *name, const char *body,
 	if (rc == 0)
 		rc = world_results(r->w, &r->res, &err);
 	if (rc != 0)
-		fprintf(stderr, "\n  run %s/%s: %s\n", name, policy, err.msg);
+		fprintf(stderr, "\n  run %s/%s: %s\n", name, ops->zName,
+			err.msg);
 	return rc;
+}
+
+static int r2_run(struct r2 *r, const char *name, const char *body,
+		  const char *policy, const char *cluster, const char *params)
+{
+	return r2_run_ops(r, name, body, pol_find(policy), cluster, params);
 }
 
 static void r2_fini(struct r2 *r)
@@ -478,6 +486,187 @@ static void test_util_by_hand(void)
 	dev_catalog_fini(&cat);
 }
 
+/* ---- the world's use of the GPU model, through a probe policy -------- */
+
+/* A test policy: puts every pending job on GPUs 0..n-1 in `mode`, with
+** oversubscription when `oversub` = 1; at `at_s` sets every running job's
+** MPS share to `share` (when > 0) and tries to preempt every running
+** service, adding each preempt's return code to the run metric
+** `probe_preempt_rc`. */
+struct probe {
+	int oversub;
+	double at_s, share;
+};
+
+static int probe_init(struct world *w, void *state,
+		      const struct pol_params *p, struct sim_err *err)
+{
+	static const char *const keys[] = { "mode", "oversub", "at_s",
+					    "share", NULL };
+	static const char *const modes[] = { "exclusive", "timeslice", "mps",
+					     NULL };
+	struct probe *pr = state;
+	long ov = 0;
+	int mode = 1, g, rc;
+
+	if ((rc = pol_params_check(p, "probe", keys, err)) != 0 ||
+	    (rc = pol_param_choice(p, "mode", modes, &mode, err)) != 0 ||
+	    (rc = pol_param_int(p, "oversub", 0, 1, &ov, err)) != 0 ||
+	    (rc = pol_param_double(p, "at_s", 0, 1e6, &pr->at_s, err)) != 0 ||
+	    (rc = pol_param_double(p, "share", 0, 1, &pr->share, err)) != 0)
+		return rc;
+	pr->oversub = (int)ov;
+	for (g = 0; g < world_ngpus(w); g++)
+		if ((rc = world_set_gpu_mode(w, g, (enum gpu_mode)mode,
+					     err)) != 0)
+			return rc;
+	if (pr->at_s > 0)
+		return world_set_timer(w, sim_time_from_s(pr->at_s), 1, err);
+	return 0;
+}
+
+static int probe_schedule(struct world *w, void *state)
+{
+	const struct probe *pr = state;
+	static const int gpus[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	int k = 0;
+
+	while (k < world_npending(w)) {
+		int j = world_pending_at(w, k);
+		struct world_place_opts o = { 1.0, NULL, 0, 0 };
+		o.allow_oversub = pr->oversub;
+		if (world_place(w, j, gpus, world_job(w, j)->tj.gpus, &o,
+				NULL) != 0)
+			k++;
+	}
+	return 0;
+}
+
+static int probe_timer(struct world *w, void *state, uint64_t tag)
+{
+	const struct probe *pr = state;
+	int j, rc;
+
+	(void)tag;
+	for (j = 0; j < world_njobs(w); j++) {
+		const struct world_job *job = world_job(w, j);
+		if (job->state != JOB_RUNNING)
+			continue;
+		if (pr->share > 0 &&
+		    (rc = world_set_share(w, j, pr->share, NULL)) != 0)
+			return rc;
+		if (job->tj.kind == TRACE_INFER &&
+		    (rc = world_add_metric(w, "probe_preempt_rc",
+					   world_preempt(w, j, NULL))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static const struct pol_ops probe_ops = {
+	POL_IFACE_VERSION, "probe", "test probe", sizeof(struct probe),
+	probe_init, NULL, NULL, NULL, NULL, probe_timer, probe_schedule
+};
+
+/* Oversubscription: A and B (50000 MiB each) on one A100-80GB (81920
+** MiB) under timeslice.  The excess E = 18080 MiB pages at U: each runs at
+** T(2) / (1 + P), P = bw_frac (B / U) (E / M), M = 100000 MiB, until A (100
+** s) ends at t1; B (200 s), with 200 - 100 s left, then runs alone at speed
+** 1.  HBM counts as full while oversubscribed. */
+static void test_oversub_paging(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct sim_err err = { 0, "" };
+	const struct dev_profile *d;
+	struct gpu_work_profile p;
+	struct r2 r;
+	double q, c, P, v, t1, t2;
+
+	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
+			      0);
+	d = dev_catalog_find(&cat, "a100-80gb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
+	q = (double)d->ts_quantum_ns;
+	c = (double)d->ts_switch_ns;
+	P = p.bw_frac * (d->hbm_bw_bytes_per_s / d->uvm_bytes_per_s) *
+		(18080.0 / 100000.0);
+	v = q / (2 * (q + c)) / (1 + P);
+	CU_ASSERT_EQUAL_FATAL(r2_run_ops(&r, "oversub.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,50000,,,,,,\n"
+		"B,train,0,resnet50,32,,200,,,,1,,50000,,,,,,\n",
+		&probe_ops, "1x1:a100-80gb", "mode=timeslice,oversub=1"), 0);
+	t1 = ceil(100e9 / v) / 1e9;
+	t2 = t1 + 100;
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "B"), 0, 0);
+	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t1, 1e-9);
+	TEST_ASSERT_CLOSE(r2_end(&r, "B"), t2, 1e-6);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
+			  (1.0 * t1 + 50000.0 / 81920.0 * (t2 - t1)) / t2,
+			  1e-6);
+	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->mem_peak_bytes,
+			100000ULL << 20);
+	r2_fini(&r);
+
+	/* without oversubscription B waits for A */
+	CU_ASSERT_EQUAL_FATAL(r2_run_ops(&r, "nooversub.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,50000,,,,,,\n"
+		"B,train,0,resnet50,32,,200,,,,1,,50000,,,,,,\n",
+		&probe_ops, "1x1:a100-80gb", "mode=timeslice"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "B"), 100, 1e-9);
+	r2_fini(&r);
+	dev_catalog_fini(&cat);
+}
+
+/* An MPS share change mid-run reschedules the completion: A (100 s) alone
+** at share 1 runs at speed 1 (its want is sat < 1); at 10 s its share
+** drops to 0.3 and it runs at 1 / (alpha sat / 0.3 + 1 - alpha) for the
+** 90 s left. */
+static void test_share_change_reschedules(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct sim_err err = { 0, "" };
+	const struct dev_profile *d;
+	struct gpu_work_profile p;
+	struct r2 r;
+	double v;
+
+	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
+			      0);
+	d = dev_catalog_find(&cat, "a100-80gb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
+	v = 1.0 / (p.alpha * p.sat / 0.3 + 1 - p.alpha);
+	CU_ASSERT_EQUAL_FATAL(r2_run_ops(&r, "share.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n",
+		&probe_ops, "1x1:a100-80gb", "mode=mps,at_s=10,share=0.3"), 0);
+	TEST_ASSERT_CLOSE(r2_end(&r, "A"), 10 + ceil(90e9 / v) / 1e9, 1e-9);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
+			  (p.sat * 10 + 0.3 * (r2_end(&r, "A") - 10)) /
+			  r2_end(&r, "A"), 1e-9);
+	r2_fini(&r);
+	dev_catalog_fini(&cat);
+}
+
+/* A service cannot be preempted, even mid-batch: world_preempt refuses
+** with SIM_ESTATE and every request is still served. */
+static void test_service_not_preempted(void)
+{
+	struct r2 r;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run_ops(&r, "svcpre.csv",
+		"S,infer,0,resnet50,8,,20,,,,1,,2000,,100,poisson,200,,2\n",
+		&probe_ops, "1x1:a100-80gb", "mode=timeslice,at_s=10"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "probe_preempt_rc"),
+			       SIM_ESTATE, 0);
+	CU_ASSERT_EQUAL(r2_job(&r, "S")->state, JOB_DONE);
+	CU_ASSERT_EQUAL(r2_job(&r, "S")->preemptions, 0);
+	CU_ASSERT(run_result_get(&r.res, "requests_total") > 3000);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "requests_served"),
+			       run_result_get(&r.res, "requests_total"), 0);
+	r2_fini(&r);
+}
+
 TEST_REGISTER(review2)
 {
 	static const struct test_case cases[] = {
@@ -497,6 +686,12 @@ TEST_REGISTER(review2)
 		{ "mig slices: layouts, refusals, speed",
 		  test_mig_slices },
 		{ "sm and hbm utilisation by hand", test_util_by_hand },
+		{ "oversubscription pages and counts HBM full",
+		  test_oversub_paging },
+		{ "a share change reschedules the completion",
+		  test_share_change_reschedules },
+		{ "a service is never preempted",
+		  test_service_not_preempted },
 		{ NULL, NULL }
 	};
 	return test_add_suite("review2", cases);
