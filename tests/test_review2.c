@@ -249,6 +249,59 @@ static void test_colti_mixed_gpus(void)
 	r2_fini(&r);
 }
 
+/* COLTI's SM demand of a service (MODEL.md, "COLTI"): sat(B) x its busy
+** fraction rate L(B) / B under Poisson arrivals at a known rate (10/s x
+** 4 ms / 8: almost nothing), so a ResNet-50 training job (sat 0.65) joins
+** it at once; with `rates` arrivals the rate column is empty, the service
+** counts as always busy (0.56 + 0.65 > 1) and the job waits for it. */
+static void test_colti_service_rate(void)
+{
+	struct r2 r;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "colti_rate.csv",
+		"S,infer,0,resnet50,8,,100,,,,1,,,,100,poisson,10,,2\n"
+		"T,train,0,resnet50,4,,50,,,,1,,,,,,,,\n",
+		"colti", "1x1:a100-80gb", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "T"), 0, 0);
+	r2_fini(&r);
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "colti_norate.csv",
+		"S,infer,0,resnet50,8,,100,,,,1,,,,100,rates,,10@0,2\n"
+		"T,train,0,resnet50,4,,50,,,,1,,,,,,,,\n",
+		"colti", "1x1:a100-80gb", NULL), 0);
+	/* it starts when S has drained, just before its 100 s lifetime */
+	CU_ASSERT(r2_start(&r, "T") >= 99);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "T"), r2_end(&r, "S"), 0);
+	CU_ASSERT_EQUAL(r2_job(&r, "T")->state, JOB_DONE);
+	r2_fini(&r);
+}
+
+/* ---- GSLICE --------------------------------------------------------- */
+
+/* gslice with training in the trace, on MIG-capable A100s (run in MPS
+** mode): T takes the empty GPU 0 whole and runs at speed 1; the services
+** go to GPU 1 only (never beside training); T2 waits for an empty GPU and
+** starts when T ends. */
+static void test_gslice_with_training(void)
+{
+	struct r2 r;
+
+	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "gs_train.csv",
+		"T,train,0,resnet50,32,,30,,,,1,,,,,,,,\n"
+		"S1,infer,0,resnet50,8,,60,,,,1,,,,100,poisson,50,,2\n"
+		"S2,infer,0,resnet50,8,,60,,,,1,,,,100,poisson,50,,2\n"
+		"T2,train,1,resnet50,32,,10,,,,1,,,,,,,,\n",
+		"gslice", "1x2:a100-80gb", NULL), 0);
+	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->mode, GPU_MODE_MPS);
+	CU_ASSERT_EQUAL(r2_job(&r, "T")->first_gpu_, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "T"), 30, 1e-9);
+	CU_ASSERT_EQUAL(r2_job(&r, "S1")->first_gpu_, 1);
+	CU_ASSERT_EQUAL(r2_job(&r, "S2")->first_gpu_, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "T2"), 30, 1e-9);
+	CU_ASSERT_EQUAL(r2_job(&r, "T2")->first_gpu_, 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "jobs_done"), 4, 0);
+	r2_fini(&r);
+}
+
 /* ---- baselines on hand-computed cases -------------------------------- */
 
 /* sjf: A (100 s) runs from 0; B (50), C (10), D (30) arrive at 1 s and run
@@ -678,6 +731,10 @@ TEST_REGISTER(review2)
 		  test_srtf_no_futile_preemption },
 		{ "colti mixes empty and shared GPUs",
 		  test_colti_mixed_gpus },
+		{ "colti: a service's SM demand from its rate",
+		  test_colti_service_rate },
+		{ "gslice beside training jobs",
+		  test_gslice_with_training },
 		{ "sjf runs the shortest first", test_sjf_order },
 		{ "srtf preempts a multi-GPU job",
 		  test_srtf_multi_gpu_victim },
