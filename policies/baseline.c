@@ -9,7 +9,8 @@
 **
 ** Each takes `order` (fifo: by submit time; sjf: shortest solo time first;
 ** srtf: shortest remaining time first, preempting running training jobs
-** with more remaining time), `placement` (first-fit: lowest GPU indices;
+** with more remaining time, longest first, only when that makes room; all
+** times on GPU 0's device), `placement` (first-fit: lowest GPU indices;
 ** best-fit: the GPUs (or slices) left with the least free memory;
 ** least-loaded: the GPUs with the fewest tenants, then the most free
 ** memory; the default of timeslice and mps, first-fit elsewhere) and
