@@ -93,6 +93,20 @@ sim_time gpu_finish_time(const struct gpu_tenant *t, sim_time now)
 	return sim_time_add_sat(t->t_settled, dt);
 }
 
+double gpu_work_left(const struct gpu_tenant *t, sim_time now)
+{
+	double done, c;
+
+	if (!t->busy || !(t->speed > 0) || now <= t->t_settled)
+		return t->work_left_ns;
+	if (now >= gpu_finish_time(t, now))
+		return 0.0;
+	done = t->done_;
+	c = t->donec_;
+	comp_add(&done, &c, t->speed * (double)(now - t->t_settled));
+	return t->work0_ - (done + c) > 0 ? t->work0_ - (done + c) : 0.0;
+}
+
 static void settle_one(struct gpu_tenant *t, sim_time now)
 {
 	if (now <= t->t_settled)

@@ -141,6 +141,11 @@ void gpu_settle(struct gpu *g, sim_time now);
 ** idle or stalled.  Call after the last change at `now`. */
 sim_time gpu_finish_time(const struct gpu_tenant *t, sim_time now);
 
+/* The tenant's solo work left at `now` (>= t_settled) at its current
+** speed, without settling anything: what work_left_ns would read if the
+** gpu were settled now (0 at or past gpu_finish_time). */
+double gpu_work_left(const struct gpu_tenant *t, sim_time now);
+
 /* Free HBM (capacity - used; 0 when oversubscribed), whole device or slice. */
 uint64_t gpu_mem_free(const struct gpu *g, int slice);
 

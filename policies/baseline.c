@@ -9,7 +9,8 @@
 **
 ** Each takes `order` (fifo: by submit time; sjf: shortest solo time first;
 ** srtf: shortest remaining time first, preempting running training jobs
-** with more remaining time), `placement` (first-fit: lowest GPU indices;
+** with more remaining time, longest first, only when that makes room; all
+** times on GPU 0's device), `placement` (first-fit: lowest GPU indices;
 ** best-fit: the GPUs (or slices) left with the least free memory;
 ** least-loaded: the GPUs with the fewest tenants, then the most free
 ** memory; the default of timeslice and mps, first-fit elsewhere) and
@@ -40,6 +41,13 @@ struct base {
 				   fixed, so this is decided once) */
 	uint64_t *minmem;       /* per job: least footprint over the GPUs */
 	int nfit;
+	/* srtf what-if: what the victims chosen so far would free, per GPU
+	** (tenants, bytes) and per MIG slice (bytes, 7 per GPU); all 0
+	** outside preempt_for */
+	int *gone_ten;
+	uint64_t *gone_mem, *gone_slice;
+	int *victims;           /* scratch: srtf victims, longest first */
+	double *vrem;           /* scratch: their remaining times */
 };
 
 static const char *const order_names[] = { "fifo", "sjf", "srtf", NULL };
@@ -83,7 +91,11 @@ static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
 	b->sm_cap = pct / 100.0;
 	b->cand = malloc((size_t)n * sizeof *b->cand);
 	b->slices = malloc((size_t)n * sizeof *b->slices);
-	if (b->cand == NULL || b->slices == NULL)
+	b->gone_ten = calloc((size_t)n, sizeof *b->gone_ten);
+	b->gone_mem = calloc((size_t)n, sizeof *b->gone_mem);
+	b->gone_slice = calloc((size_t)n * 7, sizeof *b->gone_slice);
+	if (b->cand == NULL || b->slices == NULL || b->gone_ten == NULL ||
+	    b->gone_mem == NULL || b->gone_slice == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < n; g++)
 		if ((rc = world_set_gpu_mode(w, g, mode, err)) != 0)
@@ -142,6 +154,11 @@ static void base_fini(struct world *w, void *state)
 	free(b->jobs);
 	free(b->fit);
 	free(b->minmem);
+	free(b->gone_ten);
+	free(b->gone_mem);
+	free(b->gone_slice);
+	free(b->victims);
+	free(b->vrem);
 }
 
 /* The job's sort key under the configured order. */
@@ -179,21 +196,24 @@ static int pass_order(struct world *w, struct base *b)
 }
 
 /* Free memory left on GPU g (or slice s) if job j went there; -1 if it
-** does not fit or the GPU / slice is not available to it. */
+** does not fit or the GPU / slice is not available to it.  Counts the
+** srtf what-if victims (gone_*) as gone. */
 static double leftover(struct world *w, const struct base *b, int j, int g,
 		       int s)
 {
 	const struct gpu *gp = world_gpu(w, g);
-	uint64_t need = world_job_mem(w, j, g), free_b;
+	uint64_t need = world_job_mem(w, j, g), free_b, used;
 
-	if (b->mode == GPU_MODE_EXCLUSIVE && gp->ntenants > 0)
+	if (b->mode == GPU_MODE_EXCLUSIVE && gp->ntenants > b->gone_ten[g])
 		return -1;
 	if (b->mode == GPU_MODE_MIG) {
-		if (gp->slices[s].mem_used > 0)
+		if (gp->slices[s].mem_used > b->gone_slice[g * 7 + s])
 			return -1;
 		free_b = gp->slices[s].hbm_bytes;
 	} else {
-		free_b = world_gpu_free(w, g, -1);
+		used = gp->mem_used - b->gone_mem[g];
+		free_b = used < gp->dev->hbm_bytes ?
+			gp->dev->hbm_bytes - used : 0;
 	}
 	if (need > free_b)
 		return -1;
@@ -274,35 +294,70 @@ static int try_place(struct world *w, struct base *b, int j)
 	return rc < 0 ? rc : 1;
 }
 
+/* Adds (sign 1) or removes (-1) running job v's tenants to the what-if
+** of what the srtf victims would free. */
+static void what_if(struct world *w, struct base *b, int v, int sign)
+{
+	const struct world_job *job = world_job(w, v);
+	int k;
+
+	for (k = 0; k < job->nplaced; k++) {
+		int g = job->gpu_ids[k], s = job->tenants[k].slice;
+		uint64_t m = job->tenants[k].mem_bytes;
+		b->gone_ten[g] += sign;
+		b->gone_mem[g] = sign > 0 ? b->gone_mem[g] + m :
+			b->gone_mem[g] - m;
+		if (s >= 0 && s < 7)
+			b->gone_slice[g * 7 + s] = sign > 0 ?
+				b->gone_slice[g * 7 + s] + m :
+				b->gone_slice[g * 7 + s] - m;
+	}
+}
+
 /* srtf: preempts running training jobs with more remaining time than j,
-** longest first, until j fits; 1 if j was placed. */
+** longest first, until j fits; 1 if j was placed.  Preempts nothing when
+** even all of them would not make room (a what-if on leftover()). */
 static int preempt_for(struct world *w, struct base *b, int j)
 {
 	double mine = world_job_remaining_ns(w, j, 0);
 	struct sim_err e = { 0, "" };
-	int k, rc;
+	int k, i, nv = 0, fit = 0, rc;
 
-	for (;;) {
-		int victim = -1;
-		double vrem = mine;
-		for (k = 0; k < world_njobs(w); k++) {
-			const struct world_job *v = world_job(w, k);
-			double r;
-			if (v->state != JOB_RUNNING || v->tj.kind != TRACE_TRAIN)
-				continue;
-			r = world_job_remaining_ns(w, k, v->gpu_ids[0]);
-			if (r > vrem) {
-				vrem = r;
-				victim = k;
-			}
+	free(b->victims);
+	free(b->vrem);
+	b->victims = malloc((size_t)world_njobs(w) * sizeof *b->victims);
+	b->vrem = malloc((size_t)world_njobs(w) * sizeof *b->vrem);
+	if (b->victims == NULL || b->vrem == NULL)
+		return SIM_ENOMEM;
+	for (k = 0; k < world_njobs(w); k++) {   /* longest first, stable */
+		const struct world_job *v = world_job(w, k);
+		double r;
+		if (v->state != JOB_RUNNING || v->tj.kind != TRACE_TRAIN)
+			continue;
+		/* on GPU 0's device, as `mine` and the pass order */
+		r = world_job_remaining_ns(w, k, 0);
+		if (!(r > mine))
+			continue;
+		for (i = nv; i > 0 && b->vrem[i - 1] < r; i--) {
+			b->vrem[i] = b->vrem[i - 1];
+			b->victims[i] = b->victims[i - 1];
 		}
-		if (victim < 0)
-			return 0;
-		if ((rc = world_preempt(w, victim, &e)) != 0)
-			return rc;
-		if ((rc = try_place(w, b, j)) != 0)
-			return rc;
+		b->vrem[i] = r;
+		b->victims[i] = k;
+		nv++;
 	}
+	for (k = 0; k < nv && !fit; k++) {
+		what_if(w, b, b->victims[k], 1);
+		fit = choose(w, b, j);
+	}
+	for (i = 0; i < k; i++)
+		what_if(w, b, b->victims[i], -1);
+	if (!fit)
+		return 0;
+	for (i = 0; i < k; i++)
+		if ((rc = world_preempt(w, b->victims[i], &e)) != 0)
+			return rc;
+	return try_place(w, b, j);
 }
 
 /* 1 if job j could run on an empty cluster under this policy: under mig,

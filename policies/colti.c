@@ -3,7 +3,8 @@
 ** compute the resident jobs leave idle.
 **
 ** Each pass walks the pending jobs in FIFO order.  A job first takes GPUs
-** that are empty.  Failing that, it is co-located on GPUs that (a) hold
+** that are empty.  Failing that, it is co-located on GPUs (a multi-GPU job
+** on empty ones first, then on shared ones) that (a) hold
 ** fewer than `max_tenants` jobs, (b) have idle compute for it: its SM
 ** demand plus the residents' is at most `sm_threshold` (default 1: the
 ** whole GPU; a training job's demand is the
@@ -193,20 +194,31 @@ static int gpu_rule(struct world *w, struct colti *c, int j, int g)
 	return 0;
 }
 
-/* Places j on n GPUs all allowing the same rule class (alone first). */
+/*
+** Places j on n GPUs: pass 1 takes only empty GPUs; pass 2 empty GPUs
+** first, then GPUs that admit it by rule (1); pass 3 also rule (2).  An
+** empty GPU admits any job (MODEL.md, "COLTI"), so a multi-GPU job may mix
+** empty and shared GPUs.  The MPS share is what the residents of its
+** shared GPUs leave; under rule (2) the job's allocation is its
+** time-averaged footprint on its first shared GPU's device.
+*/
 static int try_place(struct world *w, struct colti *c, int j)
 {
 	const struct world_job *job = world_job(w, j);
-	int n = job->tj.gpus, ngpu = world_ngpus(w), pass, g, got, rule;
+	int n = job->tj.gpus, ngpu = world_ngpus(w), pass, sweep, g, got, rule;
 	struct sim_err e = { 0, "" };
 
 	for (pass = 1; pass <= 3; pass++) {
 		struct world_place_opts o = { 1.0, NULL, 0, 0 };
 		double share = 1.0;
+		int shared = -1;
 		got = 0;
-		for (g = 0; g < ngpu && got < n; g++) {
-			rule = gpu_rule(w, c, j, g);
-			if (rule == pass || (pass == 3 && rule == 2)) {
+		for (sweep = 0; sweep < 2 && got < n; sweep++)
+			for (g = 0; g < ngpu && got < n; g++) {
+				rule = gpu_rule(w, c, j, g);
+				if (sweep == 0 ? rule != 1 :
+				    rule < 2 || rule > pass)
+					continue;
 				c->cand[got++] = g;
 				if (rule > 1) {
 					double sat;
@@ -214,17 +226,18 @@ static int try_place(struct world *w, struct colti *c, int j)
 					residents(w, c, g, &sat, &tr);
 					if (1.0 - sat < share)
 						share = 1.0 - sat;
+					if (shared < 0)
+						shared = g;
 				}
 			}
-		}
 		if (got < n)
 			continue;
-		if (pass > 1 && c->mode == GPU_MODE_MPS)
+		if (shared >= 0 && c->mode == GPU_MODE_MPS)
 			o.sm_cap = share > c->min_share ? share : c->min_share;
-		if (pass == 3) {
+		if (pass == 3 && shared >= 0) {
 			uint64_t pk, tr;
 			double pf;
-			world_job_footprint(w, j, c->cand[0], &pk, &tr, &pf);
+			world_job_footprint(w, j, shared, &pk, &tr, &pf);
 			o.allow_oversub = 1;
 			o.mem_bytes = tr + (uint64_t)(pf * (double)(pk - tr));
 		}

@@ -125,8 +125,9 @@ uint64_t world_job_mem(const struct world *w, int j, int g);
 ** time spent near the peak.  Services and trace-given memory: flat. */
 void world_job_footprint(const struct world *w, int j, int g,
 			 uint64_t *peak, uint64_t *trough, double *peak_frac);
-/* The job's remaining solo time on GPU g's device, in ns (training); for a
-** service, the solo time of one full batch. */
+/* The job's remaining solo time on GPU g's device, in ns (training; for a
+** running job, as of now at its workers' current speeds, the slowest
+** worker's); for a service, the solo time of one full batch. */
 double world_job_remaining_ns(const struct world *w, int j, int g);
 /* Requests queued at replica r of service j (-1: not yet placed). */
 int world_queue_len(const struct world *w, int j, int r);

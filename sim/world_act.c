@@ -102,13 +102,16 @@ double world_job_remaining_ns(const struct world *w, int j, int g)
 	if (job->tj.kind == TRACE_INFER)
 		return (double)wl_infer_batch_ns(job->model, d, job->tj.batch);
 	if (job->state == JOB_RUNNING && job->nplaced > 0) {
-		/* Settled progress of the slowest worker, in solo time on
-		** its own device, rescaled to device d's total. */
+		/* Progress of the slowest worker as of now (each GPU is
+		** settled only at its last change: extrapolate at the
+		** current speeds), in solo time on its own device,
+		** rescaled to device d's total. */
 		double left = 0;
 		for (k = 0; k < job->nplaced; k++) {
 			const struct gpu_tenant *t = &job->tenants[k];
 			double f = job->work0_[k] > 0 ?
-				t->work_left_ns / job->work0_[k] : 0;
+				gpu_work_left(t, w->sim.now) / job->work0_[k] :
+				0;
 			if (f > left)
 				left = f;
 		}
