@@ -24,6 +24,8 @@ struct exp_sim_args {
 	uint64_t max_events;          /* 0: none */
 	const char *devices_dir;      /* NULL: dev_default_dir() */
 	double nic_bytes_per_s;       /* between nodes; 0: the default */
+	int memory_servers;           /* DistMind memory pool; 0: one per node */
+	double memory_server_nic_bytes_per_s;   /* 0: nic_bytes_per_s */
 };
 
 /* Runs one simulation into res (which the caller initialised).  Returns 0,

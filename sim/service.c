@@ -40,6 +40,8 @@ struct world_service {
 	struct req_fifo backlog; /* before placement */
 	struct replica *rep;
 	int nrep;
+	int pooled;              /* served by the GPU pool (world_load.c) */
+	long pool_out;           /* requests handed to the pool, unfinished */
 };
 
 static int fifo_push(struct req_fifo *f, sim_time t)
@@ -94,7 +96,7 @@ static int check_later(struct world *w, int j)
 {
 	const struct world_service *sv = w->jobs[j].svc;
 
-	if (sv->nrep == 0 || !drained(sv))
+	if ((sv->nrep == 0 && !sv->pooled) || !drained(sv))
 		return 0;
 	return sim_schedule_at(&w->sim, w->sim.now, SIM_PRIO_COMPLETE,
 			       on_check, w, (uint64_t)j, NULL);
@@ -233,6 +235,10 @@ static int route(struct world *w, int j, sim_time t_arr)
 	struct world_service *sv = w->jobs[j].svc;
 	int r = -1, rc;
 
+	if (sv->pooled) {
+		sv->pool_out++;
+		return world__pool_request(w, j, t_arr);
+	}
 	if (sv->nrep == 0)
 		return fifo_push(&sv->backlog, t_arr);
 	if (w->pol->xOnRequest != NULL) {
@@ -286,7 +292,7 @@ static int drained(const struct world_service *sv)
 {
 	int r;
 
-	if (!sv->arrivals_done || sv->backlog.n > 0)
+	if (!sv->arrivals_done || sv->backlog.n > 0 || sv->pool_out > 0)
 		return 0;
 	for (r = 0; r < sv->nrep; r++)
 		if (sv->rep[r].q.n > 0 || sv->rep[r].inflight > 0)
@@ -343,8 +349,42 @@ unsigned long long svc_unserved(const struct world *w, int j)
 
 	if (sv == NULL)
 		return 0;
-	n = sv->backlog.n;
+	n = sv->backlog.n + (unsigned long long)sv->pool_out;
 	for (r = 0; r < sv->nrep; r++)
 		n += sv->rep[r].q.n;
 	return n;
+}
+
+int svc_set_pooled(struct world *w, int j)
+{
+	struct world_service *sv = w->jobs[j].svc;
+	int rc;
+
+	sv->pooled = 1;
+	while (sv->backlog.n > 0)
+		if ((rc = route(w, j, fifo_pop(&sv->backlog))) != 0)
+			return rc;
+	return check_later(w, j);
+}
+
+int svc_is_pooled(const struct world *w, int j)
+{
+	const struct world_service *sv = w->jobs[j].svc;
+
+	return sv != NULL && sv->pooled;
+}
+
+/* One pooled request (arrived at t_arr) finished now. */
+int svc_pool_done(struct world *w, int j, sim_time t_arr)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_service *sv = job->svc;
+	sim_time lat = w->sim.now - t_arr;
+
+	sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
+	w->req_served++;
+	if (lat <= job->tj.slo_ns)
+		w->req_slo_ok++;
+	sv->pool_out--;
+	return check_later(w, j);
 }
