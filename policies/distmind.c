@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/distmind.h"
 #include "policies/policy.h"
 #include "sim/world.h"
 
@@ -42,7 +43,7 @@ struct dm {
 	sim_time period_ns;
 	double util_target, sm_cap;
 	sim_time *busy_prev;          /* world_pool_busy_ns at the last tick */
-	int *cand;
+	int *cand, *in, *load, *has;  /* scratch, one per GPU */
 };
 
 static const char *const keys_dm[] = { "period_ms", "util_target",
@@ -91,7 +92,11 @@ static int dm_init_common(struct world *w, struct dm *d, enum dm_kind kind,
 	d->sm_cap = pct / 100.0;
 	d->busy_prev = calloc((size_t)n, sizeof *d->busy_prev);
 	d->cand = calloc((size_t)n, sizeof *d->cand);
-	if (d->busy_prev == NULL || d->cand == NULL)
+	d->in = calloc((size_t)n, sizeof *d->in);
+	d->load = calloc((size_t)n, sizeof *d->load);
+	d->has = calloc((size_t)n, sizeof *d->has);
+	if (d->busy_prev == NULL || d->cand == NULL || d->in == NULL ||
+	    d->load == NULL || d->has == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "%s: out of memory", name);
 	if (kind == DM_MPS) {
 		for (g = 0; g < n; g++)
@@ -138,50 +143,52 @@ static void dm_fini(struct world *w, void *st)
 	(void)w;
 	free(d->busy_prev);
 	free(d->cand);
+	free(d->in);
+	free(d->load);
+	free(d->has);
 }
 
 /* ---- routing -------------------------------------------------------------- */
 
-/*
-** DistMind's order for a request of model m (cache != 0), or the Ray-like
-** order without the two cache cases (cache == 0).  Lowest GPU index first
-** within a case; the least-loaded case breaks ties the same way.
-*/
-static int dm_route(const struct world *w, const struct dm *d,
-		    const struct zoo_model *m, int cache)
+int distmind_route(int n, const int *in, const int *load, const int *has,
+		   int busy_load, int max_load, int cache)
 {
-	int g, n = world_ngpus(w), best = -1;
+	int g, best = -1;
 
 	if (cache)
 		for (g = 0; g < n; g++)
-			if (world_pool_in(w, g) && world_pool_load(w, g) == 0 &&
-			    world_pool_has_model(w, g, m))
+			if (in[g] && load[g] == 0 && has[g])
 				return g;
 	for (g = 0; g < n; g++)
-		if (world_pool_in(w, g) && world_pool_load(w, g) == 0)
+		if (in[g] && load[g] == 0)
 			return g;
 	if (cache)
 		for (g = 0; g < n; g++)
-			if (world_pool_in(w, g) &&
-			    world_pool_load(w, g) < d->busy_load &&
-			    world_pool_has_model(w, g, m))
+			if (in[g] && load[g] < busy_load && has[g])
 				return g;
 	for (g = 0; g < n; g++)
-		if (world_pool_in(w, g) && world_pool_load(w, g) < d->max_load &&
-		    (best < 0 || world_pool_load(w, g) <
-		     world_pool_load(w, best)))
+		if (in[g] && load[g] < max_load &&
+		    (best < 0 || load[g] < load[best]))
 			best = g;
 	return best;
 }
 
 static int dm_on_request(struct world *w, void *st, int j, int *replica)
 {
-	const struct dm *d = st;
+	struct dm *d = st;
+	const struct zoo_model *m = world_job(w, j)->model;
+	int g, n = world_ngpus(w);
 
 	if (!world_pool_serving(w, j))
 		return 0;               /* a replica service: the default */
-	*replica = dm_route(w, d, world_job(w, j)->model,
-			    d->kind == DM_DISTMIND);
+	for (g = 0; g < n; g++) {
+		d->in[g] = world_pool_in(w, g);
+		d->load[g] = world_pool_load(w, g);
+		d->has[g] = world_pool_has_model(w, g, m);
+	}
+	*replica = distmind_route(n, d->in, d->load, d->has,
+				  (int)d->busy_load, (int)d->max_load,
+				  d->kind == DM_DISTMIND);
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 ** time.
 */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,7 +260,11 @@ static int net_resched(struct world *w)
 		double *r = &p->g[g].flow_rate[slot];
 		sim_time fin;
 
-		if (f->ev != 0 && *r == f->rate_bytes_per_s)
+		/* unchanged rate: the event stands.  Drained: its end (drain +
+		** latency) cannot move, and link_flow_finish_time would count
+		** the latency again from the last settle */
+		if (f->ev != 0 && (*r == f->rate_bytes_per_s ||
+				   f->bytes_left <= 0))
 			continue;
 		if (f->ev != 0) {
 			sim_cancel(&w->sim, f->ev);
