@@ -213,11 +213,22 @@ static int train_on(const struct world *w, int g)
 	return gp->tenants->id;
 }
 
+static int train_pending(const struct world *w)
+{
+	int k;
+
+	for (k = 0; k < world_npending(w); k++)
+		if (world_job(w, world_pending_at(w, k))->tj.kind ==
+		    TRACE_TRAIN)
+			return 1;
+	return 0;
+}
+
 /*
 ** Every period: U = the pool's busy GPU-time over the period / period (in
 ** GPUs); the pool needs ceil(U / util_target) GPUs, at least
 ** min_inference_gpus, and one more than it has while requests wait in the
-** pool's queue.  It grows by taking idle training GPUs first, then GPUs
+** pool's queue.  It shrinks only while training jobs wait.  It grows by taking idle training GPUs first, then GPUs
 ** whose training job it preempts (highest index first); it shrinks by
 ** releasing idle pool GPUs (highest index first).
 */
@@ -257,6 +268,8 @@ static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 			return rc;
 		cur++;
 	}
+	if (!train_pending(w))        /* nothing to fill: keep the GPUs */
+		need = cur;
 	for (g = n - 1; g >= 0 && cur > need; g--)
 		if (world_pool_in(w, g) && world_pool_load(w, g) == 0 &&
 		    world_pool_leave(w, g, NULL) == 0)
