@@ -45,6 +45,9 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.max_events = a->max_events;
 		cfg.nic_bytes_per_s = a->nic_bytes_per_s;
 		cfg.max_queued_requests = a->max_queued_requests;
+		cfg.memory_servers = a->memory_servers;
+		cfg.memory_server_nic_bytes_per_s =
+			a->memory_server_nic_bytes_per_s;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)
@@ -132,6 +135,11 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 			sim_time_from_s(spec->horizon_s) : 0;
 		if (spec->copts != NULL && spec->copts->nic_gbps > 0)
 			a.nic_bytes_per_s = spec->copts->nic_gbps * 1e9 / 8.0;
+		if (spec->copts != NULL) {
+			a.memory_servers = spec->copts->memory_servers;
+			a.memory_server_nic_bytes_per_s =
+				spec->copts->memory_server_nic_gbps * 1e9 / 8.0;
+		}
 		rc = exp_simulate_args(&a, out, err);
 	}
 	if (gen_path[0] != '\0')

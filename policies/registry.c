@@ -11,6 +11,9 @@ extern const struct pol_ops pol_mps;
 extern const struct pol_ops pol_mig;
 extern const struct pol_ops pol_colti;
 extern const struct pol_ops pol_gslice;
+extern const struct pol_ops pol_distmind;
+extern const struct pol_ops pol_distmind_ray;
+extern const struct pol_ops pol_distmind_mps;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -19,5 +22,8 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_mig,
 	&pol_colti,
 	&pol_gslice,
+	&pol_distmind,
+	&pol_distmind_ray,
+	&pol_distmind_mps,
 	NULL
 };

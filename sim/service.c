@@ -69,6 +69,8 @@ struct world_service {
 	int nrep;
 	int max_batch;           /* current max batch, 1..tj.batch */
 	struct svc_win win;
+	int pooled;              /* served by the GPU pool (world_load.c) */
+	long pool_out;           /* requests handed to the pool, unfinished */
 };
 
 static int fifo_push(struct req_fifo *f, sim_time t)
@@ -154,7 +156,7 @@ static int check_later(struct world *w, int j)
 {
 	const struct world_service *sv = w->jobs[j].svc;
 
-	if (sv->nrep == 0 || !drained(sv))
+	if ((sv->nrep == 0 && !sv->pooled) || !drained(sv))
 		return 0;
 	return sim_schedule_at(&w->sim, w->sim.now, SIM_PRIO_COMPLETE,
 			       on_check, w, (uint64_t)j, NULL);
@@ -359,6 +361,10 @@ static int route(struct world *w, int j, sim_time t_arr)
 	struct world_service *sv = w->jobs[j].svc;
 	int r = -1, rc;
 
+	if (sv->pooled) {
+		sv->pool_out++;
+		return world__pool_request(w, j, t_arr);
+	}
 	if (sv->nrep == 0)
 		return queue_push(w, &sv->backlog, t_arr);
 	if (w->pol->xOnRequest != NULL) {
@@ -414,7 +420,7 @@ static int drained(const struct world_service *sv)
 {
 	int r;
 
-	if (!sv->arrivals_done || sv->backlog.n > 0)
+	if (!sv->arrivals_done || sv->backlog.n > 0 || sv->pool_out > 0)
 		return 0;
 	for (r = 0; r < sv->nrep; r++)
 		if (sv->rep[r].q.n > 0 || sv->rep[r].inflight > 0)
@@ -483,7 +489,7 @@ unsigned long long svc_unserved(const struct world *w, int j)
 
 	if (sv == NULL)
 		return 0;
-	n = sv->backlog.n;
+	n = sv->backlog.n + (unsigned long long)sv->pool_out;
 	for (r = 0; r < sv->nrep; r++)
 		n += sv->rep[r].q.n;
 	return n;
@@ -548,4 +554,38 @@ void svc_window_reset(struct world *w, int j)
 	memset(wn, 0, sizeof *wn);
 	sim_sample_init(&wn->lat_ms, 0);
 	wn->t0 = w->sim.now;
+}
+
+int svc_set_pooled(struct world *w, int j)
+{
+	struct world_service *sv = w->jobs[j].svc;
+	int rc;
+
+	sv->pooled = 1;
+	while (sv->backlog.n > 0)
+		if ((rc = route(w, j, fifo_pop(&sv->backlog))) != 0)
+			return rc;
+	return check_later(w, j);
+}
+
+int svc_is_pooled(const struct world *w, int j)
+{
+	const struct world_service *sv = w->jobs[j].svc;
+
+	return sv != NULL && sv->pooled;
+}
+
+/* One pooled request (arrived at t_arr) finished now. */
+int svc_pool_done(struct world *w, int j, sim_time t_arr)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_service *sv = job->svc;
+	sim_time lat = w->sim.now - t_arr;
+
+	sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
+	w->req_served++;
+	if (lat <= job->tj.slo_ns)
+		w->req_slo_ok++;
+	sv->pool_out--;
+	return check_later(w, j);
 }

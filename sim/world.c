@@ -80,6 +80,11 @@ int world__gpu_changed(struct world *w, int g)
 		sim_time fin;
 		int rc;
 
+		if (t->id < 0) {         /* a pool executor (world_load.c) */
+			if ((rc = world__pool_tenant_changed(w, t)) != 0)
+				return rc;
+			continue;
+		}
 		if (t->ev != 0) {
 			sim_cancel(&w->sim, t->ev);
 			t->ev = 0;
@@ -423,6 +428,11 @@ int world_create(struct world **out, const struct world_config *cfg,
 				   "interface version %d; this colosim has %d",
 				   cfg->policy->zName, cfg->policy->iVersion,
 				   POL_IFACE_VERSION);
+	if (cfg->memory_servers < 0 || cfg->memory_server_nic_bytes_per_s < 0)
+		return sim_err_set(err, SIM_EINVAL, "memory pool: %d servers "
+				   "at %g B/s (expected >= 0)",
+				   cfg->memory_servers,
+				   cfg->memory_server_nic_bytes_per_s);
 	w = calloc(1, sizeof *w);
 	if (w == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
@@ -438,6 +448,10 @@ int world_create(struct world **out, const struct world_config *cfg,
 	** (docs/MODEL.md, "Data-parallel training"). */
 	w->nic_bytes_per_s = cfg->nic_bytes_per_s > 0 ? cfg->nic_bytes_per_s :
 		100e9 / 8.0;
+	w->mem_servers = cfg->memory_servers > 0 ? cfg->memory_servers :
+		cfg->cluster->nnodes;
+	w->mem_server_bytes_per_s = cfg->memory_server_nic_bytes_per_s > 0 ?
+		cfg->memory_server_nic_bytes_per_s : w->nic_bytes_per_s;
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
 	sim_sample_init(&w->jct_s, 0);
 	sim_sample_init(&w->queue_s, 0);
@@ -514,6 +528,7 @@ void world_destroy(struct world *w)
 	}
 	free(w->jobs);
 	free(w->pending);
+	world__pool_fini(w);          /* after gpu_fini: executors unlinked */
 	free(w->gpus);
 	free(w->series.t);
 	free(w->series.v);

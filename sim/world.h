@@ -85,6 +85,10 @@ struct world_config {
 	** that finds this many queued is rejected (counted, never served).
 	** 0: WORLD_MAX_QUEUED_DEFAULT.  Bounds memory whatever the load. */
 	uint64_t max_queued_requests;
+	/* the memory pool (sim/world_load.c): 0 servers means one per node,
+	** 0 bandwidth means nic_bytes_per_s */
+	int memory_servers;
+	double memory_server_nic_bytes_per_s;
 };
 
 /* 4 Mi requests: 32 MiB of queued arrival times (docs/MODEL.md,
@@ -216,5 +220,62 @@ int world_set_mem(struct world *w, int j, uint64_t mem_bytes,
 ** policy-specific counters (reallocations, switch costs).  0 or
 ** SIM_EINVAL / SIM_ENOMEM. */
 int world_add_metric(struct world *w, const char *name, double value);
+/* ---- the GPU pool and the memory pool (sim/world_load.c) ---------------
+** DistMind-style disaggregation (docs/MODEL.md, "DistMind").  Models live
+** on memory servers, each sharded over min(servers, 4) of them; a GPU that
+** joins the pool runs one inference executor that holds a cache of
+** resident models (its memory is the executor's allocation) and executes
+** batches of pooled services one at a time, loading a missing model from
+** the memory servers through the link model (NIC, then PCIe, then execute,
+** per layer group when pipelined).  A pooled service has no replicas: each
+** of its requests is routed by xOnRequest to a pool GPU (the `replica` is
+** a GPU index; -1 holds it in the pool's FIFO queue, offered again
+** whenever a pool GPU finishes a batch or joins). */
+
+enum world_load_mode {
+	WORLD_LOAD_PIPELINED = 0,     /* per layer group: NIC, PCIe, execute */
+	WORLD_LOAD_WHOLE              /* the whole model, then execute */
+};
+
+/* View. */
+int world_pool_servers(const struct world *w);
+/* The memory servers holding model m's shards into servers[4]; returns
+** their number, min(servers, 4); 0 for a model not in the zoo. */
+int world_pool_shards(const struct world *w, const struct zoo_model *m,
+		      int *servers);
+int world_pool_in(const struct world *w, int g);
+/* Requests dispatched to GPU g and not finished (queued + in flight). */
+int world_pool_load(const struct world *w, int g);
+/* 0: m not on GPU g; 1: loading; 2: resident. */
+int world_pool_has_model(const struct world *w, int g,
+			 const struct zoo_model *m);
+/* Requests held in the pool's queue (routed nowhere yet). */
+int world_pool_queued(const struct world *w);
+/* Time GPU g spent loading or executing since the run began, in ns. */
+sim_time world_pool_busy_ns(const struct world *w, int g);
+/* 1 if service j is served by the pool. */
+int world_pool_serving(const struct world *w, int j);
+/* Loads finished so far and, of those, the ones a request waited for. */
+uint64_t world_pool_loads(const struct world *w);
+
+/* Actions.  world_pool_join: an empty GPU joins the pool (SIM_ESTATE if it
+** has tenants).  world_pool_leave: an idle pool GPU (no load, no transfer)
+** leaves it, dropping its cache (SIM_ESTATE otherwise).  world_pool_serve:
+** a pending service is served by the pool from now on.
+** world_pool_set_mode: how missing models are loaded (before any join). */
+int world_pool_join(struct world *w, int g, struct sim_err *err);
+int world_pool_leave(struct world *w, int g, struct sim_err *err);
+int world_pool_serve(struct world *w, int j, struct sim_err *err);
+int world_pool_set_mode(struct world *w, enum world_load_mode mode,
+			struct sim_err *err);
+/* Starts loading m into pool GPU g's cache without a request (prefetch);
+** SIM_ESTATE when g is not in the pool or busy, SIM_ENOSPC when it cannot
+** fit even after evicting every idle model. */
+int world_load_model(struct world *w, int g, const struct zoo_model *m,
+		     struct sim_err *err);
+/* Drops resident model m from GPU g's cache; SIM_ESTATE if it is loading
+** or in use, SIM_ENOENT if absent. */
+int world_evict_model(struct world *w, int g, const struct zoo_model *m,
+		      struct sim_err *err);
 
 #endif

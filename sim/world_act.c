@@ -339,6 +339,9 @@ static int on_timer(struct sim *s, void *ctx, uint64_t tag)
 	rc = w->pol->xOnTimer(w, w->pol_state, tag);
 	if (rc < 0)
 		return world__hook_rc(w, rc, "on_timer");
+	/* a periodic timer must not keep a finished run alive (nor one
+	** whose stop was requested before sim_run began) */
+	world__maybe_stop(w);
 	return 0;
 }
 

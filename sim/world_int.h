@@ -49,6 +49,9 @@ struct world {
 	uint64_t req_rejected;        /* arrivals refused: queues full */
 	uint64_t max_queued;          /* the bound on req_queued */
 	struct world_series series;
+	int mem_servers;              /* the memory pool (world_load.c) */
+	double mem_server_bytes_per_s;
+	struct world_pool *pool;      /* NULL until first used */
 	struct world_metric *xmetrics; /* world_add_metric, in first-use order */
 	int nxmetrics, capxmetrics;
 };
@@ -70,5 +73,15 @@ double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
 			     int n);
+
+/* world_load.c: the GPU pool.  pool_request takes one request of a pooled
+** service; pool_tenant_changed reschedules an executor (tenant id < 0). */
+int world__pool_request(struct world *w, int j, sim_time t_arr);
+int world__pool_tenant_changed(struct world *w, struct gpu_tenant *t);
+void world__pool_fini(struct world *w);
+/* service.c, for the pool */
+int svc_set_pooled(struct world *w, int j);
+int svc_is_pooled(const struct world *w, int j);
+int svc_pool_done(struct world *w, int j, sim_time t_arr);
 
 #endif

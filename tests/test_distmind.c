@@ -1,0 +1,296 @@
+/*
+** test_distmind.c: DistMind's pools and policies (sim/world_load.c,
+** policies/distmind.c): the pipelined load of ResNet-152 over 100 Gb/s
+** RDMA and a V100's PCIe 3 against the whole-model load, both equal to the
+** flow-shop recurrence computed here by hand from the zoo's layer groups;
+** the load balancer's five cases on constructed states; sharding over
+** min(servers, 4); re-assignment taking a GPU from training under load;
+** bad parameters.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/device.h"
+#include "models/link.h"
+#include "models/workload.h"
+#include "policies/distmind.h"
+#include "sim/cluster.h"
+#include "sim/world.h"
+#include "tests/util.h"
+#include "tests/world_util.h"
+
+#define RDMA_BPS (100e9 / 8.0)        /* 100 Gb/s */
+
+/* Builds and runs a world; returns it (the caller destroys) or NULL. */
+static struct world *run_world(const char *trace, const char *policy,
+			       const char *cluster, int mem_servers,
+			       const struct pol_params *pp,
+			       struct dev_catalog *cat, struct cluster_spec *cl,
+			       struct sim_err *err)
+{
+	struct world_config cfg;
+	struct world *w = NULL;
+
+	if (dev_catalog_load(cat, dev_default_dir(), err) != 0 ||
+	    cluster_parse(cl, cluster, cat, "test", err) != 0)
+		return NULL;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.cluster = cl;
+	cfg.trace_path = trace;
+	cfg.policy = pol_find(policy);
+	cfg.params = pp;
+	cfg.seed = 11;
+	cfg.nic_bytes_per_s = RDMA_BPS;
+	cfg.memory_servers = mem_servers;
+	cfg.memory_server_nic_bytes_per_s = RDMA_BPS;
+	if (world_create(&w, &cfg, err) != 0)
+		return NULL;
+	if (world_run(w, err) != 0) {
+		world_destroy(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* The end of the single request of service 0 under policy, in ns. */
+static sim_time one_request(const char *policy)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct cluster_spec cl;
+	struct sim_err err = { 0, "" };
+	struct world *w;
+	const char *trace;
+	sim_time end = -1;
+	FILE *f;
+	char path[600];
+
+	snprintf(path, sizeof path, "%s/dm-one.arrivals", test_tmpdir());
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	fputs("0\n", f);
+	fclose(f);
+	trace = tw_write("dm-one.csv", "s0,infer,0,resnet152,1,,,,,,1,1,,,"
+			 "1000,file,,dm-one.arrivals,0\n");
+	w = run_world(trace, policy, "1x1:v100-32gb", 1, NULL, &cat, &cl,
+		      &err);
+	if (w == NULL)
+		fprintf(stderr, "\n  %s: %s\n", policy, err.msg);
+	else if (world_job(w, 0)->state == JOB_DONE)
+		end = world_job(w, 0)->end_ns;
+	world_destroy(w);
+	dev_catalog_fini(&cat);
+	return end;
+}
+
+static void test_pipeline_vs_whole(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct sim_err err = { 0, "" };
+	const struct zoo_model *m = zoo_find("resnet152");
+	const struct dev_profile *d;
+	sim_time *st, done_p = 0, B, prev = 0, net_w, pcie_w, t_p, t_w;
+	double total = 0, cum = 0;
+	size_t G, k;
+
+	CU_ASSERT_FATAL(m != NULL);
+	CU_ASSERT_FATAL(dev_catalog_load(&cat, dev_default_dir(), &err) == 0);
+	d = dev_catalog_find(&cat, "v100-32gb");
+	CU_ASSERT_FATAL(d != NULL);
+	CU_ASSERT_EQUAL(d->pcie_gen, 3);
+	G = m->ngroups;
+	CU_ASSERT(G > 50);                 /* stem, 50 blocks, fc */
+	B = wl_infer_batch_ns(m, d, 1);
+	st = calloc(3 * G, sizeof *st);
+	CU_ASSERT_FATAL(st != NULL);
+	/* by hand: group g moves 4 x params bytes over the NIC (no latency
+	** figure: 0), then PCIe (pinned rate and latency of the profile);
+	** it executes its share of B by forward FLOPs, cumulatively rounded */
+	for (k = 0; k < G; k++) {
+		double b = 4.0 * (double)m->groups[k].params;
+		sim_time upto;
+		total += b;
+		cum += m->groups[k].fwd_flops;
+		st[k] = (sim_time)ceil(b / RDMA_BPS * 1e9);
+		st[G + k] = d->pcie_latency_ns +
+			(sim_time)ceil(b / d->h2d_pinned_bytes_per_s * 1e9);
+		upto = k == G - 1 ? B :
+			(sim_time)llround((double)B * cum / m->fwd_flops);
+		st[2 * G + k] = upto - prev;
+		prev = upto;
+	}
+	CU_ASSERT_EQUAL(link_pipeline(st, 3, (int)G, 0, NULL, &done_p), 0);
+	net_w = (sim_time)ceil(total / RDMA_BPS * 1e9);
+	pcie_w = d->pcie_latency_ns +
+		(sim_time)ceil(total / d->h2d_pinned_bytes_per_s * 1e9);
+	t_p = one_request("distmind");
+	t_w = one_request("distmind-ray");
+	if (t_p != done_p)
+		fprintf(stderr, "\n  pipelined %lld, recurrence %lld\n",
+			(long long)t_p, (long long)done_p);
+	CU_ASSERT_EQUAL(t_p, done_p);
+	CU_ASSERT_EQUAL(t_w, net_w + pcie_w + B);
+	CU_ASSERT_EQUAL(t_w - t_p, net_w + pcie_w + B - done_p);
+	CU_ASSERT(t_p < t_w);
+	/* the pipeline hides most of the transfer: PipeSwitch's point */
+	CU_ASSERT(t_p < net_w + B);
+	free(st);
+	dev_catalog_fini(&cat);
+}
+
+static void test_balancer_order(void)
+{
+	/* four GPUs, GPU 3 outside the pool */
+	int in[4] = { 1, 1, 1, 0 };
+	int load_a[4] = { 1, 0, 0, 0 }, has_a[4] = { 1, 0, 1, 1 };
+	int load_b[4] = { 1, 3, 0, 0 }, has_b[4] = { 1, 0, 0, 1 };
+	int load_c[4] = { 3, 1, 2, 0 }, has_c[4] = { 1, 1, 0, 1 };
+	int load_d[4] = { 3, 2, 2, 0 }, has_d[4] = { 1, 1, 0, 1 };
+	int load_e[4] = { 4, 5, 4, 0 }, has_e[4] = { 1, 1, 1, 1 };
+
+	/* 1: has the model and idle (GPU 2), before the idle GPU 1 */
+	CU_ASSERT_EQUAL(distmind_route(4, in, load_a, has_a, 2, 4, 1), 2);
+	/* 2: no idle GPU has it: any idle GPU (GPU 2; GPU 3 is not in) */
+	CU_ASSERT_EQUAL(distmind_route(4, in, load_b, has_b, 2, 4, 1), 2);
+	/* 3: nobody idle: has it with load < 2 (GPU 1), not least-loaded */
+	CU_ASSERT_EQUAL(distmind_route(4, in, load_c, has_c, 2, 4, 1), 1);
+	/* 4: nobody with the model under 2: least loaded under 4 (GPU 1,
+	** the lowest of the ties at 2) */
+	CU_ASSERT_EQUAL(distmind_route(4, in, load_d, has_d, 2, 4, 1), 1);
+	/* 5: everybody at 4 or more: queue */
+	CU_ASSERT_EQUAL(distmind_route(4, in, load_e, has_e, 2, 4, 1), -1);
+	/* the Ray-like order ignores the cache */
+	CU_ASSERT_EQUAL(distmind_route(4, in, load_a, has_a, 2, 4, 0), 1);
+	CU_ASSERT_EQUAL(distmind_route(4, in, load_c, has_c, 2, 4, 0), 1);
+	load_c[1] = 2;              /* GPU 1 now too busy for case 3 */
+	load_c[2] = 1;
+	CU_ASSERT_EQUAL(distmind_route(4, in, load_c, has_c, 2, 4, 1), 2);
+}
+
+static void test_sharding(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct cluster_spec cl;
+	struct sim_err err = { 0, "" };
+	static const int servers[] = { 1, 2, 3, 4, 7, 16 };
+	const char *trace = tw_write("dm-empty.csv", "");
+	size_t i, z;
+
+	for (i = 0; i < sizeof servers / sizeof *servers; i++) {
+		struct world *w = run_world(trace, "distmind", "1x1:v100-32gb",
+					    servers[i], NULL, &cat, &cl, &err);
+		int expect = servers[i] < 4 ? servers[i] : 4;
+		CU_ASSERT_FATAL(w != NULL);
+		CU_ASSERT_EQUAL(world_pool_servers(w), servers[i]);
+		for (z = 0; z < zoo_count(); z++) {
+			int s[4], t[4], n, a, b;
+			n = world_pool_shards(w, zoo_at(z), s);
+			CU_ASSERT_EQUAL(n, expect);
+			for (a = 0; a < n; a++) {
+				CU_ASSERT(s[a] >= 0 && s[a] < servers[i]);
+				for (b = 0; b < a; b++)
+					CU_ASSERT(s[a] != s[b]);
+			}
+			/* seeded: the same answer every time */
+			CU_ASSERT_EQUAL(world_pool_shards(w, zoo_at(z), t), n);
+			CU_ASSERT(memcmp(s, t, (size_t)n * sizeof *s) == 0);
+		}
+		world_destroy(w);
+		dev_catalog_fini(&cat);
+	}
+}
+
+static void test_reassign_under_load(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct cluster_spec cl;
+	struct sim_err err = { 0, "" };
+	struct world *w;
+	const struct world_job *train, *svc;
+	/* a long training job from t = 0; a heavy service from t = 2.5 s
+	** for 6 s: at the first tick (1 s) the idle pool hands both GPUs to
+	** training (one runs the job); once requests wait, the ticks bring
+	** the idle GPU back and then preempt the training job */
+	const char *trace = tw_write("dm-reassign.csv",
+		"t0,train,0,resnet50,32,,60,,momentum,fp32,1,1,,,,,,,\n"
+		"s0,infer,2.5,resnet50,8,,6,,,,1,1,,,100,poisson,2500,,0\n");
+
+	w = run_world(trace, "distmind", "1x2:v100-32gb", 2, NULL, &cat, &cl,
+		      &err);
+	CU_ASSERT_FATAL(w != NULL);
+	train = world_job(w, 0);
+	svc = world_job(w, 1);
+	CU_ASSERT_EQUAL(train->state, JOB_DONE);
+	CU_ASSERT_EQUAL(svc->state, JOB_DONE);
+	CU_ASSERT(train->preemptions >= 1);
+	/* it started at the first tick, not at 0 (every GPU began in the
+	** pool), and lost time to inference */
+	CU_ASSERT_EQUAL(train->start_ns, SIM_NS_PER_S);
+	CU_ASSERT(train->end_ns > train->start_ns + 60 * SIM_NS_PER_S);
+	world_destroy(w);
+	dev_catalog_fini(&cat);
+}
+
+static void test_bad_params(void)
+{
+	struct run_result res;
+	struct sim_err err = { 0, "" };
+	struct dev_catalog cat = { NULL, 0 };
+	struct cluster_spec cl;
+	const char *trace = tw_write("dm-bad.csv",
+		"s0,infer,0,resnet50,8,,1,,,,1,1,,,100,poisson,10,,0\n");
+	static const char *const bad[][2] = {
+		{ "distmind", "period_ms=0" },
+		{ "distmind", "util_target=2" },
+		{ "distmind", "busy_load=9" },
+		{ "distmind", "max_load=0" },
+		{ "distmind", "bogus=1" },
+		{ "distmind", "min_inference_gpus=5" },
+		{ "distmind-ray", "train_gpus=9" },
+		{ "distmind-ray", "period_ms=10" },
+		{ "distmind-mps", "sm_pct=0" },
+		{ "distmind-mps", "max_load=3" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		run_result_init(&res);
+		sim_err_clear(&err);
+		CU_ASSERT_EQUAL(tw_run(trace, bad[i][0], "1x2:v100-32gb", 1,
+				       bad[i][1], &res, &err), SIM_EINVAL);
+		CU_ASSERT(err.msg[0] != '\0');
+		run_result_fini(&res);
+	}
+	/* good parameters run */
+	run_result_init(&res);
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL(tw_run(trace, "distmind", "1x2:v100-32gb", 1,
+			       "period_ms=500,busy_load=1,max_load=3", &res,
+			       &err), 0);
+	if (err.code != 0)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	run_result_fini(&res);
+	/* a negative memory pool */
+	CU_ASSERT(run_world(trace, "distmind", "1x2:v100-32gb", -1, NULL,
+			    &cat, &cl, &err) == NULL);
+	CU_ASSERT_EQUAL(err.code, SIM_EINVAL);
+	dev_catalog_fini(&cat);
+}
+
+TEST_REGISTER(distmind)
+{
+	static const struct test_case cases[] = {
+		{ "ResNet-152: pipelined vs whole load = recurrence",
+		  test_pipeline_vs_whole },
+		{ "load balancer: the five cases in order",
+		  test_balancer_order },
+		{ "sharding over min(servers, 4), seeded", test_sharding },
+		{ "re-assignment takes a GPU from training under load",
+		  test_reassign_under_load },
+		{ "bad parameters are errors", test_bad_params },
+		{ NULL, NULL }
+	};
+	return test_add_suite("distmind", cases);
+}
