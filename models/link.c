@@ -137,7 +137,7 @@ static sim_time drain_time(const struct link_flow *f)
 	sim_time dt;
 
 	if (f->bytes_left <= 0)
-		return f->t_settled;
+		return f->t_drained_;   /* not the last settle: see settle_one */
 	if (!(f->rate_bytes_per_s > 0))
 		return SIM_TIME_NEVER;
 	dt = drain_dt(f->bytes_left, f->rate_bytes_per_s);
@@ -164,6 +164,9 @@ static void settle_one(struct link_net *n, struct link_flow *f, sim_time now)
 		return;
 	if (f->bytes_left > 0 && f->rate_bytes_per_s > 0) {
 		if (now >= drain_time(f)) {
+			/* Remember when it drained, so that a later settle
+			** does not move the end (and the latency after it). */
+			f->t_drained_ = drain_time(f);
 			moved = f->bytes_left;
 			f->done_ = f->bytes;
 			f->donec_ = 0;
@@ -175,8 +178,10 @@ static void settle_one(struct link_net *n, struct link_flow *f, sim_time now)
 				 (double)(now - f->t_settled) /
 				 (double)SIM_NS_PER_S);
 			f->bytes_left = f->bytes - (f->done_ + f->donec_);
-			if (f->bytes_left < 0)
+			if (f->bytes_left <= 0) {
 				f->bytes_left = 0;
+				f->t_drained_ = now;
+			}
 			moved = before - f->bytes_left;
 		}
 		for (i = 0; i < f->npath; i++)
@@ -299,7 +304,7 @@ int link_flow_start(struct link_net *n, struct link_flow *f, const int *path,
 	f->bytes = f->bytes_left = bytes;
 	f->done_ = f->donec_ = 0;
 	f->latency_ns = lat;
-	f->t_start = f->t_settled = now;
+	f->t_start = f->t_settled = f->t_drained_ = now;
 	f->active = 1;
 	f->net_ = n;
 	f->next_ = NULL;

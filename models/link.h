@@ -60,6 +60,7 @@ struct link_flow {
 	sim_time t_start, t_settled;
 	int active;
 	/* private to the model */
+	sim_time t_drained_;          /* when bytes_left reached 0 */
 	double done_, donec_;
 	int fixed_;
 	struct link_flow *next_;

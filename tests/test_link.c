@@ -29,6 +29,10 @@ static void test_single(void)
 	link_settle(&n, 100000000);
 	CU_ASSERT_EQUAL(f.bytes_left, 0);
 	CU_ASSERT_DOUBLE_EQUAL(n.links[0].bytes_carried, 1e9, 1e-3);
+	/* A settle inside the latency tail must not move the end: the
+	** latency runs from the drain, not from the last settle. */
+	link_settle(&n, 100000500);
+	CU_ASSERT_EQUAL(link_flow_finish_time(&f, 100000500), 100001000);
 	link_flow_end(&n, &f, 100001000);
 	CU_ASSERT_EQUAL(f.active, 0);
 	CU_ASSERT_EQUAL(n.nflows, 0);
