@@ -253,23 +253,15 @@ static int tenant_done(struct world *w, int j, int k)
 {
 	struct world_job *job = &w->jobs[j];
 	struct gpu_tenant *t = &job->tenants[k];
-	int g = job->gpu_ids[k], i, rc;
+	int g = job->gpu_ids[k], i;
 
+	/* A service's next batch usually starts at once: svc_batch_done
+	** then replaces the unit (one speed recomputation and one reschedule
+	** of GPU g, where finishing first took two of each, for an instant
+	** of no length), or else finishes it and reschedules (service.h). */
+	if (job->tj.kind == TRACE_INFER)
+		return svc_batch_done(w, j, k);
 	gpu_finish(&w->gpus[g], t, w->sim.now);
-	if (job->tj.kind == TRACE_INFER) {
-		/* The next batch usually starts at once, and then try_start
-		** reschedules GPU g itself: rescheduling it here too, for the
-		** instant in between, was half the world's work.  When no
-		** batch starts and the service goes on, reschedule now: no
-		** completion was pushed in between (svc_batch_done pushes only
-		** batching timers), so the order of events is unchanged. */
-		rc = svc_batch_done(w, j, k);
-		job = &w->jobs[j];
-		if (rc == 0 && job->state == JOB_RUNNING &&
-		    !job->tenants[k].busy)
-			rc = world__gpu_changed(w, g);
-		return rc;
-	}
 	world__gpu_changed(w, g);
 	for (i = 0; i < job->nplaced; i++)
 		if (job->tenants[i].busy)

@@ -100,13 +100,14 @@ int trace_arrivals_open(struct trace_arrivals **out,
 				 job->arrival_arg);
 		a->f = fopen(a->path, "r");
 		if (a->f == NULL) {
-			int e = errno;
-			free(a);
-			return sim_err_set(err, e == ENOENT ? SIM_ENOENT :
-					   SIM_EIO, "%s: cannot open the "
-					   "arrival file of '%s' (line %ld): %s",
-					   a->path, job->id, job->line,
-					   strerror(e));
+			int e = errno, rc;
+			rc = sim_err_set(err, e == ENOENT ? SIM_ENOENT :
+					 SIM_EIO, "%s: cannot open the "
+					 "arrival file of '%s' (line %ld): %s",
+					 a->path, job->id, job->line,
+					 strerror(e));
+			free(a);     /* after the message, which reads a->path */
+			return rc;
 		}
 		break;
 	default:
