@@ -112,8 +112,9 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
-bench: $(BENCH_BINS)
+bench: $(BENCH_BINS) $(BIN)
 	sh tests/bench/run.sh $(BUILD)
+	sh tests/bench/replay.sh $(BUILD)
 
 callgrind: $(BENCH_BINS)
 	sh tests/bench/callgrind.sh $(BUILD)

@@ -50,6 +50,18 @@ int gpu_mode_parse(const char *s, enum gpu_mode *out)
 	return SIM_EINVAL;
 }
 
+/* fmin and fmax for the model's finite, positive operands: the same
+** values, without a call into libm (which -O2 does not inline). */
+static inline double dmin(double a, double b)
+{
+	return b < a ? b : a;
+}
+
+static inline double dmax(double a, double b)
+{
+	return b > a ? b : a;
+}
+
 /* Neumaier's compensated addition: *sum + *c is the running total. */
 static void comp_add(double *sum, double *c, double x)
 {
@@ -80,17 +92,33 @@ static sim_time ceil_dt(double rem, double speed)
 	return dt;
 }
 
-sim_time gpu_finish_time(const struct gpu_tenant *t, sim_time now)
+/* The finish time from the tenant's state (see gpu_finish_time). */
+static sim_time finish_calc(const struct gpu_tenant *t)
 {
 	sim_time dt;
 
-	(void)now;   /* progress is known at t_settled; speed is unchanged since */
 	if (!t->busy || !(t->speed > 0))
 		return SIM_TIME_NEVER;
 	dt = ceil_dt(t->work_left_ns, t->speed);
 	if (dt < 0)
 		return SIM_TIME_NEVER;
 	return sim_time_add_sat(t->t_settled, dt);
+}
+
+/* Invariant: fin_ok_ implies fin_ == finish_calc(t).  Every change of busy,
+** speed, work_left_ns or t_settled clears fin_ok_ or refreshes fin_;
+** recompute() refreshes every attached tenant, once per change, which is
+** the one place the division is paid (it used to be paid again by every
+** settle and every reschedule: docs/PERFORMANCE.md). */
+static inline sim_time finish_of(const struct gpu_tenant *t)
+{
+	return t->fin_ok_ ? t->fin_ : finish_calc(t);
+}
+
+sim_time gpu_finish_time(const struct gpu_tenant *t, sim_time now)
+{
+	(void)now;   /* progress is known at t_settled; speed is unchanged since */
+	return finish_of(t);
 }
 
 double gpu_work_left(const struct gpu_tenant *t, sim_time now)
@@ -112,7 +140,7 @@ static void settle_one(struct gpu_tenant *t, sim_time now)
 	if (now <= t->t_settled)
 		return;
 	if (t->busy && t->speed > 0) {
-		sim_time fin = gpu_finish_time(t, now);
+		sim_time fin = finish_of(t);
 
 		if (now >= fin) {
 			t->done_ = t->work0_;
@@ -127,9 +155,24 @@ static void settle_one(struct gpu_tenant *t, sim_time now)
 		}
 	}
 	t->t_settled = now;
+	t->fin_ok_ = 0;
 }
 
 void gpu_settle(struct gpu *g, sim_time now)
+{
+	struct gpu_tenant *t;
+
+	for (t = g->tenants; t != NULL; t = t->next_) {
+		settle_one(t, now);
+		if (!t->fin_ok_) {
+			t->fin_ = finish_calc(t);
+			t->fin_ok_ = 1;
+		}
+	}
+}
+
+/* Settles every tenant before a change (which recompute() follows). */
+static void settle_all(struct gpu *g, sim_time now)
 {
 	struct gpu_tenant *t;
 
@@ -199,7 +242,7 @@ static void mps_waterfill(struct gpu *g)
 
 		progress = 0;
 		for (t = g->tenants; t != NULL; t = t->next_) {
-			double want = fmin(t->sm_cap, t->prof.sat);
+			double want = dmin(t->sm_cap, t->prof.sat);
 
 			if (!t->fixed_ && want <= level) {
 				t->share_ = want;
@@ -230,7 +273,7 @@ static void recompute_mps(struct gpu *g, double *sm_busy)
 	for (t = g->tenants; t != NULL; t = t->next_)
 		if (t->busy)
 			bwsum += t->prof.bw_frac;
-	over = fmax(1.0, bwsum);
+	over = dmax(1.0, bwsum);
 	kfac = 1.0 + d->mps_contention_k * (double)(g->nbusy - 1);
 	for (t = g->tenants; t != NULL; t = t->next_) {
 		double a, c;
@@ -260,11 +303,11 @@ static void recompute_mig(struct gpu *g, double *sm_busy)
 			continue;
 		s = &g->slices[t->slice];
 		a = t->prof.alpha;
-		c = fmax(1.0, t->prof.sat / s->sm_frac);
-		m = fmax(1.0, t->prof.bw_frac / s->bw_frac);
+		c = dmax(1.0, t->prof.sat / s->sm_frac);
+		m = dmax(1.0, t->prof.bw_frac / s->bw_frac);
 		f = ts_factor(g->dev, nbusy[t->slice]);
 		t->speed = f / (a * c + (1 - a) * m + paging(g, t));
-		*sm_busy += f * fmin(t->prof.sat, s->sm_frac);
+		*sm_busy += f * dmin(t->prof.sat, s->sm_frac);
 	}
 }
 
@@ -296,7 +339,11 @@ static void recompute(struct gpu *g, sim_time now)
 		recompute_mig(g, &sm_busy);
 		break;
 	}
-	sim_twacc_set(&g->sm, now, fmin(1.0, sm_busy));
+	for (t = g->tenants; t != NULL; t = t->next_) {
+		t->fin_ = finish_calc(t);
+		t->fin_ok_ = 1;
+	}
+	sim_twacc_set(&g->sm, now, dmin(1.0, sm_busy));
 	sim_twacc_set(&g->hbm, now,
 		      (double)(g->mem_used < cap ? g->mem_used : cap));
 	if (g->mem_used > g->mem_peak_bytes)
@@ -324,6 +371,7 @@ void gpu_fini(struct gpu *g)
 		next = t->next_;
 		t->next_ = NULL;
 		t->gpu_ = NULL;
+		t->fin_ok_ = 0;
 	}
 	g->tenants = NULL;
 	g->ntenants = g->nbusy = 0;
@@ -380,7 +428,7 @@ int gpu_set_mig_layout(struct gpu *g, const char *const *profiles, int n,
 				   "not fit %s (%d of %d compute slices, %.3g of "
 				   "the memory bandwidth)", g->id, d->name,
 				   gsum, gmax, bwsum);
-	gpu_settle(g, now);
+	settle_all(g, now);
 	g->nslices = n;
 	for (i = 0; i < n; i++) {
 		const struct dev_mig_profile *m = &d->mig[idx[i]];
@@ -433,7 +481,7 @@ int gpu_attach(struct gpu *g, struct gpu_tenant *t, sim_time now,
 				   "%llu bytes, %llu free", g->id, t->id,
 				   (unsigned long long)t->mem_bytes,
 				   (unsigned long long)gpu_mem_free(g, slice));
-	gpu_settle(g, now);
+	settle_all(g, now);
 	for (pp = &g->tenants; *pp != NULL; pp = &(*pp)->next_)
 		;
 	*pp = t;
@@ -456,7 +504,7 @@ void gpu_detach(struct gpu *g, struct gpu_tenant *t, sim_time now)
 	int slice = g->mode == GPU_MODE_MIG ? t->slice : -1;
 
 	assert(t->gpu_ == g);
-	gpu_settle(g, now);
+	settle_all(g, now);
 	for (pp = &g->tenants; *pp != t; pp = &(*pp)->next_)
 		assert(*pp != NULL);
 	*pp = t->next_;
@@ -466,6 +514,7 @@ void gpu_detach(struct gpu *g, struct gpu_tenant *t, sim_time now)
 		g->nbusy--;
 	t->busy = 0;
 	t->speed = 0;
+	t->fin_ok_ = 0;
 	g->ntenants--;
 	g->mem_used -= t->mem_bytes;
 	if (slice >= 0)
@@ -484,7 +533,7 @@ int gpu_resize(struct gpu *g, struct gpu_tenant *t, uint64_t mem_bytes,
 				   "to %llu bytes, %llu free", g->id, t->id,
 				   (unsigned long long)mem_bytes,
 				   (unsigned long long)gpu_mem_free(g, slice));
-	gpu_settle(g, now);
+	settle_all(g, now);
 	g->mem_used = g->mem_used - t->mem_bytes + mem_bytes;
 	if (slice >= 0)
 		g->slices[slice].mem_used = g->slices[slice].mem_used -
@@ -500,7 +549,7 @@ int gpu_set_share(struct gpu *g, struct gpu_tenant *t, double sm_cap,
 	assert(t->gpu_ == g);
 	if (!(sm_cap > 0 && sm_cap <= 1))
 		return SIM_EINVAL;
-	gpu_settle(g, now);
+	settle_all(g, now);
 	t->sm_cap = sm_cap;
 	recompute(g, now);
 	return 0;
@@ -513,7 +562,7 @@ void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
 	assert(prof->alpha >= 0 && prof->alpha <= 1);
 	assert(prof->sat > 0 && prof->sat <= 1);
 	assert(prof->bw_frac >= 0);
-	gpu_settle(g, now);
+	settle_all(g, now);
 	if (!t->busy)
 		g->nbusy++;
 	t->busy = 1;
@@ -528,7 +577,7 @@ void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
 void gpu_finish(struct gpu *g, struct gpu_tenant *t, sim_time now)
 {
 	assert(t->gpu_ == g);
-	gpu_settle(g, now);
+	settle_all(g, now);
 	if (t->busy)
 		g->nbusy--;
 	t->busy = 0;

@@ -56,6 +56,8 @@ struct gpu_tenant {
 	int id;                   /* for reports */
 	void *owner;              /* borrowed, never touched by the model */
 	uint64_t ev;              /* owner's completion-event handle */
+	int due;                  /* owner's: a completion is due at due_ns */
+	sim_time due_ns;          /* (the world keeps one event per gpu) */
 	uint64_t mem_bytes;       /* resident allocation (use gpu_resize) */
 	double sm_cap;            /* MPS thread percentage / 100, (0, 1] */
 	int slice;                /* MIG slice index, -1 for the whole GPU */
@@ -69,6 +71,8 @@ struct gpu_tenant {
 	double work0_;            /* work_ns of the unit at gpu_begin */
 	double done_, donec_;     /* solo ns done: Neumaier sum + compensation */
 	double share_;            /* MPS: water-filled SM share */
+	sim_time fin_;            /* gpu_finish_time(), cached when fin_ok_ */
+	int fin_ok_;
 	int fixed_;               /* MPS: water-filling bookkeeping */
 	struct gpu_tenant *next_;
 	struct gpu *gpu_;
@@ -93,6 +97,7 @@ struct gpu {
 	struct sim_twacc sm;             /* busy SM fraction, 0..1 */
 	uint64_t mem_peak_bytes;         /* largest mem_used seen (uncapped) */
 	uint64_t changes;                /* speed recomputations so far */
+	uint64_t ev;                     /* owner's: completion-event handle */
 };
 
 /* Initialises an empty gpu at time t0.  MIG starts with no slices. */
@@ -138,7 +143,8 @@ void gpu_settle(struct gpu *g, sim_time now);
 
 /* When the tenant's unit completes at its current speed: now + the
 ** remaining work / speed, rounded up to a nanosecond; SIM_TIME_NEVER when
-** idle or stalled.  Call after the last change at `now`. */
+** idle or stalled.  Call after the last change at `now`.  O(1): the model
+** computes it once per change, when it sets the speeds, and caches it. */
 sim_time gpu_finish_time(const struct gpu_tenant *t, sim_time now);
 
 /* The tenant's solo work left at `now` (>= t_settled) at its current

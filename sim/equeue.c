@@ -29,7 +29,7 @@
 #define HEAP_PAD (LINE / sizeof(struct sim__heap_ent) - 1)
 /* Sweep tombstones when there are more of them than live events and at
 ** least this many, so small queues never pay for a rebuild. */
-#define SWEEP_MIN 4096
+#define SWEEP_MIN 64
 
 void sim_equeue_init(struct sim_equeue *q)
 {

@@ -9,9 +9,12 @@
 **   - creating, using or dropping one stream never shifts another's draws
 **     (common random numbers across policies in a paired comparison);
 **   - nearby indices or masters give unrelated seeds.
-** The generator is GSL's MT19937.  GSL seeds it with 32 bits, so two streams
-** collide with probability about k^2 / 2^33 for k streams: negligible for the
-** thousands of streams of one run, and documented in docs/MODEL.md.
+** The generator is GSL's taus2, L'Ecuyer's maximally equidistributed
+** combined Tausworthe generator (period 2^88, 24 bytes of state, where
+** MT19937 needs 5000: docs/MODEL.md, "Random streams", compares them).
+** GSL seeds it with 32 bits, so two streams collide with probability about
+** k^2 / 2^33 for k streams: negligible for the thousands of streams of one
+** run, and documented in docs/MODEL.md.
 ** There is no hidden generator anywhere in colosim: no rand(), no static
 ** gsl_rng.
 */

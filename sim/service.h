@@ -15,7 +15,11 @@ void svc_destroy(struct world *w, int j);
 /* After placement: sets up one queue per replica and hands them the
 ** requests that waited while the service was pending. */
 int svc_placed(struct world *w, int j);
-/* The batch of replica k finished now. */
+/* The batch of replica k finished now.  Its tenant is still busy in the
+** GPU model (its unit done, nothing left): the next batch, if one starts,
+** replaces the unit (gpu_begin), so the GPU's speeds are recomputed once,
+** not twice, per batch boundary; otherwise the unit ends here (gpu_finish)
+** and the GPU is rescheduled. */
 int svc_batch_done(struct world *w, int j, int k);
 /* Job j (a service, or a training job: no-op) failed: its arrivals end. */
 int svc_fail(struct world *w, int j);

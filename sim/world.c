@@ -6,8 +6,13 @@
 ** seen so far, never the whole trace ahead).  Every change to a GPU (a
 ** placement, a completion, a preemption, a share change) goes through the
 ** fluid GPU model, which settles progress and recomputes speeds; then
-** gpu_changed() reschedules the completion event of every busy tenant on
-** that GPU.  Arrivals, completions and preemptions request one scheduling
+** gpu_changed() reschedules the completions of every busy tenant on that
+** GPU.  A GPU has one completion event, at the earliest due time of its
+** tenants (tenant.due_ns, ties in list order), not one per tenant: with ten
+** tenants on a GPU, every change used to cancel and push ten events.  The
+** order of events is the same as with one event per tenant (each change
+** re-pushed all of a GPU's completions at once, in list order, so the
+** earliest stood for the whole block); docs/PERFORMANCE.md.  Arrivals, completions and preemptions request one scheduling
 ** pass per instant (priority class SIM_PRIO_SCHEDULE, after them).
 **
 ** Inference services: each replica has a FIFO of request arrival times and
@@ -68,7 +73,34 @@ int world__request_schedule(struct world *w)
 			       on_schedule, w, 0, NULL);
 }
 
-static int on_tenant_done(struct sim *s, void *ctx, uint64_t arg);
+static int on_gpu_done(struct sim *s, void *ctx, uint64_t arg);
+
+/* (Re)pushes GPU g's completion event at the earliest due tenant. */
+static int gpu_arm(struct world *w, int g)
+{
+	struct gpu *gp = &w->gpus[g];
+	struct gpu_tenant *t;
+	sim_time first = SIM_TIME_NEVER;
+	int due = 0, rc;
+
+	if (gp->ev != 0) {
+		sim_cancel(&w->sim, gp->ev);
+		gp->ev = 0;
+	}
+	for (t = gp->tenants; t != NULL; t = t->next_)
+		if (t->due && (!due || t->due_ns < first)) {
+			first = t->due_ns;
+			due = 1;
+		}
+	if (!due)
+		return 0;
+	rc = sim_schedule_at(&w->sim, first, SIM_PRIO_COMPLETE, on_gpu_done,
+			     w, (uint64_t)g, &gp->ev);
+	if (rc != 0)
+		return sim_fail(&w->sim, rc, "cannot schedule a completion: "
+				"%s", sim_strerror(rc));
+	return 0;
+}
 
 /* Reschedules the completion of every busy tenant on GPU g. */
 int world__gpu_changed(struct world *w, int g)
@@ -77,33 +109,17 @@ int world__gpu_changed(struct world *w, int g)
 	sim_time now = w->sim.now;
 
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
-		sim_time fin;
-		int rc;
-
 		if (t->id < 0) {         /* a pool executor (world_load.c) */
-			if ((rc = world__pool_tenant_changed(w, t)) != 0)
+			int rc = world__pool_tenant_changed(w, t);
+			t->due = 0;        /* it schedules its own events */
+			if (rc != 0)
 				return rc;
 			continue;
 		}
-		if (t->ev != 0) {
-			sim_cancel(&w->sim, t->ev);
-			t->ev = 0;
-		}
-		if (!t->busy)
-			continue;
-		fin = gpu_finish_time(t, now);
-		if (fin == SIM_TIME_NEVER)
-			continue;
-		rc = sim_schedule_at(&w->sim, fin, SIM_PRIO_COMPLETE,
-				     on_tenant_done, w,
-				     ((uint64_t)t->id << 16) |
-				     (uint64_t)(t - w->jobs[t->id].tenants),
-				     &t->ev);
-		if (rc != 0)
-			return sim_fail(&w->sim, rc, "cannot schedule a "
-					"completion: %s", sim_strerror(rc));
+		t->due_ns = t->busy ? gpu_finish_time(t, now) : SIM_TIME_NEVER;
+		t->due = t->due_ns != SIM_TIME_NEVER;
 	}
-	return 0;
+	return gpu_arm(w, g);
 }
 
 void pending_remove_job(struct world *w, int j)
@@ -204,10 +220,7 @@ static void release_placement(struct world *w, struct world_job *job)
 
 	for (k = 0; k < job->nplaced; k++) {
 		struct gpu_tenant *t = &job->tenants[k];
-		if (t->ev != 0) {
-			sim_cancel(&w->sim, t->ev);
-			t->ev = 0;
-		}
+		t->due = 0;
 		gpu_detach(&w->gpus[job->gpu_ids[k]], t, w->sim.now);
 	}
 	for (k = 0; k < job->nplaced; k++)
@@ -257,25 +270,43 @@ int world__job_done(struct world *w, int j)
 	return world__request_schedule(w);
 }
 
-static int on_tenant_done(struct sim *s, void *ctx, uint64_t arg)
+/* Tenant k of job j has finished its work unit. */
+static int tenant_done(struct world *w, int j, int k)
 {
-	struct world *w = ctx;
-	int j = (int)(arg >> 16), k = (int)(arg & 0xffff);
 	struct world_job *job = &w->jobs[j];
 	struct gpu_tenant *t = &job->tenants[k];
-	struct gpu *g = &w->gpus[job->gpu_ids[k]];
-	int i;
+	int g = job->gpu_ids[k], i;
 
-	(void)s;
-	t->ev = 0;
-	gpu_finish(g, t, w->sim.now);
-	world__gpu_changed(w, job->gpu_ids[k]);
+	/* A service's next batch usually starts at once: svc_batch_done
+	** then replaces the unit (one speed recomputation and one reschedule
+	** of GPU g, where finishing first took two of each, for an instant
+	** of no length), or else finishes it and reschedules (service.h). */
 	if (job->tj.kind == TRACE_INFER)
 		return svc_batch_done(w, j, k);
+	gpu_finish(&w->gpus[g], t, w->sim.now);
+	world__gpu_changed(w, g);
 	for (i = 0; i < job->nplaced; i++)
 		if (job->tenants[i].busy)
 			return 0;        /* wait for the slowest worker */
 	return world__job_done(w, j);
+}
+
+/* GPU arg's completion event: the first tenant due now, in list order. */
+static int on_gpu_done(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+	int g = (int)arg;
+	struct gpu_tenant *t;
+
+	(void)s;
+	w->gpus[g].ev = 0;
+	for (t = w->gpus[g].tenants; t != NULL; t = t->next_)
+		if (t->due && t->due_ns == w->sim.now) {
+			struct world_job *job = &w->jobs[t->id];
+			t->due = 0;
+			return tenant_done(w, t->id, (int)(t - job->tenants));
+		}
+	return gpu_arm(w, g);    /* (none: only if a due tenant was dropped) */
 }
 
 /* ---- arrivals ------------------------------------------------------------ */

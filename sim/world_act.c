@@ -248,10 +248,7 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 		f = job->work0_[k] > 0 ? t->work_left_ns / job->work0_[k] : 0;
 		if (f > left)
 			left = f;
-		if (t->ev != 0) {
-			sim_cancel(&w->sim, t->ev);
-			t->ev = 0;
-		}
+		t->due = 0;
 		gpu_detach(&w->gpus[job->gpu_ids[k]], t, w->sim.now);
 	}
 	job->frac_left = job->frac0_ * (left < 0 ? 0 : left);

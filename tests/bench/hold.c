@@ -6,7 +6,7 @@
 ** repeatedly pop the earliest and push one at now + Exp(mean).  Here the pop
 ** and push are the engine's own run loop: each event's handler schedules its
 ** successor, so a measured event costs one peek/pop, one handler call, one
-** exponential draw (GSL MT19937, stream ("hold", 0)) and one schedule.
+** exponential draw (GSL taus2, stream ("hold", 0)) and one schedule.
 **
 ** The queue is first warmed up with --warmup events per pending event (the
 ** initial fill is not the steady-state distribution of pending times), then

@@ -14,7 +14,7 @@
 ** The run stops after --events events.  Each LP keeps the number of events
 ** it received and the sum of their times (mod 2^64); the checksum mixes both
 ** over all LPs, so any change in event order or in the draws changes it.
-** tests/bench/phold_simpy.py reproduces GSL's MT19937 seeding and its
+** tests/bench/phold_simpy.py reproduces GSL's taus2 seeding and its
 ** uniform, uniform_int and exponential functions bit for bit, so for the same
 ** options both programs must print the same checksum: that is the check that
 ** they did the same work.

@@ -8,13 +8,22 @@ increment.  Time is an integer count of nanoseconds here too, so SimPy orders
 events by (time, priority, insertion counter) exactly as the colosim engine
 orders them by (time, class, insertion sequence).
 
-Random numbers: each LP owns a random.Random whose MT19937 state is set the
-way GSL's gsl_rng_set(mt19937, s) sets it (Knuth's initialisation, not
-Python's init_by_array), with s derived from (seed, "phold", index) by the
-same SplitMix64/FNV-1a mixing as sim/rng.c.  getrandbits(32) then returns
-GSL's gsl_rng_get() draws, and uniform, uniform_int and exponential below are
-GSL 2.7's formulas.  So both programs print the same checksum for the same
-options; run.sh checks that.
+Random numbers: each LP owns a stream of GSL's taus2 generator (L'Ecuyer's
+combined Tausworthe, as sim/rng.c), seeded the way gsl_rng_set(taus2, s)
+seeds it, with s derived from (seed, "phold", index) by the same
+SplitMix64/FNV-1a mixing as sim/rng.c; taus2() below is GSL 2.7's taus_get,
+and uniform, uniform_int and exponential are GSL 2.7's formulas.  So both
+programs print the same checksum for the same options; run.sh checks that.
+
+Python has no built-in taus2, and one written in Python costs about ten
+times what the C-coded random.Random.getrandbits costs, so drawing in the
+timed loop would slow SimPy down for a reason that has nothing to do with
+SimPy.  The draws are therefore made before the clock starts: each LP gets
+an array of its first draws (its expected need plus a margin), read in the
+loop through the array iterator's C-coded __next__, which costs what
+getrandbits(32) did (about 0.14 us on the reference machine); an LP that
+runs out continues in Python (counted as refills= in the output; none in
+the standard runs).  rng_setup_s= reports the untimed generation.
 
 Two styles, the same model and the same checksum:
   --style=callback (default): each PHOLD event is a SimPy Timeout with a
@@ -30,10 +39,11 @@ Output: one line `bench phold_simpy key=value ... events_per_s=...`.
 Run with /usr/bin/python3 (Debian's python3-simpy3).
 """
 import argparse
+import itertools
 import math
-import random
 import sys
 import time
+from array import array
 
 import simpy
 from simpy.core import StopSimulation
@@ -68,16 +78,55 @@ def rng_seed32(master, name, index):
     return s32 if s32 else 0x5eed
 
 
-def gsl_mt19937(s):
-    """A random.Random in the state gsl_rng_set(gsl_rng_mt19937, s) leaves."""
+M32 = 0xffffffff
+
+
+def taus2_state(s):
+    """The state gsl_rng_set(gsl_rng_taus2, s) leaves (GSL 2.7 taus2_set),
+    before its six warm-up draws."""
     if s == 0:
-        s = 4357
-    mt = [s & 0xffffffff]
-    for i in range(1, 624):
-        mt.append((1812433253 * (mt[-1] ^ (mt[-1] >> 30)) + i) & 0xffffffff)
-    r = random.Random()
-    r.setstate((3, tuple(mt) + (624,), None))
-    return r
+        s = 1
+    s1 = (69069 * s) & M32
+    if s1 < 2:
+        s1 += 2
+    s2 = (69069 * s1) & M32
+    if s2 < 8:
+        s2 += 8
+    s3 = (69069 * s2) & M32
+    if s3 < 16:
+        s3 += 16
+    return [s1, s2, s3]
+
+
+def taus2(st, count, out):
+    """Appends the next count gsl_rng_get() draws of state st to out."""
+    s1, s2, s3 = st
+    for _ in range(count):
+        s1 = (((s1 & 4294967294) << 12) & M32) ^ \
+            ((((s1 << 13) & M32) ^ s1) >> 19)
+        s2 = (((s2 & 4294967288) << 4) & M32) ^ \
+            ((((s2 << 2) & M32) ^ s2) >> 25)
+        s3 = (((s3 & 4294967280) << 17) & M32) ^ \
+            ((((s3 << 3) & M32) ^ s3) >> 11)
+        out.append(s1 ^ s2 ^ s3)
+    st[0], st[1], st[2] = s1, s2, s3
+
+
+def taus2_stream(s, ahead, refills):
+    """The draws of stream s as a C-coded __next__: `ahead` draws made
+    now, then more in Python, 4096 at a time, if the LP needs them."""
+    st = taus2_state(s)
+    taus2(st, 6, array("I"))        # GSL's warm-up
+    first = array("I")
+    taus2(st, ahead, first)
+
+    def more():
+        while True:
+            refills[0] += 1
+            buf = array("I")
+            taus2(st, 4096, buf)
+            yield from buf
+    return itertools.chain(first, more()).__next__
 
 
 def llround(x):
@@ -106,8 +155,19 @@ def main():
     remote = a.remote
     mean_s = a.mean
     budget = a.events
-    rngs = [gsl_mt19937(rng_seed32(a.seed, "phold", i)) for i in range(n)]
-    bits = [r.getrandbits for r in rngs]
+    # Draws per LP: init exponentials, then per event one uniform, one
+    # exponential and, for a remote send, one or more (rejection) integers;
+    # an LP receives budget / n events on average; ten Poisson standard
+    # deviations plus 64 of margin (the spread across LPs is wider than
+    # Poisson: six left a few LPs short in the 2e6-event run).
+    expect = (a.init + budget / n) * (2 + remote)
+    ahead = int(expect + 10 * math.sqrt(expect)) + 64
+    refills = [0]
+    s0 = time.process_time()
+    bits = [taus2_stream(rng_seed32(a.seed, "phold", i), ahead, refills)
+            for i in range(n)]
+    setup_s = time.process_time() - s0
+    refills_setup = refills[0]
     count = [0] * n
     tsum = [0] * n
     log1p = math.log1p
@@ -115,7 +175,7 @@ def main():
     env = simpy.Environment()
     timeout = env.timeout
     done = [0]
-    # gsl_rng_uniform_int for MT19937 (min 0, max 2^32-1).
+    # gsl_rng_uniform_int for taus2 (min 0, max 2^32-1).
     scale = 0xffffffff // n
 
     def arrive(lp, now):
@@ -124,13 +184,13 @@ def main():
         tsum[lp] += now
         g = bits[lp]
         dest = lp
-        if g(32) * INV32 < remote:
+        if g() * INV32 < remote:
             while True:
-                dest = g(32) // scale
+                dest = g() // scale
                 if dest < n:
                     break
         # sim_time_from_s(gsl_ran_exponential(r, mean)), inlined.
-        x = (-mean_s * log1p(-(g(32) * INV32))) * 1e9
+        x = (-mean_s * log1p(-(g() * INV32))) * 1e9
         f = floor(x)
         return (f + 1 if x - f >= 0.5 else f), dest
 
@@ -152,7 +212,7 @@ def main():
     for i in range(n):
         g = bits[i]
         for _ in range(a.init):
-            t = llround((-mean_s * log1p(-(g(32) * INV32))) * 1e9)
+            t = llround((-mean_s * log1p(-(g() * INV32))) * 1e9)
             if a.style == "callback":
                 timeout(t, i).callbacks.append(event)
             else:
@@ -172,10 +232,11 @@ def main():
         h = mix64(h ^ (tsum[i] & M64))
     print("bench phold_simpy lps=%d init=%d remote=%g mean_s=%g seed=%d "
           "style=%s events=%d end_t_ns=%d checksum=%016x simpy=%s "
-          "python=%s wall_s=%.3f cpu_s=%.3f events_per_s=%.0f"
+          "python=%s rng=taus2 rng_setup_s=%.2f refills=%d wall_s=%.3f "
+          "cpu_s=%.3f events_per_s=%.0f"
           % (n, a.init, remote, mean_s, a.seed, a.style, done[0],
-             env.now, h, simpy.__version__, sys.version.split()[0], wall_s,
-             cpu_s, done[0] / cpu_s))
+             env.now, h, simpy.__version__, sys.version.split()[0], setup_s,
+             refills[0] - refills_setup, wall_s, cpu_s, done[0] / cpu_s))
 
 
 if __name__ == "__main__":
