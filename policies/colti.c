@@ -42,6 +42,12 @@ struct colti {
 	double *sat;
 	const struct dev_profile **satdev;
 	int nsat;
+	/* per pass: the residents' SM demand of each GPU that could take one
+	** more job (fewer than max_tenants, not empty), sorted; and the count
+	** of empty GPUs.  A necessary condition for placing job j on n GPUs
+	** is nempty + #{open_sat <= threshold - demand(j)} >= n. */
+	double *open_sat;
+	int nopen, nempty;
 };
 
 static const char *const mode_names[] = { "timeslice", "mps", NULL };
@@ -91,6 +97,7 @@ static void colti_fini(struct world *w, void *state)
 	free(c->cand);
 	free(c->sat);
 	free(c->satdev);
+	free(c->open_sat);
 }
 
 /*
@@ -251,30 +258,81 @@ static int try_place(struct world *w, struct colti *c, int j)
 ** under max_tenants whose residents leave SMs idle.  A job asking for
 ** more GPUs than this cannot be placed in this pass until a placement
 ** (which only closes GPUs) changes it. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Rebuilds the pass's view of the GPUs that may take one more job. */
 static int open_gpus(struct world *w, struct colti *c)
 {
-	int g, n = 0;
+	int g;
 
+	if (c->open_sat == NULL) {
+		c->open_sat = malloc((size_t)world_ngpus(w) *
+				     sizeof *c->open_sat);
+		if (c->open_sat == NULL)
+			return SIM_ENOMEM;
+	}
+	c->nopen = c->nempty = 0;
 	for (g = 0; g < world_ngpus(w); g++) {
 		const struct gpu *gp = world_gpu(w, g);
 		double sat;
 		uint64_t tr;
 		if (gp->ntenants == 0) {
-			n++;
+			c->nempty++;
 			continue;
 		}
 		if (gp->ntenants >= c->max_tenants)
 			continue;
 		residents(w, c, g, &sat, &tr);
-		n += sat <= c->sm_threshold;
+		if (sat <= c->sm_threshold)
+			c->open_sat[c->nopen++] = sat;
 	}
-	return n;
+	qsort(c->open_sat, (size_t)c->nopen, sizeof *c->open_sat, cmp_double);
+	return 0;
+}
+
+/* The least SM demand of job j on any device of the cluster. */
+static double least_demand(struct world *w, struct colti *c, int j)
+{
+	const struct cluster_spec *cl = world_cluster(w);
+	double lo = 0;
+	int i;
+
+	for (i = 0; i < cl->ngroups; i++) {
+		double d = job_sat(w, c, j, cl->groups[i].dev);
+		if (i == 0 || d < lo)
+			lo = d;
+	}
+	return lo;
+}
+
+/* 1 if job j might find enough GPUs this pass (a necessary condition on
+** the SM demand alone; memory is checked by try_place).  O(log GPUs). */
+static int might_fit(struct world *w, struct colti *c, int j)
+{
+	int n = world_job(w, j)->tj.gpus, lo = 0, hi = c->nopen;
+	double room;
+
+	if (c->nempty >= n)
+		return 1;
+	room = c->sm_threshold - least_demand(w, c, j);
+	while (lo < hi) {             /* count of open_sat <= room */
+		int mid = (lo + hi) / 2;
+		if (c->open_sat[mid] <= room)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return c->nempty + lo >= n;
 }
 
 static int colti_schedule(struct world *w, void *state)
 {
 	struct colti *c = state;
-	int k = 0, open = -1;
+	int k = 0, stale = 1, rc;
 
 	while (k < world_npending(w)) {
 		int j = world_pending_at(w, k);
@@ -283,12 +341,13 @@ static int colti_schedule(struct world *w, void *state)
 				       "the cluster has");
 			continue;
 		}
-		if (open < 0)
-			open = open_gpus(w, c);
-		if (world_job(w, j)->tj.gpus > open || !try_place(w, c, j))
+		if (stale && (rc = open_gpus(w, c)) != 0)
+			return rc;
+		stale = 0;
+		if (!might_fit(w, c, j) || !try_place(w, c, j))
 			k++;
 		else
-			open = -1;
+			stale = 1;
 	}
 	return 0;
 }
