@@ -21,7 +21,10 @@ table() {
 		printf '| %s |' "$p"
 		for c in jobs_done jobs_failed jct_mean_s jct_p95_s queue_delay_mean_s slowdown_mean makespan_s sm_util_mean requests_total requests_served requests_unserved latency_p50_ms latency_p99_ms slo_attainment wall_s; do
 			v=$(echo "$out" | sed -n "s/.*\"$c\": \([^,}]*\).*/\1/p")
-			printf ' %s |' "$(printf '%.4g' "$v")"
+			case "$v" in
+			null|"") printf ' - |' ;;    # not applicable (NaN)
+			*) printf ' %s |' "$(printf '%.4g' "$v")" ;;
+			esac
 		done
 		echo
 	done
