@@ -21,6 +21,7 @@
 **    left and never fires before the work is done.
 */
 #include "models/gpu.h"
+#include "sim/stats.h"
 
 #include <assert.h>
 #include <float.h>
@@ -60,18 +61,6 @@ static inline double dmin(double a, double b)
 static inline double dmax(double a, double b)
 {
 	return b > a ? b : a;
-}
-
-/* Neumaier's compensated addition: *sum + *c is the running total. */
-static void comp_add(double *sum, double *c, double x)
-{
-	double t = *sum + x;
-
-	if (fabs(*sum) >= fabs(x))
-		*c += (*sum - t) + x;
-	else
-		*c += (x - t) + *sum;
-	*sum = t;
 }
 
 /* Whole nanoseconds needed to run rem solo-ns at speed, rounded up so that
@@ -131,7 +120,7 @@ double gpu_work_left(const struct gpu_tenant *t, sim_time now)
 		return 0.0;
 	done = t->done_;
 	c = t->donec_;
-	comp_add(&done, &c, t->speed * (double)(now - t->t_settled));
+	sim_comp_add(&done, &c, t->speed * (double)(now - t->t_settled));
 	return t->work0_ - (done + c) > 0 ? t->work0_ - (done + c) : 0.0;
 }
 
@@ -147,7 +136,7 @@ static void settle_one(struct gpu_tenant *t, sim_time now)
 			t->donec_ = 0;
 			t->work_left_ns = 0;
 		} else {
-			comp_add(&t->done_, &t->donec_,
+			sim_comp_add(&t->done_, &t->donec_,
 				 t->speed * (double)(now - t->t_settled));
 			t->work_left_ns = t->work0_ - (t->done_ + t->donec_);
 			if (t->work_left_ns < 0)

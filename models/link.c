@@ -14,6 +14,7 @@
 ** latency takes no bandwidth.
 */
 #include "models/link.h"
+#include "sim/stats.h"
 
 #include <assert.h>
 #include <math.h>
@@ -102,17 +103,6 @@ int link_add_nvlink(struct link_net *n, const struct dev_profile *d,
 	return link_add(n, name, d->nvlink_bytes_per_s, 0, err);
 }
 
-static void comp_add(double *sum, double *c, double x)
-{
-	double t = *sum + x;
-
-	if (fabs(*sum) >= fabs(x))
-		*c += (*sum - t) + x;
-	else
-		*c += (x - t) + *sum;
-	*sum = t;
-}
-
 /* Whole ns to drain `left` bytes at rate B/s, rounded up so that
 ** rate * dt / 1e9 >= left; -1 past sim_time's range. */
 static sim_time drain_dt(double left, double rate)
@@ -174,7 +164,7 @@ static void settle_one(struct link_net *n, struct link_flow *f, sim_time now)
 		} else {
 			double before = f->bytes_left;
 
-			comp_add(&f->done_, &f->donec_, f->rate_bytes_per_s *
+			sim_comp_add(&f->done_, &f->donec_, f->rate_bytes_per_s *
 				 (double)(now - f->t_settled) /
 				 (double)SIM_NS_PER_S);
 			f->bytes_left = f->bytes - (f->done_ + f->donec_);

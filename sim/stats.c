@@ -23,13 +23,7 @@ void sim_twacc_init(struct sim_twacc *a, sim_time t0, double v0)
 /* Neumaier's compensated sum: area + comp is the exact-ish integral. */
 static void area_add(struct sim_twacc *a, double x)
 {
-	double t = a->area + x;
-
-	if (fabs(a->area) >= fabs(x))
-		a->comp += (a->area - t) + x;
-	else
-		a->comp += (x - t) + a->area;
-	a->area = t;
+	sim_comp_add(&a->area, &a->comp, x);
 }
 
 void sim_twacc_set(struct sim_twacc *a, sim_time t, double v)

@@ -18,6 +18,24 @@
 
 #include "sim/time.h"
 
+/*
+** Neumaier's compensated addition: *sum + *c is the running total of every
+** x added, with an error that does not grow with the number of terms.  Used
+** wherever progress is settled millions of times (the GPU and link models,
+** the time-weighted accumulator).
+*/
+static inline void sim_comp_add(double *sum, double *c, double x)
+{
+	double t = *sum + x;
+	double as = *sum < 0 ? -*sum : *sum, ax = x < 0 ? -x : x;
+
+	if (as >= ax)
+		*c += (*sum - t) + x;
+	else
+		*c += (x - t) + *sum;
+	*sum = t;
+}
+
 struct sim_twacc {
 	sim_time t0;          /* start of the observation window */
 	sim_time t_last;      /* time of the last update */
