@@ -45,6 +45,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.max_events = a->max_events;
 		cfg.nic_bytes_per_s = a->nic_bytes_per_s;
 		cfg.max_queued_requests = a->max_queued_requests;
+		cfg.preempt_cost = a->preempt_cost;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)
@@ -132,6 +133,8 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 			sim_time_from_s(spec->horizon_s) : 0;
 		if (spec->copts != NULL && spec->copts->nic_gbps > 0)
 			a.nic_bytes_per_s = spec->copts->nic_gbps * 1e9 / 8.0;
+		if (spec->copts != NULL)
+			a.preempt_cost = spec->copts->preempt_cost;
 		rc = exp_simulate_args(&a, out, err);
 	}
 	if (gen_path[0] != '\0')

@@ -25,6 +25,7 @@ struct exp_sim_args {
 	const char *devices_dir;      /* NULL: dev_default_dir() */
 	double nic_bytes_per_s;       /* between nodes; 0: the default */
 	uint64_t max_queued_requests; /* 0: WORLD_MAX_QUEUED_DEFAULT */
+	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
 };
 
 /* Runs one simulation into res (which the caller initialised).  Returns 0,

@@ -51,6 +51,10 @@ struct world {
 	struct world_series series;
 	struct world_metric *xmetrics; /* world_add_metric, in first-use order */
 	int nxmetrics, capxmetrics;
+	/* swapping (sim/world_swap.c) */
+	int preempt_cost;             /* WORLD_PREEMPT_* */
+	struct world_swapper *swapper; /* host links of swap copies; NULL
+					  until the first swap */
 };
 
 struct world_metric {
@@ -70,5 +74,11 @@ double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
 			     int n);
+/* sim/world_swap.c: swap running job j out (as_preempt: world_preempt
+** with preempt_cost swap: counts a preemption and appends j to the queue);
+** free the swapper and every copy in flight (world_destroy). */
+int world__swap_out(struct world *w, int j, int as_preempt,
+		    struct sim_err *err);
+void world__swap_fini(struct world *w);
 
 #endif
