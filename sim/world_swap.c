@@ -100,20 +100,22 @@ static int host_links(struct world *w, int g, struct sim_err *err)
 			     &sw->d2h[g], err);
 }
 
+/* The net first: link_net_fini walks the flows, which live in the
+** copies. */
 void world__swap_fini(struct world *w)
 {
 	int j;
 
-	for (j = 0; j < w->njobs; j++) {
-		free(w->jobs[j].swap_);
-		w->jobs[j].swap_ = NULL;
-	}
 	if (w->swapper != NULL) {
 		link_net_fini(&w->swapper->net);
 		free(w->swapper->h2d);
 		free(w->swapper->d2h);
 		free(w->swapper);
 		w->swapper = NULL;
+	}
+	for (j = 0; j < w->njobs; j++) {
+		free(w->jobs[j].swap_);
+		w->jobs[j].swap_ = NULL;
 	}
 }
 

@@ -357,6 +357,33 @@ static void test_two_copies_share_link(void)
 	sw_fini(&s);
 }
 
+/* A run stopped with copies in flight (the horizon): the results count
+** the jobs as unfinished, and the world frees its copies and links (the
+** sanitizers check). */
+static void test_stop_mid_copy(void)
+{
+	struct sw s;
+	struct sim_err e = { 0, "" };
+	int a, b;
+
+	CU_ASSERT_EQUAL_FATAL(sw_open(&s, "swapstop.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,6144,,,,,,\n"
+		"B,train,0,resnet50,32,,100,,,,1,,6144,,,,,,\n",
+		&probe_ops, "1x2:v100-16gb", "hold_s=1", 0), 0);
+	sw_until(&s, sim_time_from_s(5));
+	a = sw_find(&s, "A");
+	b = sw_find(&s, "B");
+	CU_ASSERT_EQUAL(world_swap_out(s.w, a, NULL), 0);
+	sw_until(&s, sim_time_from_s(6));
+	CU_ASSERT_EQUAL(world_job(s.w, a)->state, JOB_SWAPPING_IN);
+	CU_ASSERT_EQUAL(world_swap_out(s.w, b, NULL), 0);
+	CU_ASSERT_EQUAL(world_job(s.w, b)->state, JOB_SWAPPING_OUT);
+	CU_ASSERT_EQUAL(world_results(s.w, &s.res, &e), 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&s.res, "jobs_unfinished"), 2,
+			       0);
+	sw_fini(&s);
+}
+
 /* Refusals: each leaves the world as it was. */
 static void test_refusals(void)
 {
@@ -670,6 +697,7 @@ TEST_REGISTER(swap)
 		  test_swap_in_elsewhere },
 		{ "two copies share one host link", test_two_copies_share_link },
 		{ "refusals leave the world unchanged", test_refusals },
+		{ "a stop with copies in flight", test_stop_mid_copy },
 		{ "preempt_cost = swap under SRTF", test_preempt_cost },
 		{ "baselines' on_full = swap", test_on_full_swap },
 		{ "on_full: bad value", test_on_full_param },
