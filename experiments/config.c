@@ -603,8 +603,20 @@ static int on_cluster(struct parse_ctx *c, const char *k, const char *v)
 			cfg->copts.memory_server_nic_gbps = d;
 		return 1;
 	}
+	if (strcmp(k, "preempt_cost") == 0) {
+		/* WORLD_PREEMPT_FREE / _SWAP (sim/world.h) */
+		if (strcmp(v, "free") == 0)
+			cfg->copts.preempt_cost = 0;
+		else if (strcmp(v, "swap") == 0)
+			cfg->copts.preempt_cost = 1;
+		else
+			return perr(c, SIM_EPARSE, "preempt_cost: expected "
+				    "free or swap, got '%s'", v);
+		return 1;
+	}
 	return perr(c, SIM_EPARSE, "unknown key '%s' (known: nodes, nic_gbps, "
-		    "memory_servers, memory_server_nic_gbps)", k);
+		    "memory_servers, memory_server_nic_gbps, preempt_cost)",
+		    k);
 }
 
 static int on_section(struct parse_ctx *c, const char *section)

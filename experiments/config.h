@@ -8,7 +8,7 @@
 **                  cluster = 4x8:a100-80gb,2x4:v100-16gb, horizon_s,
 **                  replications, seed, db, policy (when not swept)
 **   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
-**                  memory_servers, memory_server_nic_gbps
+**                  memory_servers, memory_server_nic_gbps, preempt_cost
 **   [sweep]        KEY = v1, v2, ... or a..b step s (items may be mixed);
 **                  KEY is policy, horizon_s, cluster, trace, gen.KEY or
 **                  policy.NAME.KEY (a parameter of policy NAME only)
@@ -63,6 +63,7 @@ struct exp_cluster_opts {
 	double nic_gbps;                 /* per-node RDMA NIC, Gb/s */
 	int memory_servers;              /* DistMind-style memory pool size */
 	double memory_server_nic_gbps;   /* NIC of each memory server, Gb/s */
+	int preempt_cost;                /* WORLD_PREEMPT_*: free (0) or swap */
 };
 
 struct exp_policy_cfg {

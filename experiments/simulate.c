@@ -48,6 +48,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.memory_servers = a->memory_servers;
 		cfg.memory_server_nic_bytes_per_s =
 			a->memory_server_nic_bytes_per_s;
+		cfg.preempt_cost = a->preempt_cost;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)
@@ -139,6 +140,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 			a.memory_servers = spec->copts->memory_servers;
 			a.memory_server_nic_bytes_per_s =
 				spec->copts->memory_server_nic_gbps * 1e9 / 8.0;
+			a.preempt_cost = spec->copts->preempt_cost;
 		}
 		rc = exp_simulate_args(&a, out, err);
 	}

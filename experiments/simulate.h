@@ -27,6 +27,7 @@ struct exp_sim_args {
 	uint64_t max_queued_requests; /* 0: WORLD_MAX_QUEUED_DEFAULT */
 	int memory_servers;           /* DistMind memory pool; 0: one per node */
 	double memory_server_nic_bytes_per_s;   /* 0: nic_bytes_per_s */
+	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
 };
 
 /* Runs one simulation into res (which the caller initialised).  Returns 0,

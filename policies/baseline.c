@@ -43,27 +43,37 @@ struct base {
 	int nfit;
 	/* srtf what-if: what the victims chosen so far would free, per GPU
 	** (tenants, bytes) and per MIG slice (bytes, 7 per GPU); all 0
-	** outside preempt_for */
+	** outside make_room */
 	int *gone_ten;
 	uint64_t *gone_mem, *gone_slice;
 	int *victims;           /* scratch: srtf victims, longest first */
 	double *vrem;           /* scratch: their remaining times */
+	int on_full;            /* FULL_WAIT or FULL_SWAP */
+	unsigned char *resv;    /* per GPU: reserved for a job waiting for
+				   swap copies to end (this pass only) */
+	int *cand2;             /* scratch: the reserved GPUs */
+	int waiting;            /* make_room reserved GPUs for this job */
 };
+
+enum { FULL_WAIT, FULL_SWAP };
 
 static const char *const order_names[] = { "fifo", "sjf", "srtf", NULL };
 static const char *const place_names[] = { "first-fit", "best-fit",
 						   "least-loaded", NULL };
+static const char *const full_names[] = { "wait", "swap", NULL };
 
 static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
 		     const char *name, const struct pol_params *p,
 		     struct sim_err *err)
 {
 	static const char *const keys_common[] = { "order", "placement",
-						   "backfill", NULL };
+						   "backfill", "on_full", NULL };
 	static const char *const keys_mps[] = { "order", "placement",
-						"backfill", "sm_pct", NULL };
+						"backfill", "on_full", "sm_pct",
+						NULL };
 	static const char *const keys_mig[] = { "order", "placement",
-						"backfill", "layout", NULL };
+						"backfill", "on_full", "layout",
+						NULL };
 	long backfill = 1;
 	double pct = 100;
 	int g, rc, n = world_ngpus(w);
@@ -84,6 +94,9 @@ static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
 	if (rc == 0)
 		rc = pol_param_int(p, "backfill", 0, 1, &backfill, err);
 	if (rc == 0)
+		rc = pol_param_choice(p, "on_full", full_names, &b->on_full,
+				      err);
+	if (rc == 0)
 		rc = pol_param_double(p, "sm_pct", 1, 100, &pct, err);
 	if (rc != 0)
 		return rc;
@@ -94,8 +107,11 @@ static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
 	b->gone_ten = calloc((size_t)n, sizeof *b->gone_ten);
 	b->gone_mem = calloc((size_t)n, sizeof *b->gone_mem);
 	b->gone_slice = calloc((size_t)n * 7, sizeof *b->gone_slice);
+	b->resv = calloc((size_t)n, 1);
+	b->cand2 = malloc((size_t)n * sizeof *b->cand2);
 	if (b->cand == NULL || b->slices == NULL || b->gone_ten == NULL ||
-	    b->gone_mem == NULL || b->gone_slice == NULL)
+	    b->gone_mem == NULL || b->gone_slice == NULL || b->resv == NULL ||
+	    b->cand2 == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < n; g++)
 		if ((rc = world_set_gpu_mode(w, g, mode, err)) != 0)
@@ -159,6 +175,8 @@ static void base_fini(struct world *w, void *state)
 	free(b->gone_slice);
 	free(b->victims);
 	free(b->vrem);
+	free(b->resv);
+	free(b->cand2);
 }
 
 /* The job's sort key under the configured order. */
@@ -183,7 +201,13 @@ static int pass_order(struct world *w, struct base *b)
 	for (k = 0; k < n; k++) {         /* insertion sort: stable */
 		int j = world_pending_at(w, k);
 		double key = job_key(w, b, j);
-		for (i = k; i > 0 && (b->key[i - 1] > key ||
+		int pr = world_job(w, j)->tj.priority;
+		for (i = k; i > 0 && (b->on_full == FULL_SWAP &&
+				      world_job(w, b->jobs[i - 1])->tj.priority
+				      != pr ?
+				      world_job(w, b->jobs[i - 1])->tj.priority
+				      < pr :
+				      b->key[i - 1] > key ||
 				      (b->key[i - 1] == key &&
 				       b->jobs[i - 1] > j)); i--) {
 			b->key[i] = b->key[i - 1];
@@ -204,6 +228,8 @@ static double leftover(struct world *w, const struct base *b, int j, int g,
 	const struct gpu *gp = world_gpu(w, g);
 	uint64_t need = world_job_mem(w, j, g), free_b, used;
 
+	if (b->resv[g])
+		return -1;
 	if (b->mode == GPU_MODE_EXCLUSIVE && gp->ntenants > b->gone_ten[g])
 		return -1;
 	if (b->mode == GPU_MODE_MIG) {
@@ -314,15 +340,62 @@ static void what_if(struct world *w, struct base *b, int v, int sign)
 	}
 }
 
-/* srtf: preempts running training jobs with more remaining time than j,
-** longest first, until j fits; 1 if j was placed.  Preempts nothing when
-** even all of them would not make room (a what-if on leftover()). */
-static int preempt_for(struct world *w, struct base *b, int j)
+/* Adds (1) or removes (-1) every job swapping out to the what-if;
+** returns how many there are. */
+static int what_if_swapping(struct world *w, struct base *b, int sign)
 {
+	int k, n = 0;
+
+	for (k = 0; k < world_njobs(w); k++)
+		if (world_job(w, k)->state == JOB_SWAPPING_OUT) {
+			what_if(w, b, k, sign);
+			n++;
+		}
+	return n;
+}
+
+/* Reserves the GPUs in b->cand2[0..n) for the rest of this pass. */
+static void reserve(struct base *b, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		b->resv[b->cand2[k]] = 1;
+	b->waiting = 1;
+}
+
+/*
+** Makes room for job j by taking running training jobs off their GPUs,
+** until j fits (a what-if on leftover()); takes nothing when even all of
+** them would not make room.  Returns 1 if j was placed, 0 if not (yet).
+**
+**   ROOM_SRTF  srtf: preempts (world_preempt) the jobs with more remaining
+**              time than j, longest first, and places j at once.
+**   ROOM_SWAP  on_full = swap: swaps out (world_swap_out) the jobs of
+**              lower priority than j, most remaining time first.
+**
+** Jobs already swapping out free their memory when their copies end: they
+** count as gone first, and when that is room enough j waits for them
+** rather than take more.  While j waits, the GPUs it will take are
+** reserved for the rest of the pass, so that a later job (a victim coming
+** back, a backfill) cannot take the room made for j.  Remaining times are
+** on GPU 0's device, as the pass order.
+*/
+enum { ROOM_SRTF, ROOM_SWAP };
+
+static int make_room(struct world *w, struct base *b, int j, int how)
+{
+	const struct world_job *job = world_job(w, j);
 	double mine = world_job_remaining_ns(w, j, 0);
 	struct sim_err e = { 0, "" };
-	int k, i, nv = 0, fit = 0, rc;
+	int need = job->tj.gpus, k, i, nv = 0, fit = 0, nout, rc;
 
+	if ((nout = what_if_swapping(w, b, 1)) > 0 && choose(w, b, j)) {
+		memcpy(b->cand2, b->cand, (size_t)need * sizeof *b->cand2);
+		what_if_swapping(w, b, -1);
+		reserve(b, need);
+		return 0;
+	}
 	free(b->victims);
 	free(b->vrem);
 	b->victims = malloc((size_t)world_njobs(w) * sizeof *b->victims);
@@ -334,9 +407,10 @@ static int preempt_for(struct world *w, struct base *b, int j)
 		double r;
 		if (v->state != JOB_RUNNING || v->tj.kind != TRACE_TRAIN)
 			continue;
-		/* on GPU 0's device, as `mine` and the pass order */
+		if (how == ROOM_SWAP && v->tj.priority >= job->tj.priority)
+			continue;
 		r = world_job_remaining_ns(w, k, 0);
-		if (!(r > mine))
+		if (how == ROOM_SRTF && !(r > mine))
 			continue;
 		for (i = nv; i > 0 && b->vrem[i - 1] < r; i--) {
 			b->vrem[i] = b->vrem[i - 1];
@@ -350,14 +424,24 @@ static int preempt_for(struct world *w, struct base *b, int j)
 		what_if(w, b, b->victims[k], 1);
 		fit = choose(w, b, j);
 	}
+	if (fit && need <= world_ngpus(w))
+		memcpy(b->cand2, b->cand, (size_t)need * sizeof *b->cand2);
 	for (i = 0; i < k; i++)
 		what_if(w, b, b->victims[i], -1);
+	if (nout > 0)
+		what_if_swapping(w, b, -1);
 	if (!fit)
 		return 0;
-	for (i = 0; i < k; i++)
-		if ((rc = world_preempt(w, b->victims[i], &e)) != 0)
+	for (i = 0; i < k; i++) {
+		rc = how == ROOM_SWAP ? world_swap_out(w, b->victims[i], &e) :
+			world_preempt(w, b->victims[i], &e);
+		if (rc != 0)
 			return rc;
-	return try_place(w, b, j);
+	}
+	rc = how == ROOM_SWAP ? 0 : try_place(w, b, j);
+	if (rc == 0)                  /* the memory is on its way out */
+		reserve(b, need);
+	return rc;
 }
 
 /* 1 if job j could run on an empty cluster under this policy: under mig,
@@ -450,6 +534,7 @@ static int base_schedule(struct world *w, void *state)
 
 	if (n < 0)
 		return SIM_ENOMEM;
+	memset(b->resv, 0, (size_t)world_ngpus(w));
 	for (k = 0; k < n; k++) {
 		int j = b->jobs[k];
 		const struct world_job *job = world_job(w, j);
@@ -458,7 +543,7 @@ static int base_schedule(struct world *w, void *state)
 		if ((fit = fits_cached(w, b, j)) < 0)
 			return SIM_ENOMEM;
 		if (fit && (job->tj.gpus > avail || b->minmem[j] > maxfree) &&
-		    b->order != ORD_SRTF) {
+		    b->order != ORD_SRTF && b->on_full != FULL_SWAP) {
 			/* cannot fit now: skip the scan (a placement only
 			** lowers avail, so the bound holds for the pass) */
 			if (!b->backfill)
@@ -472,10 +557,13 @@ static int base_schedule(struct world *w, void *state)
 				       "memory than the cluster has");
 			continue;
 		}
+		b->waiting = 0;
 		rc = try_place(w, b, j);
 		if (rc == 0 && b->order == ORD_SRTF &&
 		    job->tj.kind == TRACE_TRAIN)
-			rc = preempt_for(w, b, j);
+			rc = make_room(w, b, j, ROOM_SRTF);
+		if (rc == 0 && b->on_full == FULL_SWAP && !b->waiting)
+			rc = make_room(w, b, j, ROOM_SWAP);
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {

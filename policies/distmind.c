@@ -260,10 +260,20 @@ static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 		}
 	for (g = n - 1; g >= 0 && cur < need; g--) {
 		int j = train_on(w, g);
+		const struct world_job *job;
 		if (world_pool_in(w, g) || j < 0)
+			continue;
+		job = world_job(w, j);
+		/* only a running training job can make room (a service
+		** replica or a job already being swapped out cannot) */
+		if (job->tj.kind != TRACE_TRAIN || job->state != JOB_RUNNING)
 			continue;
 		if ((rc = world_preempt(w, j, &e)) != 0)
 			return rc;
+		/* Under preempt_cost = swap the job's memory stays until its
+		** copy ends: the GPU joins at a later period, if still needed. */
+		if (world_gpu(w, g)->ntenants > 0)
+			continue;
 		if ((rc = world_pool_join(w, g, &e)) != 0)
 			return rc;
 		cur++;

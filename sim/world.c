@@ -41,6 +41,8 @@ const char *job_state_name(enum job_state s)
 	case JOB_PREEMPTED: return "preempted";
 	case JOB_DONE: return "done";
 	case JOB_FAILED: return "failed";
+	case JOB_SWAPPING_OUT: return "swapping-out";
+	case JOB_SWAPPING_IN: return "swapping-in";
 	}
 	return "?";
 }
@@ -464,6 +466,10 @@ int world_create(struct world **out, const struct world_config *cfg,
 				   "at %g B/s (expected >= 0)",
 				   cfg->memory_servers,
 				   cfg->memory_server_nic_bytes_per_s);
+	if (cfg->preempt_cost != WORLD_PREEMPT_FREE &&
+	    cfg->preempt_cost != WORLD_PREEMPT_SWAP)
+		return sim_err_set(err, SIM_EINVAL, "preempt_cost %d: expected "
+				   "free (0) or swap (1)", cfg->preempt_cost);
 	w = calloc(1, sizeof *w);
 	if (w == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
@@ -473,6 +479,7 @@ int world_create(struct world **out, const struct world_config *cfg,
 	w->seed = cfg->seed;
 	w->horizon = cfg->horizon_ns > 0 ? cfg->horizon_ns : SIM_TIME_MAX;
 	w->max_events = cfg->max_events;
+	w->preempt_cost = cfg->preempt_cost;
 	w->max_queued = cfg->max_queued_requests > 0 ?
 		cfg->max_queued_requests : WORLD_MAX_QUEUED_DEFAULT;
 	/* Default 100 Gb/s between nodes: DistMind's RDMA fabric
@@ -551,6 +558,7 @@ void world_destroy(struct world *w)
 	** into the tenants of jobs still placed (a horizon or budget stop). */
 	for (g = 0; g < w->ngpus && w->gpus != NULL; g++)
 		gpu_fini(&w->gpus[g]);
+	world__swap_fini(w);
 	for (j = 0; j < w->njobs; j++) {
 		free(w->jobs[j].gpu_ids);
 		free(w->jobs[j].tenants);

@@ -13,6 +13,10 @@
 ** Lifecycle of a job: PENDING (arrived, waiting) -> RUNNING (tenants on its
 ** GPUs) -> DONE; RUNNING -> PREEMPTED (back in the queue, progress kept) ->
 ** RUNNING ...; PENDING -> FAILED when a policy declares it can never run.
+** Swapping (sim/world_swap.c): RUNNING -> SWAPPING_OUT (D2H copy in flight,
+** memory held, no progress) -> PREEMPTED with `swapped` set (back in the
+** queue, progress kept, state in host memory) -> SWAPPING_IN (placed,
+** memory held, H2D copy in flight, no progress) -> RUNNING.
 ** A service (kind infer) is RUNNING while its replicas serve requests and
 ** DONE when its arrivals are over and its queues drained.
 */
@@ -35,7 +39,9 @@ enum job_state {
 	JOB_RUNNING,
 	JOB_PREEMPTED,
 	JOB_DONE,
-	JOB_FAILED
+	JOB_FAILED,
+	JOB_SWAPPING_OUT,                 /* D2H copy in flight (world_swap.c) */
+	JOB_SWAPPING_IN                   /* H2D copy in flight (world_swap.c) */
 };
 
 const char *job_state_name(enum job_state s);
@@ -69,6 +75,12 @@ struct world_job {
 	uint64_t mem_bytes_[4];
 	int fits_empty_;                  /* world_job_fits_empty: 0 unknown,
 					     1 yes, 2 no (the cluster is fixed) */
+	/* swapping (sim/world_swap.c) */
+	int swapped;                      /* PREEMPTED with its state in host
+					     memory: placing it pays the H2D
+					     copy (world_swap_in) */
+	int swaps;                        /* swap-outs so far */
+	struct world_swap_copy *swap_;    /* the copy in flight, or NULL */
 };
 
 struct world_config {
@@ -89,7 +101,13 @@ struct world_config {
 	** 0 bandwidth means nic_bytes_per_s */
 	int memory_servers;
 	double memory_server_nic_bytes_per_s;
+	/* What world_preempt costs: WORLD_PREEMPT_FREE (0, the default:
+	** the job leaves its GPUs at once) or WORLD_PREEMPT_SWAP (it is
+	** swapped out and pays the copy back in; docs/MODEL.md, "Swapping"). */
+	int preempt_cost;
 };
+
+enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };
 
 /* 4 Mi requests: 32 MiB of queued arrival times (docs/MODEL.md,
 ** "Bounded request queues"). */
@@ -277,5 +295,31 @@ int world_load_model(struct world *w, int g, const struct zoo_model *m,
 ** or in use, SIM_ENOENT if absent. */
 int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 		      struct sim_err *err);
+
+/* ---- swapping (sim/world_swap.c; docs/MODEL.md, "Swapping") ---------- */
+
+/* Starts swapping running training job j out: it stops computing at once
+** (progress kept), and each of its GPUs copies the job's state (its
+** allocation, at most its footprint's trough) to host memory over that
+** GPU's D2H link (the link model, models/link.h: pinned rate and PCIe
+** latency of the device profile, shared max-min with other swap copies).
+** Memory stays held until the last copy ends; then the job is PREEMPTED
+** with `swapped` set, back in the pending queue at its arrival place, and
+** a scheduling pass follows.  SIM_ESTATE for a job not running, a service
+** or a copy already in flight; SIM_EINVAL for no such job. */
+int world_swap_out(struct world *w, int j, struct sim_err *err);
+
+/* Places swapped job j (as world_place, same arguments and refusals) and
+** copies its state back over each GPU's H2D link; the job holds its memory
+** but computes nothing until the last copy ends (SWAPPING_IN, then
+** RUNNING).  world_place of a swapped job calls this.  SIM_ESTATE when j
+** is not swapped out. */
+int world_swap_in(struct world *w, int j, const int *gpus, int n,
+		  const struct world_place_opts *o, struct sim_err *err);
+
+/* The bytes a swap of job j copies over GPU g's host link for an
+** allocation of alloc_bytes: min(alloc_bytes, the footprint's trough). */
+uint64_t world_swap_bytes(const struct world *w, int j, int g,
+			  uint64_t alloc_bytes);
 
 #endif

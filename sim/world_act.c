@@ -148,6 +148,8 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 	if (j < 0 || j >= w->njobs)
 		return sim_err_set(err, SIM_EINVAL, "place: no job %d", j);
 	job = &w->jobs[j];
+	if (job->state == JOB_PREEMPTED && job->swapped)
+		return world_swap_in(w, j, gpus, n, o, err);
 	if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
 		return sim_err_set(err, SIM_ESTATE, "place: job %s is %s",
 				   job->tj.id, job_state_name(job->state));
@@ -241,6 +243,8 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 				   job->tj.id, job_state_name(job->state),
 				   job->tj.kind == TRACE_INFER ?
 				   " (services are not preempted)" : "");
+	if (w->preempt_cost == WORLD_PREEMPT_SWAP)
+		return world__swap_out(w, j, 1, err);
 	for (k = 0; k < job->nplaced; k++) {
 		struct gpu_tenant *t = &job->tenants[k];
 		double f;

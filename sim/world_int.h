@@ -54,6 +54,10 @@ struct world {
 	struct world_pool *pool;      /* NULL until first used */
 	struct world_metric *xmetrics; /* world_add_metric, in first-use order */
 	int nxmetrics, capxmetrics;
+	/* swapping (sim/world_swap.c) */
+	int preempt_cost;             /* WORLD_PREEMPT_* */
+	struct world_swapper *swapper; /* host links of swap copies; NULL
+					  until the first swap */
 };
 
 struct world_metric {
@@ -73,6 +77,12 @@ double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
 			     int n);
+/* sim/world_swap.c: swap running job j out (as_preempt: world_preempt
+** with preempt_cost swap: counts a preemption and appends j to the queue);
+** free the swapper and every copy in flight (world_destroy). */
+int world__swap_out(struct world *w, int j, int as_preempt,
+		    struct sim_err *err);
+void world__swap_fini(struct world *w);
 
 /* world_load.c: the GPU pool.  pool_request takes one request of a pooled
 ** service; pool_tenant_changed reschedules an executor (tenant id < 0). */

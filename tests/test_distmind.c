@@ -279,6 +279,27 @@ static void test_bad_params(void)
 	dev_catalog_fini(&cat);
 }
 
+/* Re-assignment must skip GPUs it cannot free: one holding a service
+** replica (services are not preempted) used to stop the run with "on_timer
+** failed: operation not allowed in this state" (mixed-small, seed 1). */
+static void test_reassign_skips_services(void)
+{
+	struct run_result r;
+	struct sim_err err = { 0, "" };
+	int rc;
+
+	run_result_init(&r);
+	rc = tw_run("traces/ref/mixed-small.csv", "distmind", "2x4:a100-80gb",
+		    1, NULL, &r, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r, "jobs_done") +
+			       run_result_get(&r, "jobs_failed"),
+			       run_result_get(&r, "jobs_total"), 0);
+	run_result_fini(&r);
+}
+
 TEST_REGISTER(distmind)
 {
 	static const struct test_case cases[] = {
@@ -290,6 +311,8 @@ TEST_REGISTER(distmind)
 		{ "re-assignment takes a GPU from training under load",
 		  test_reassign_under_load },
 		{ "bad parameters are errors", test_bad_params },
+		{ "re-assignment skips GPUs it cannot free",
+		  test_reassign_skips_services },
 		{ NULL, NULL }
 	};
 	return test_add_suite("distmind", cases);

@@ -9,6 +9,7 @@
 
 #include "experiments/simulate.h"
 #include "sim/cli/cli.h"
+#include "sim/world.h"
 
 #define MAX_PARAMS 64
 
@@ -29,6 +30,10 @@ static void help(FILE *f)
 "  --max-events N    stop after N events\n"
 "  --max-queued N    requests queued at once over all services; more\n"
 "                    arrivals are rejected and counted (default 4194304)\n"
+"  --preempt-cost C  free (default): a preempted job leaves its GPUs at\n"
+"                    once; swap: it is swapped out over PCIe and pays the\n"
+"                    copy back in when placed again (docs/MODEL.md,\n"
+"                    \"Swapping\")\n"
 "  --devices DIR     device profiles (default models/devices)\n"
 "  --json            one JSON object instead of a table\n");
 }
@@ -59,7 +64,7 @@ static void json_num(double v)
 
 static const char *const value_opts[] = {
 	"--policy", "--cluster", "--devices", "--seed", "--max-events",
-	"--horizon", "--param", NULL
+	"--horizon", "--param", "--max-queued", "--preempt-cost", NULL
 };
 
 static int run(int argc, char **argv)
@@ -121,6 +126,15 @@ static int run(int argc, char **argv)
 						       "'%s': expected a "
 						       "positive integer", v);
 			a.max_queued_requests = u;
+		} else if (strcmp(o, "--preempt-cost") == 0) {
+			if (strcmp(v, "free") == 0)
+				a.preempt_cost = WORLD_PREEMPT_FREE;
+			else if (strcmp(v, "swap") == 0)
+				a.preempt_cost = WORLD_PREEMPT_SWAP;
+			else
+				return cli_usage_error("replay: --preempt-cost "
+						       "'%s': expected free or "
+						       "swap", v);
 		} else if (strcmp(o, "--horizon") == 0) {
 			if (cli_parse_double(v, &d) || d <= 0)
 				return cli_usage_error("replay: --horizon '%s': "

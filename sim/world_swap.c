@@ -1,0 +1,393 @@
+/*
+** world_swap.c: swapping training jobs between GPU and host memory (see
+** world.h, "swapping", and docs/MODEL.md, "Swapping").
+**
+** A swap copies a job's state over each of its GPUs' host links, as flows
+** of the link model (models/link.h) on a net of this file's own: one H2D
+** and one D2H link per GPU, built on first use from the device profile's
+** pinned copy rates and PCIe latency.  Concurrent swap copies on one link
+** share it max-min fairly; a copy alone costs latency + bytes / rate.
+**
+**   swap out: RUNNING -> SWAPPING_OUT (tenants attached and idle: memory
+**             held, no progress) -> PREEMPTED + swapped (tenants detached,
+**             back in the pending queue at its arrival place).
+**   swap in:  PREEMPTED + swapped -> world_place (memory allocated), its
+**             work units stopped at once -> SWAPPING_IN -> RUNNING (work
+**             units begun again with the progress kept).
+**
+** Invariants: job->swap_ is non-NULL exactly when the job is SWAPPING_OUT
+** or SWAPPING_IN; its nleft counts its flows still active in the net; a
+** flow's completion event is rescheduled only when its rate changed and it
+** has bytes left, so an undisturbed copy ends at its exact drain time plus
+** latency (link_transfer_ns).
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/link.h"
+#include "models/workload.h"
+#include "sim/world_int.h"
+
+struct swap_flow {
+	struct link_flow f;           /* first: the net's list points here */
+	double rate_sched;            /* rate when its completion was set */
+	uint64_t key;                 /* job << 16 | GPU index in the job */
+};
+
+struct world_swap_copy {
+	int dir;                      /* 0: out (D2H); 1: in (H2D) */
+	int as_preempt;               /* world_preempt at a cost */
+	int n, nleft;                 /* flows, and those not finished */
+	sim_time t0_ns;
+	double bytes;                 /* over all its GPUs */
+	struct swap_flow flows[];     /* one per placed GPU */
+};
+
+struct world_swapper {
+	struct link_net net;
+	int *h2d, *d2h;               /* per GPU link index; -1 until used */
+};
+
+uint64_t world_swap_bytes(const struct world *w, int j, int g,
+			  uint64_t alloc_bytes)
+{
+	uint64_t peak, trough;
+	double pf;
+
+	world_job_footprint(w, j, g, &peak, &trough, &pf);
+	return alloc_bytes < trough ? alloc_bytes : trough;
+}
+
+/* The swapper, made on first use; NULL when out of memory. */
+static struct world_swapper *swapper(struct world *w)
+{
+	struct world_swapper *sw = w->swapper;
+	int g;
+
+	if (sw != NULL)
+		return sw;
+	sw = calloc(1, sizeof *sw);
+	if (sw == NULL)
+		return NULL;
+	link_net_init(&sw->net);
+	sw->h2d = malloc((size_t)w->ngpus * sizeof *sw->h2d);
+	sw->d2h = malloc((size_t)w->ngpus * sizeof *sw->d2h);
+	if (sw->h2d == NULL || sw->d2h == NULL) {
+		free(sw->h2d);
+		free(sw->d2h);
+		free(sw);
+		return NULL;
+	}
+	for (g = 0; g < w->ngpus; g++)
+		sw->h2d[g] = sw->d2h[g] = -1;
+	w->swapper = sw;
+	return sw;
+}
+
+/* Makes sure GPU g's host links exist (pinned rates of its profile). */
+static int host_links(struct world *w, int g, struct sim_err *err)
+{
+	struct world_swapper *sw = swapper(w);
+	char prefix[24];
+
+	if (sw == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "swap: out of memory");
+	if (sw->h2d[g] >= 0)
+		return 0;
+	snprintf(prefix, sizeof prefix, "gpu%d", g);
+	return link_add_host(&sw->net, w->gpus[g].dev, prefix, 1, &sw->h2d[g],
+			     &sw->d2h[g], err);
+}
+
+/* The net first: link_net_fini walks the flows, which live in the
+** copies. */
+void world__swap_fini(struct world *w)
+{
+	int j;
+
+	if (w->swapper != NULL) {
+		link_net_fini(&w->swapper->net);
+		free(w->swapper->h2d);
+		free(w->swapper->d2h);
+		free(w->swapper);
+		w->swapper = NULL;
+	}
+	for (j = 0; j < w->njobs; j++) {
+		free(w->jobs[j].swap_);
+		w->jobs[j].swap_ = NULL;
+	}
+}
+
+static int on_copy_done(struct sim *s, void *ctx, uint64_t arg);
+
+/* Reschedules the completion of every active flow whose rate changed. */
+static int reschedule(struct world *w)
+{
+	struct link_flow *f;
+
+	for (f = w->swapper->net.flows; f != NULL; f = f->next_) {
+		struct swap_flow *sf = (struct swap_flow *)f;
+		sim_time fin;
+		int rc;
+
+		/* a drained flow waits out its latency: its event stands */
+		if (f->ev != 0 && (f->bytes_left <= 0 ||
+				   sf->rate_sched == f->rate_bytes_per_s))
+			continue;
+		if (f->ev != 0) {
+			sim_cancel(&w->sim, f->ev);
+			f->ev = 0;
+		}
+		fin = link_flow_finish_time(f, w->sim.now);
+		sf->rate_sched = f->rate_bytes_per_s;
+		if (fin == SIM_TIME_NEVER)
+			continue;
+		rc = sim_schedule_at(&w->sim, fin, SIM_PRIO_COMPLETE,
+				     on_copy_done, w, sf->key, &f->ev);
+		if (rc != 0)
+			return sim_fail(&w->sim, rc, "cannot schedule a swap "
+					"copy: %s", sim_strerror(rc));
+	}
+	return 0;
+}
+
+/* Starts job j's copy c, one flow per placed GPU, over its H2D (dir 1) or
+** D2H (dir 0) links (made already by host_links). */
+static int start_copy(struct world *w, int j, struct world_swap_copy *c)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_swapper *sw = w->swapper;
+	int k, rc;
+
+	c->n = c->nleft = job->nplaced;
+	c->t0_ns = w->sim.now;
+	job->swap_ = c;
+	for (k = 0; k < c->n; k++) {
+		int g = job->gpu_ids[k];
+		int li = c->dir ? sw->h2d[g] : sw->d2h[g];
+		uint64_t b = world_swap_bytes(w, j, g,
+					      job->tenants[k].mem_bytes);
+		struct sim_err e = { 0, "" };
+
+		c->flows[k].f.id = j;
+		c->flows[k].key = ((uint64_t)j << 16) | (uint64_t)k;
+		c->bytes += (double)b;
+		rc = link_flow_start(&sw->net, &c->flows[k].f, &li, 1,
+				     (double)b, 0, w->sim.now, &e);
+		if (rc != 0)
+			return sim_fail(&w->sim, rc, "swap: %s", e.msg);
+	}
+	return reschedule(w);
+}
+
+/* Puts j back in the pending queue at its arrival place: before the first
+** job that arrived after it. */
+static int pending_insert(struct world *w, int j)
+{
+	int k, rc = pending_add_job(w, j);
+
+	if (rc != 0)
+		return rc;
+	for (k = w->npending - 1; k > 0 && w->pending[k - 1] > j; k--)
+		w->pending[k] = w->pending[k - 1];
+	w->pending[k] = j;
+	return 0;
+}
+
+/* The last flow of job j's copy ended: finish the swap. */
+static int copy_done(struct world *w, int j)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_swap_copy *c = job->swap_;
+	double dt_s = (double)(w->sim.now - c->t0_ns) / 1e9;
+	int dir = c->dir, as_preempt = c->as_preempt, k, rc;
+
+	rc = world_add_metric(w, dir ? "swaps_in" : "swaps_out", 1);
+	if (rc == 0)
+		rc = world_add_metric(w, dir ? "swap_in_s" : "swap_out_s",
+				      dt_s);
+	if (rc == 0)
+		rc = world_add_metric(w, "swap_gib", c->bytes / 1073741824.0);
+	free(c);
+	job->swap_ = NULL;
+	if (rc != 0)
+		return sim_fail(&w->sim, rc, "swap: out of memory");
+	if (dir) {                    /* in: compute again */
+		for (k = 0; k < job->nplaced; k++) {
+			int g = job->gpu_ids[k];
+			struct gpu_work_profile prof;
+			wl_train_profile(job->model, w->gpus[g].dev,
+					 job->tj.batch, job->tj.prec, &prof);
+			gpu_begin(&w->gpus[g], &job->tenants[k],
+				  job->work0_[k], &prof, w->sim.now);
+		}
+		job->state = JOB_RUNNING;
+		for (k = 0; k < job->nplaced; k++)
+			if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
+				return rc;
+		return 0;
+	}
+	for (k = 0; k < job->nplaced; k++)
+		gpu_detach(&w->gpus[job->gpu_ids[k]], &job->tenants[k],
+			   w->sim.now);
+	for (k = 0; k < job->nplaced; k++)
+		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
+			return rc;
+	world__free_placement(job);
+	job->state = JOB_PREEMPTED;
+	job->swapped = 1;
+	rc = as_preempt ? pending_add_job(w, j) : pending_insert(w, j);
+	if (rc != 0)
+		return sim_fail(&w->sim, rc, "swap: out of memory");
+	return world__request_schedule(w);
+}
+
+static int on_copy_done(struct sim *s, void *ctx, uint64_t arg)
+{
+	struct world *w = ctx;
+	int j = (int)(arg >> 16), k = (int)(arg & 0xffff);
+	struct world_swap_copy *c = w->jobs[j].swap_;
+	struct link_flow *f = &c->flows[k].f;
+	int rc;
+
+	(void)s;
+	f->ev = 0;
+	link_flow_end(&w->swapper->net, f, w->sim.now);
+	c->nleft--;
+	if ((rc = reschedule(w)) != 0)
+		return rc;
+	return c->nleft > 0 ? 0 : copy_done(w, j);
+}
+
+/* Stops every work unit of job j now and returns the fraction of the job
+** left (the slowest worker's), as world_preempt settles it. */
+static double stop_work(struct world *w, struct world_job *job)
+{
+	double left = 0;
+	int k;
+
+	for (k = 0; k < job->nplaced; k++) {
+		struct gpu_tenant *t = &job->tenants[k];
+		struct gpu *g = &w->gpus[job->gpu_ids[k]];
+		double f;
+		gpu_settle(g, w->sim.now);
+		f = job->work0_[k] > 0 ? t->work_left_ns / job->work0_[k] : 0;
+		if (f > left)
+			left = f;
+		if (t->ev != 0) {
+			sim_cancel(&w->sim, t->ev);
+			t->ev = 0;
+		}
+		if (t->busy)
+			gpu_finish(g, t, w->sim.now);
+	}
+	return left;
+}
+
+static struct world_swap_copy *copy_new(int n, int dir)
+{
+	struct world_swap_copy *c;
+
+	c = calloc(1, sizeof *c + (size_t)n * sizeof c->flows[0]);
+	if (c != NULL)
+		c->dir = dir;
+	return c;
+}
+
+int world__swap_out(struct world *w, int j, int as_preempt,
+		    struct sim_err *err)
+{
+	struct world_job *job = &w->jobs[j];
+	struct world_swap_copy *c;
+	double left;
+	int k, rc;
+
+	for (k = 0; k < job->nplaced; k++)
+		if ((rc = host_links(w, job->gpu_ids[k], err)) != 0)
+			return rc;
+	if ((c = copy_new(job->nplaced, 0)) == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "swap_out: out of memory");
+	c->as_preempt = as_preempt;
+	left = stop_work(w, job);
+	job->frac_left = job->frac0_ * (left < 0 ? 0 : left);
+	for (k = 0; k < job->nplaced; k++)
+		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0) {
+			free(c);
+			return rc;
+		}
+	job->state = JOB_SWAPPING_OUT;
+	if (as_preempt)
+		job->preemptions++;
+	else
+		job->swaps++;
+	return start_copy(w, j, c);
+}
+
+int world_swap_out(struct world *w, int j, struct sim_err *err)
+{
+	struct world_job *job;
+
+	if (j < 0 || j >= w->njobs)
+		return sim_err_set(err, SIM_EINVAL, "swap_out: no job %d", j);
+	job = &w->jobs[j];
+	if (job->tj.kind != TRACE_TRAIN)
+		return sim_err_set(err, SIM_ESTATE, "swap_out: job %s is a "
+				   "service (services are not swapped)",
+				   job->tj.id);
+	if (job->state == JOB_SWAPPING_OUT || job->state == JOB_SWAPPING_IN)
+		return sim_err_set(err, SIM_ESTATE, "swap_out: job %s is %s "
+				   "(a copy is in flight)", job->tj.id,
+				   job_state_name(job->state));
+	if (job->state != JOB_RUNNING)
+		return sim_err_set(err, SIM_ESTATE, "swap_out: job %s is %s, "
+				   "not running", job->tj.id,
+				   job_state_name(job->state));
+	return world__swap_out(w, j, 0, err);
+}
+
+int world_swap_in(struct world *w, int j, const int *gpus, int n,
+		  const struct world_place_opts *o, struct sim_err *err)
+{
+	struct world_job *job;
+	struct world_swap_copy *c;
+	int k, rc;
+
+	if (j < 0 || j >= w->njobs)
+		return sim_err_set(err, SIM_EINVAL, "swap_in: no job %d", j);
+	job = &w->jobs[j];
+	if (job->state != JOB_PREEMPTED || !job->swapped)
+		return sim_err_set(err, SIM_ESTATE, "swap_in: job %s is %s, "
+				   "not swapped out", job->tj.id,
+				   job_state_name(job->state));
+	/* What can fail for want of memory, before anything changes;
+	** world_place judges n and the GPU numbers. */
+	if (gpus == NULL)
+		return sim_err_set(err, SIM_EINVAL, "swap_in: no GPUs");
+	if (n < 1 || n > 0xffff)
+		return world_place(w, j, gpus, n, o, err);
+	for (k = 0; k < n; k++)
+		if (gpus[k] >= 0 && gpus[k] < w->ngpus &&
+		    (rc = host_links(w, gpus[k], err)) != 0)
+			return rc;
+	if ((c = copy_new(n, 1)) == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "swap_in: out of memory");
+	job->swapped = 0;
+	rc = world_place(w, j, gpus, n, o, err);
+	if (rc != 0) {
+		if (job->state == JOB_PREEMPTED)
+			job->swapped = 1;   /* refused: as it was */
+		free(c);
+		return rc;
+	}
+	/* Placed and computing: stop its units at once (no progress is
+	** made at this instant); they begin again when the copy ends. */
+	(void)stop_work(w, job);
+	for (k = 0; k < job->nplaced; k++)
+		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0) {
+			free(c);
+			return rc;
+		}
+	job->state = JOB_SWAPPING_IN;
+	return start_copy(w, j, c);
+}
