@@ -10,6 +10,8 @@
 #include "sim/file.h"
 #include "experiments/config.h"
 
+#include "sim/strbuf.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -1086,43 +1088,17 @@ uint64_t exp_replication_seed(uint64_t master, int replication)
 }
 
 /* A growable string. */
-struct sbuf {
-	char *s;
-	size_t n, cap;
-	int oom;
-};
-
-static void sb_add(struct sbuf *b, const char *s)
-{
-	size_t l = strlen(s);
-
-	if (b->oom)
-		return;
-	if (b->n + l + 1 > b->cap) {
-		size_t c = (b->n + l + 1) * 2;
-		char *p = realloc(b->s, c);
-		if (p == NULL) {
-			b->oom = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = c;
-	}
-	memcpy(b->s + b->n, s, l + 1);
-	b->n += l;
-}
-
 /* Appends " k=v" (no leading space when empty). */
-static void sb_kv(struct sbuf *b, const char *k, const char *v)
+static void sb_kv(struct sim_strbuf *b, const char *k, const char *v)
 {
 	if (b->n > 0)
-		sb_add(b, " ");
-	sb_add(b, k);
-	sb_add(b, "=");
-	sb_add(b, v);
+		sim_strbuf_add(b, " ");
+	sim_strbuf_add(b, k);
+	sim_strbuf_add(b, "=");
+	sim_strbuf_add(b, v);
 }
 
-static char *sb_take(struct sbuf *b)
+static char *sb_take(struct sim_strbuf *b)
 {
 	if (b->oom) {
 		free(b->s);
@@ -1175,7 +1151,7 @@ static int build_spec(struct exp_run_spec *s, const struct exp_config *cfg,
 		      size_t np, int r, struct sim_err *err)
 {
 	const struct exp_policy_cfg *pc = find_policy(cfg, pol);
-	struct sbuf key = {0}, var = {0}, set = {0};
+	struct sim_strbuf key = {0}, var = {0}, set = {0};
 	size_t capp = 0, capg = 0, caps = 0, i;
 	char rep[32];
 	int rc = 0;
@@ -1251,11 +1227,11 @@ static int build_spec(struct exp_run_spec *s, const struct exp_config *cfg,
 	}
 	/* key = setting, variant, replication: unique by construction. */
 	if (set.n > 0)
-		sb_add(&key, set.s);
+		sim_strbuf_add(&key, set.s);
 	if (var.s != NULL && !var.oom) {
 		if (key.n > 0)
-			sb_add(&key, " ");
-		sb_add(&key, var.s);
+			sim_strbuf_add(&key, " ");
+		sim_strbuf_add(&key, var.s);
 	}
 	snprintf(rep, sizeof rep, "%d", r);
 	sb_kv(&key, "rep", rep);

@@ -11,6 +11,8 @@
 */
 #include "plots/plot.h"
 
+#include "sim/strbuf.h"
+
 #include <errno.h>
 #include <math.h>
 #include <spawn.h>
@@ -52,34 +54,8 @@ int plot_gp_quote(const char *s, char *out, size_t size)
 }
 
 /* A growable string; oom is sticky. */
-struct sb {
-	char *s;
-	size_t n, cap;
-	int oom;
-};
-
-static void sb_put(struct sb *b, const char *s)
-{
-	size_t l = strlen(s);
-
-	if (b->oom)
-		return;
-	if (b->n + l + 1 > b->cap) {
-		size_t c = (b->n + l + 1) * 2 + 64;
-		char *p = realloc(b->s, c);
-		if (p == NULL) {
-			b->oom = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = c;
-	}
-	memcpy(b->s + b->n, s, l + 1);
-	b->n += l;
-}
-
 /* Appends name='value' (quoted) and "; ".  Returns 0 or an error code. */
-static int sb_var(struct sb *b, const char *name, const char *value)
+static int sb_var(struct sim_strbuf *b, const char *name, const char *value)
 {
 	size_t sz = strlen(value) * 2 + 3;
 	char *q = malloc(sz);
@@ -89,10 +65,10 @@ static int sb_var(struct sb *b, const char *name, const char *value)
 		return SIM_ENOMEM;
 	rc = plot_gp_quote(value, q, sz);
 	if (rc == 0) {
-		sb_put(b, name);
-		sb_put(b, "=");
-		sb_put(b, q);
-		sb_put(b, "; ");
+		sim_strbuf_add(b, name);
+		sim_strbuf_add(b, "=");
+		sim_strbuf_add(b, q);
+		sim_strbuf_add(b, "; ");
 	}
 	free(q);
 	return b->oom ? SIM_ENOMEM : rc;
@@ -246,7 +222,7 @@ struct plotter {
 	sqlite3 *db;
 	const struct plot_opts *o;
 	struct plot_output *out;
-	struct sb notes;
+	struct sim_strbuf notes;
 	int64_t id;
 	const char *scripts;
 	const char *terms[3];         /* per format: terminal or NULL */
@@ -280,8 +256,8 @@ static void note(struct plotter *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	sb_put(&p->notes, line);
-	sb_put(&p->notes, "\n");
+	sim_strbuf_add(&p->notes, line);
+	sim_strbuf_add(&p->notes, "\n");
 }
 
 static int add_path(struct plotter *p, const char *path, struct sim_err *err)
@@ -372,7 +348,7 @@ static int draw(struct plotter *p, const char *name, const char *script,
 		 p->suffix);
 	snprintf(spath, sizeof spath, "%s/%s.gp", p->scripts, script);
 	for (f = 0; f < 3; f++) {
-		struct sb e = {0};
+		struct sim_strbuf e = {0};
 		char prog[256], opt[] = "-e";
 		char *argv[5];
 		struct stat st;
@@ -390,7 +366,7 @@ static int draw(struct plotter *p, const char *name, const char *script,
 		if (!rc) rc = sb_var(&e, "ylabel", ylabel ? ylabel : "");
 		snprintf(num, sizeof num, "n=%zu; yscale=%.17g; array "
 			 "titles[%zu]; ", n, yscale, n ? n : 1);
-		sb_put(&e, num);
+		sim_strbuf_add(&e, num);
 		for (i = 0; rc == 0 && i < n; i++) {
 			snprintf(num, sizeof num, "titles[%zu]", i + 1);
 			rc = sb_var(&e, num, titles[i]);
