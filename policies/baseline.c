@@ -33,6 +33,7 @@ struct base {
 	int order, placement, backfill;
 	double sm_cap;          /* mps: static share */
 	int *cand;              /* scratch: candidate GPUs */
+	double *bestv;          /* scratch: their best-fit / spread scores */
 	int *slices;            /* scratch: chosen MIG slices */
 	double *key;            /* scratch: sort keys */
 	int *jobs;              /* scratch: pass order */
@@ -104,14 +105,15 @@ static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
 	b->sm_cap = pct / 100.0;
 	b->cand = malloc((size_t)n * sizeof *b->cand);
 	b->slices = malloc((size_t)n * sizeof *b->slices);
+	b->bestv = malloc((size_t)n * sizeof *b->bestv);
 	b->gone_ten = calloc((size_t)n, sizeof *b->gone_ten);
 	b->gone_mem = calloc((size_t)n, sizeof *b->gone_mem);
 	b->gone_slice = calloc((size_t)n * 7, sizeof *b->gone_slice);
 	b->resv = calloc((size_t)n, 1);
 	b->cand2 = malloc((size_t)n * sizeof *b->cand2);
-	if (b->cand == NULL || b->slices == NULL || b->gone_ten == NULL ||
-	    b->gone_mem == NULL || b->gone_slice == NULL || b->resv == NULL ||
-	    b->cand2 == NULL)
+	if (b->cand == NULL || b->slices == NULL || b->bestv == NULL ||
+	    b->gone_ten == NULL || b->gone_mem == NULL ||
+	    b->gone_slice == NULL || b->resv == NULL || b->cand2 == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < n; g++)
 		if ((rc = world_set_gpu_mode(w, g, mode, err)) != 0)
@@ -166,6 +168,7 @@ static void base_fini(struct world *w, void *state)
 	(void)w;
 	free(b->cand);
 	free(b->slices);
+	free(b->bestv);
 	free(b->key);
 	free(b->jobs);
 	free(b->fit);
@@ -251,9 +254,11 @@ static int choose(struct world *w, struct base *b, int j)
 {
 	int need = world_job(w, j)->tj.gpus, got = 0, g, s, k;
 	int ngpu = world_ngpus(w);
-	double bestv[64];
+	double *bestv = b->bestv;    /* the kept GPUs' scores, ascending */
 
-	if (b->placement == PL_FIRST || need > 64) {
+	if (need > ngpu)
+		return 0;
+	if (b->placement == PL_FIRST) {
 		for (g = 0; g < ngpu && got < need; g++) {
 			int ns = b->mode == GPU_MODE_MIG ?
 				world_gpu(w, g)->nslices : 1;

@@ -237,6 +237,31 @@ static void test_bad_inputs(void)
 	run_result_fini(&r);
 }
 
+/* least-loaded (timeslice's default) for a job wider than 64 GPUs: the
+** 70 empty GPUs, not the 10 busy ones first (it used to fall back to
+** first-fit past 64 GPUs). */
+static void test_wide_job_spreads(void)
+{
+	struct run_result r;
+	struct sim_err err = { 0, "" };
+	char body[2048];
+	size_t n = 0;
+	int k;
+
+	for (k = 0; k < 10; k++)
+		n += (size_t)snprintf(body + n, sizeof body - n,
+			"J%d,train,0,resnet50,32,,100,,,,1,,1000,,,,,,\n", k);
+	snprintf(body + n, sizeof body - n,
+		 "W,train,1,resnet50,32,,10,,,,70,,1000,,,,,,\n");
+	run_result_init(&r);
+	CU_ASSERT_EQUAL_FATAL(tw_run(tw_write("wide.csv", body), "timeslice",
+				     "10x8:" DEV, 1, NULL, &r, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tw_job(&r, "W"));
+	CU_ASSERT_EQUAL(tw_job(&r, "W")->first_gpu, 10);
+	CU_ASSERT_DOUBLE_EQUAL(jct(&r, "W"), 10, 1e-9);
+	run_result_fini(&r);
+}
+
 TEST_REGISTER(world)
 {
 	static const struct test_case cases[] = {
@@ -246,6 +271,7 @@ TEST_REGISTER(world)
 		{ "impossible jobs fail", test_impossible_fails },
 		{ "dynamic batching and timeout", test_batching },
 		{ "bad policy, cluster, params, trace", test_bad_inputs },
+		{ "a job wider than 64 GPUs spreads", test_wide_job_spreads },
 		{ NULL, NULL }
 	};
 	return test_add_suite("world", cases);
