@@ -34,7 +34,8 @@ static void help(FILE *f)
 "                    once; swap: it is swapped out over PCIe and pays the\n"
 "                    copy back in when placed again (docs/MODEL.md,\n"
 "                    \"Swapping\")\n"
-"  --devices DIR     device profiles (default models/devices)\n"
+"  --devices DIR     device profiles (default: $COLOSIM_DEVICES,\n"
+"                    ./models/devices, the installed ones)\n"
 "  --json            one JSON object instead of a table\n");
 }
 
