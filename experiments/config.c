@@ -806,7 +806,7 @@ static int check_dim(struct parse_ctx *c, const struct exp_sweep_dim *d)
 				return perr(c, SIM_EPARSE, "%s: generator option "
 					    "swept, but [experiment] reads a "
 					    "trace", d->key);
-			if (!is_word(d->key + 4, "_"))
+			if (!is_word(d->key + 4, "_-"))
 				return perr(c, SIM_EPARSE, "%s: bad generator "
 					    "option name", d->key);
 		} else if (strncmp(d->key, "policy.", 7) == 0) {

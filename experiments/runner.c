@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -539,6 +540,39 @@ static int preflight(const char *cfg_path, const struct exp_matrix *m,
 	return rc;
 }
 
+/*
+** Creates the folders above the database file (like mkdir -p), so that a
+** config's `db = ../results/NAME.db` works on a fresh clone.  0, or
+** SIM_EIO naming the folder that could not be made.
+*/
+static int make_db_dirs(const char *db, struct sim_err *err)
+{
+	char dir[4096];
+	char *p;
+
+	if (snprintf(dir, sizeof dir, "%s", db) >= (int)sizeof dir)
+		return sim_err_set(err, SIM_EINVAL, "%.64s...: path too long",
+				   db);
+	p = strrchr(dir, '/');
+	if (p == NULL || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = dir + 1; ; p++) {
+		char c = *p;
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+			return sim_err_set(err, SIM_EIO, "%s: cannot create the "
+					   "results folder: %s", dir,
+					   strerror(errno));
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	return 0;
+}
+
 int exp_run_experiment(const struct exp_run_request *req,
 		       const struct exp_runner_opts *o,
 		       struct exp_run_stats *stats, char *db_used,
@@ -562,6 +596,8 @@ int exp_run_experiment(const struct exp_run_request *req,
 	db = req->db_path ? req->db_path : cfg->db;
 	if (db_used != NULL && db_used_size > 0)
 		snprintf(db_used, db_used_size, "%s", db);
+	if ((rc = make_db_dirs(db, err)) != 0)
+		goto out;
 	if ((rc = store_open(&st, db, STORE_WRITE, err)) != 0)
 		goto out;
 	rc = store_find_experiment(st, cfg->name, &id, hash, err);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/util.h"
 
@@ -135,6 +136,9 @@ static void setup_files(void)
 	    "replications = 1\ntrace = traces/ref/colti.csv\n[sweep]\n"
 	    "policy = exclusive\n");
 	put("badsec.ini", "[experiment\nname = x\n");
+	put("ok.ini", "[experiment]\nname = ok\ncluster = 1x1:a100-40gb\n"
+	    "replications = 1\ntrace = ok.csv\n[sweep]\n"
+	    "policy = exclusive\n");
 	put("tir_bad.csv", "job_id,num_gpu,submit_time,iterations,model_name,"
 	    "duration,interval\n1,1,0,100,resnet50,100,10\n"
 	    "2,two,5,100,vgg16,200,10\n");
@@ -214,6 +218,15 @@ static void test_run_report_plot(void)
 	expect("plot %T/notdb.db", 2, "notdb.db", NULL);
 	expect("plot %T/x.db --format gif", 2, "--format", NULL);
 	expect("plot", 2, "missing DB", NULL);
+	/* the results folder is created (configs say db = ../results/X.db) */
+	{
+		const char *err = "";
+		char path[600];
+		snprintf(path, sizeof path, "%s/new/deeper/r.db", test_tmpdir());
+		CU_ASSERT_EQUAL(run("run %T/ok.ini -o %T/new/deeper/r.db", &err),
+				0);
+		CU_ASSERT_EQUAL(access(path, F_OK), 0);
+	}
 }
 
 static void test_other_commands(void)

@@ -300,6 +300,29 @@ static void test_single_policy_and_paths(void)
 	exp_config_free(cfg);
 }
 
+/* Generator options are named with '-' (gen --infer-frac): they can be set
+** and swept alike (sweeping them was refused once). */
+static void test_sweep_dashed_gen_option(void)
+{
+	static const char text[] =
+		"[experiment]\nname = d\ncluster = 1x1:a100-80gb\n"
+		"gen.infer-rate-median = 2\n"
+		"[sweep]\npolicy = exclusive\ngen.infer-frac = 0.1, 0.2\n";
+	struct exp_config *cfg = NULL;
+	struct exp_matrix m;
+	struct sim_err err;
+
+	CU_ASSERT_EQUAL_FATAL(parse(&cfg, text, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(exp_matrix_build(&m, cfg, &err), 0);
+	CU_ASSERT_EQUAL(m.nruns, 2);
+	CU_ASSERT_STRING_EQUAL(exp_kv_get(m.runs[1].gen, m.runs[1].ngen,
+					  "infer-frac"), "0.2");
+	CU_ASSERT_STRING_EQUAL(exp_kv_get(m.runs[0].gen, m.runs[0].ngen,
+					  "infer-rate-median"), "2");
+	exp_matrix_fini(&m);
+	exp_config_free(cfg);
+}
+
 TEST_REGISTER(config)
 {
 	static const struct test_case cases[] = {
@@ -310,6 +333,7 @@ TEST_REGISTER(config)
 		{"sweep expansion", test_sweep_expansion},
 		{"common random numbers", test_common_random_numbers},
 		{"single policy, relative paths", test_single_policy_and_paths},
+		{"dashed generator options sweep", test_sweep_dashed_gen_option},
 		{NULL, NULL}
 	};
 	return test_add_suite("config", cases);
