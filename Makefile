@@ -66,7 +66,7 @@ SUITES_INC := $(BUILD)/tests/suites.inc
 
 BENCH_BINS := $(BUILD)/bench/phold $(BUILD)/bench/hold $(BUILD)/bench/bareheap
 
-.PHONY: all check test bench demo deps install clean microbench callgrind golden
+.PHONY: all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden
 
 all: $(BIN) $(LIB)
 
@@ -105,7 +105,11 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 
 # The tests run from the project root so that they find models/devices,
 # traces/ref and ../shared/traces.
-check test: $(TEST_BIN) $(BIN)
+check test: deps-quiet
+	$(MAKE) --no-print-directory check-only
+
+# The suite without the dependency step (.ci/deps prints one line).
+check-only: $(TEST_BIN) $(BIN)
 	COLOSIM_BIN=$(BIN) ./$(TEST_BIN)
 
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
@@ -135,6 +139,9 @@ demo: deps
 
 deps:
 	sh .ci/deps
+
+deps-quiet:
+	@sh .ci/deps
 
 microbench:
 	$(MAKE) -C models/calibration/microbench BUILD=$(abspath $(BUILD))/microbench
