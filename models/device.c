@@ -12,6 +12,9 @@
 ** errors naming file and line.  After the parse, required keys that never
 ** appeared are reported with the line of their section header.
 **
+** Optional keys (the calibration keys of docs/CALIBRATION.md among them)
+** are 0 when absent, meaning "not measured".
+**
 ** Invariants of a loaded profile: every required field was given exactly
 ** once with a source; capacities and rates are positive; each MIG profile
 ** has all four keys, fits the device (SMs, memory, bandwidth share) and a
@@ -38,8 +41,8 @@
 
 enum fkind { F_STR, F_U64, F_INT, F_DBL, F_TIME };
 
-/* What a numeric field may hold. */
-enum frange { R_POS, R_NONNEG, R_FRAC };
+/* What a numeric field may hold: > 0, >= 0, (0, 1], [0, 1]. */
+enum frange { R_POS, R_NONNEG, R_FRAC, R_UNIT };
 
 struct field {
 	const char *key;
@@ -79,8 +82,31 @@ static const struct field dev_fields[] = {
 	DF(ts_switch_ns, F_TIME, 1, R_NONNEG),
 	DF(mps_contention_k, F_DBL, 1, R_NONNEG),
 	DF(uvm_bytes_per_s, F_DBL, 1, R_POS),
+	/* Optional calibration keys (0 = not measured). */
+	DF(h2d_pinned_latency_ns, F_TIME, 0, R_NONNEG),
+	DF(d2h_pinned_latency_ns, F_TIME, 0, R_NONNEG),
+	DF(h2d_pageable_latency_ns, F_TIME, 0, R_NONNEG),
+	DF(d2h_pageable_latency_ns, F_TIME, 0, R_NONNEG),
+	DF(d2d_latency_ns, F_TIME, 0, R_NONNEG),
+	DF(d2d_bytes_per_s, F_DBL, 0, R_NONNEG),
+	DF(hbm_sat_sms, F_DBL, 0, R_NONNEG),
+	DF(mps_sat_compute, F_DBL, 0, R_UNIT),
+	DF(mps_sat_memory, F_DBL, 0, R_UNIT),
+	DF(streams_contention_k, F_DBL, 0, R_NONNEG),
+	DF(uvm_random_bytes_per_s, F_DBL, 0, R_NONNEG),
+	DF(ctx_create_ns, F_TIME, 0, R_NONNEG),
+	DF(max_alloc_bytes, F_U64, 0, R_NONNEG),
+	DF(launch_overhead_ns, F_TIME, 0, R_NONNEG),
+	DF(kernel_roundtrip_ns, F_TIME, 0, R_NONNEG),
+	DF(fp32_fma_flops, F_DBL, 0, R_NONNEG),
+	DF(fp16_fma_flops, F_DBL, 0, R_NONNEG),
+	DF(gemm_fp16_flops, F_DBL, 0, R_NONNEG),
+	DF(gemm_fp32_flops, F_DBL, 0, R_NONNEG),
 };
 #define NDEV_FIELDS (sizeof dev_fields / sizeof dev_fields[0])
+
+/* load_ctx.dev_seen has one bit per [device] key. */
+_Static_assert(NDEV_FIELDS <= 64, "dev_seen holds one bit per key");
 
 #define MF(key, kind, range) \
 	{ #key, kind, offsetof(struct dev_mig_profile, key), \
@@ -104,8 +130,8 @@ struct load_ctx {
 	int long_line;            /* first line longer than inih's buffer */
 	int header_line;          /* line of the latest [section] header */
 	int device_line;          /* line of [device], 0 if absent */
-	unsigned dev_seen;        /* bit i: dev_fields[i] given */
-	unsigned mig_seen[DEV_MIG_MAX];
+	uint64_t dev_seen;        /* bit i: dev_fields[i] given */
+	uint64_t mig_seen[DEV_MIG_MAX];
 	int mig_line[DEV_MIG_MAX];
 	char section[64];         /* the section of the previous key */
 };
@@ -234,10 +260,12 @@ static int set_field(void *base, const struct field *f, const char *value,
 	}
 	if ((f->range == R_POS && !(v > 0)) ||
 	    (f->range == R_NONNEG && v < 0) ||
-	    (f->range == R_FRAC && !(v > 0 && v <= 1))) {
+	    (f->range == R_FRAC && !(v > 0 && v <= 1)) ||
+	    (f->range == R_UNIT && !(v >= 0 && v <= 1))) {
 		*why = f->range == R_POS ? "expected a positive number" :
 		       f->range == R_NONNEG ? "expected a number >= 0" :
-		       "expected a fraction in (0, 1]";
+		       f->range == R_FRAC ? "expected a fraction in (0, 1]" :
+		       "expected a fraction in [0, 1]";
 		return -1;
 	}
 	switch (f->kind) {
@@ -284,6 +312,13 @@ static const struct field *find_field(const struct field *t, size_t n,
 			return &t[i];
 		}
 	return NULL;
+}
+
+int dev_key_known(const char *key)
+{
+	size_t idx;
+
+	return find_field(dev_fields, NDEV_FIELDS, key, &idx) != NULL;
 }
 
 /* Splits "value @ source" in place; *src is NULL when there is no '@'. */
@@ -351,7 +386,7 @@ static int handler(void *user, const char *section, const char *name,
 	const struct field *f;
 	const char *why = NULL;
 	size_t idx;
-	unsigned *seen;
+	uint64_t *seen;
 	void *base;
 	int slot = -1;
 
@@ -402,7 +437,7 @@ static int handler(void *user, const char *section, const char *name,
 			    c->path, c->line, name, section);
 		return 0;
 	}
-	if (*seen & (1u << idx)) {
+	if (*seen & ((uint64_t)1 << idx)) {
 		sim_err_set(c->err, SIM_EPARSE, "%s:%d: %s: given twice in "
 			    "[%s]", c->path, c->line, name, section);
 		return 0;
@@ -437,7 +472,7 @@ static int handler(void *user, const char *section, const char *name,
 			    DEV_SRC_POOL);
 		return 0;
 	}
-	*seen |= 1u << idx;
+	*seen |= (uint64_t)1 << idx;
 	return 1;
 }
 
@@ -452,7 +487,7 @@ static int check_profile(struct load_ctx *c)
 		return sim_err_set(c->err, SIM_EPARSE, "%s:1: no [device] "
 				   "section", c->path);
 	for (i = 0; i < NDEV_FIELDS; i++)
-		if (dev_fields[i].required && !(c->dev_seen & (1u << i)))
+		if (dev_fields[i].required && !(c->dev_seen & ((uint64_t)1 << i)))
 			return sim_err_set(c->err, SIM_EPARSE, "%s:%d: [device]: "
 					   "missing required key %s", c->path,
 					   c->device_line, dev_fields[i].key);
@@ -479,7 +514,7 @@ static int check_profile(struct load_ctx *c)
 		struct dev_mig_profile *mp = &d->mig[m];
 
 		for (i = 0; i < NMIG_FIELDS; i++)
-			if (!(c->mig_seen[m] & (1u << i)))
+			if (!(c->mig_seen[m] & ((uint64_t)1 << i)))
 				return sim_err_set(c->err, SIM_EPARSE, "%s:%d: "
 						   "[mig %s]: missing required "
 						   "key %s", c->path,

@@ -32,7 +32,7 @@
 #define DEV_NAME_MAX 48
 #define DEV_MIG_MAX 8
 #define DEV_ALIASES_MAX 128      /* "v100m16, v100-sxm2-16gb" */
-#define DEV_SRC_POOL 8192        /* bytes of "key\0source\0" records */
+#define DEV_SRC_POOL 12288       /* bytes of "key\0source\0" records */
 #define DEV_LINE_MAX 256         /* longest line of a profile INI */
 
 struct dev_mig_profile {
@@ -70,6 +70,24 @@ struct dev_profile {
 	sim_time ts_switch_ns;        /* context-switch cost per slice */
 	double mps_contention_k;      /* MPS interference: speed /= 1 + k (n-1) */
 	double uvm_bytes_per_s;       /* unified-memory paging rate */
+	/* Optional calibration keys (docs/CALIBRATION.md): written by
+	** `colosim calibrate`; 0 = not measured.  Which model reads each one
+	** (most are recorded for reference only) is in docs/MODEL.md. */
+	sim_time h2d_pinned_latency_ns, d2h_pinned_latency_ns;
+	sim_time h2d_pageable_latency_ns, d2h_pageable_latency_ns;
+	sim_time d2d_latency_ns;      /* device-to-device copy latency */
+	double d2d_bytes_per_s;       /* device-to-device copy rate */
+	double hbm_sat_sms;           /* SMs that saturate HBM bandwidth */
+	double mps_sat_compute;       /* MPS share where a compute-bound */
+	double mps_sat_memory;        /*   / memory-bound kernel saturates */
+	double streams_contention_k;  /* same-process streams interference */
+	double uvm_random_bytes_per_s;/* paging rate, scattered access */
+	sim_time ctx_create_ns;       /* CUDA context creation time */
+	uint64_t max_alloc_bytes;     /* largest single cudaMalloc */
+	sim_time launch_overhead_ns;  /* host cost of one async launch */
+	sim_time kernel_roundtrip_ns; /* launch + synchronize, empty kernel */
+	double fp32_fma_flops, fp16_fma_flops;   /* measured FMA chains */
+	double gemm_fp16_flops, gemm_fp32_flops; /* measured cuBLAS GEMM */
 	int nmig;
 	struct dev_mig_profile mig[DEV_MIG_MAX];
 	/* where each value came from: "key\0source\0" records; MIG keys are
@@ -82,6 +100,10 @@ struct dev_profile {
 ** "file:line: key: what was expected" in err.  *out is fully overwritten. */
 int dev_load_file(const char *path, struct dev_profile *out,
 		  struct sim_err *err);
+
+/* 1 if key is a [device] key of the profile format (required or optional),
+** else 0.  `colosim calibrate` writes only such keys by default. */
+int dev_key_known(const char *key);
 
 /* The source text of a key in a loaded profile ("spec ..."), or NULL.
 ** MIG keys are named "mig 1g.10gb.sms".  The pointer lives as long as d. */

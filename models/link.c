@@ -76,14 +76,23 @@ int link_add_host(struct link_net *n, const struct dev_profile *d,
 	char name[LINK_NAME_MAX + 8];
 	int a, b;
 
+	/* A calibrated profile has the latency of each copy kind; 0 means
+	** not measured, and the one pcie_latency_ns stands in. */
+	sim_time lat_h2d = pinned ? d->h2d_pinned_latency_ns :
+			   d->h2d_pageable_latency_ns;
+	sim_time lat_d2h = pinned ? d->d2h_pinned_latency_ns :
+			   d->d2h_pageable_latency_ns;
+
 	snprintf(name, sizeof name, "%s.h2d", prefix);
 	a = link_add(n, name, pinned ? d->h2d_pinned_bytes_per_s :
-		     d->h2d_pageable_bytes_per_s, d->pcie_latency_ns, err);
+		     d->h2d_pageable_bytes_per_s,
+		     lat_h2d > 0 ? lat_h2d : d->pcie_latency_ns, err);
 	if (a < 0)
 		return a;
 	snprintf(name, sizeof name, "%s.d2h", prefix);
 	b = link_add(n, name, pinned ? d->d2h_pinned_bytes_per_s :
-		     d->d2h_pageable_bytes_per_s, d->pcie_latency_ns, err);
+		     d->d2h_pageable_bytes_per_s,
+		     lat_d2h > 0 ? lat_d2h : d->pcie_latency_ns, err);
 	if (b < 0)
 		return b;
 	*h2d = a;

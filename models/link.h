@@ -86,7 +86,9 @@ int link_add(struct link_net *n, const char *name, double bw_bytes_per_s,
 
 /* Adds the two directions of a GPU's host link from its profile: H2D and
 ** D2H at the pinned (pinned != 0) or pageable copy bandwidth, each with
-** the profile's PCIe latency.  Names are "<prefix>.h2d" / "<prefix>.d2h".
+** the latency of that copy kind when the profile has it (a calibrated
+** profile's h2d_pinned_latency_ns, ...), else the profile's
+** pcie_latency_ns.  Names are "<prefix>.h2d" / "<prefix>.d2h".
 ** Returns 0 or an error; the indices go to *h2d and *d2h. */
 int link_add_host(struct link_net *n, const struct dev_profile *d,
 		  const char *prefix, int pinned, int *h2d, int *d2h,

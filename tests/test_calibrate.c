@@ -6,14 +6,17 @@
 ** files must fail with "file:line:column: column-name: ..." errors.
 */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_randist.h>
 #include <ini.h>
 
 #include "models/calibration/cal_fit.h"
+#include "models/device.h"
 #include "sim/rng.h"
 #include "tests/util.h"
 
@@ -41,6 +44,15 @@ static const struct {
 #define UVM_RANDOM 3e9
 #define UVM_TOUCH 3e12           /* resident touch rate, bytes/s */
 #define CTX_BYTES 536870912.0
+/* The direct measurements (medians, written `@ measured`). */
+#define CTX_CREATE_NS 180.0e6
+#define MAX_ALLOC_BYTES 148000000000.0
+#define LAUNCH_NS 2200.0
+#define ROUNDTRIP_NS 7800.0
+#define FP32_FMA 6.1e13
+#define FP16_FMA 1.2e14
+#define GEMM_FP16 7.6e14         /* the best of two sizes */
+#define GEMM_FP32 5.0e13
 
 struct gen {
 	FILE *f;
@@ -132,6 +144,24 @@ static const char *write_synthetic(const char *name, double noise,
 	}
 	row(&g, "exclusive", "capacity", "context", "none", 0, "ctx_bytes",
 	    "bytes", CTX_BYTES, 0);
+	row(&g, "exclusive", "capacity", "context", "none", 0, "ctx_create",
+	    "ns", CTX_CREATE_NS, 0);
+	row(&g, "exclusive", "capacity", "malloc", "none", 0, "largest",
+	    "bytes", MAX_ALLOC_BYTES, 0);
+	row(&g, "exclusive", "launch", "empty", "none", 0, "launch", "ns",
+	    LAUNCH_NS, 0);
+	row(&g, "exclusive", "launch", "empty", "none", 0, "roundtrip", "ns",
+	    ROUNDTRIP_NS, 0);
+	row(&g, "exclusive", "compute_peak", "fp32_fma", "none", 0, "rate",
+	    "flops_per_s", FP32_FMA, 0);
+	row(&g, "exclusive", "compute_peak", "fp16_fma", "none", 0, "rate",
+	    "flops_per_s", FP16_FMA, 0);
+	row(&g, "exclusive", "compute_peak", "gemm_fp16", "n", 4096, "rate",
+	    "flops_per_s", 0.9 * GEMM_FP16, 0);
+	row(&g, "exclusive", "compute_peak", "gemm_fp16", "n", 8192, "rate",
+	    "flops_per_s", GEMM_FP16, 0);
+	row(&g, "exclusive", "compute_peak", "gemm_fp32", "n", 8192, "rate",
+	    "flops_per_s", GEMM_FP32, 0);
 	sim_rng_fini(&g.rng);
 	CU_ASSERT_FATAL(fclose(g.f) == 0);
 	return path;
@@ -210,10 +240,24 @@ static void test_exact(void)
 		  1 / (1 / UVM_TOUCH + 1 / UVM_RANDOM), 1e-6);
 	CHECK_REL(&res, "ctx_bytes", CTX_BYTES, 0);
 	CU_ASSERT(need(&res, "ctx_bytes") && isnan(need(&res, "ctx_bytes")->r2));
-	CU_ASSERT(need(&res, "hbm_sat_sms") &&
-		  !need(&res, "hbm_sat_sms")->in_profile);
-	CU_ASSERT(need(&res, "ts_switch_ns") &&
-		  need(&res, "ts_switch_ns")->in_profile);
+	CHECK_REL(&res, "ctx_create_ns", CTX_CREATE_NS, 0);
+	CHECK_REL(&res, "max_alloc_bytes", MAX_ALLOC_BYTES, 0);
+	CHECK_REL(&res, "launch_overhead_ns", LAUNCH_NS, 0);
+	CHECK_REL(&res, "kernel_roundtrip_ns", ROUNDTRIP_NS, 0);
+	CHECK_REL(&res, "fp32_fma_flops", FP32_FMA, 0);
+	CHECK_REL(&res, "fp16_fma_flops", FP16_FMA, 0);
+	CHECK_REL(&res, "gemm_fp16_flops", GEMM_FP16, 0);
+	CHECK_REL(&res, "gemm_fp32_flops", GEMM_FP32, 0);
+	/* 5 x 2 copy fits, pcie_latency_ns, 2 HBM, 2 MPS knees, 2 k, 2 time
+	** slice, 2 UVM, 9 direct measurements: every fit there is. */
+	CU_ASSERT_EQUAL(res.n, 30);
+	/* Every fit is a key the device loader knows. */
+	for (i = 0; i < res.n; i++) {
+		CU_ASSERT(res.fits[i].in_profile);
+		if (!res.fits[i].in_profile)
+			fprintf(stderr, "\n%s: not a profile key\n",
+				res.fits[i].name);
+	}
 }
 
 /* 1% noise (seeded): the parameters within a few percent, r^2 high.
@@ -416,7 +460,8 @@ static void test_profile_write(void)
 				      "Test GPU") == 0);
 	CU_ASSERT_STRING_EQUAL(seen(&s, "hbm_bytes") ? seen(&s, "hbm_bytes") :
 			       "", "150323855360 @ spec datasheet");
-	CU_ASSERT_PTR_NULL(seen(&s, "hbm_sat_sms"));   /* new key: not by default */
+	v = seen(&s, "hbm_sat_sms");          /* a calibration-only key */
+	CU_ASSERT(v != NULL && strncmp(v, "60 @ fitted 2026-01-02", 22) == 0);
 	CU_ASSERT_EQUAL(s.other_sections, 1);
 	text = read_all(path);
 	CU_ASSERT_FATAL(text != NULL);
@@ -442,11 +487,264 @@ static void test_profile_write(void)
 	CU_ASSERT_EQUAL(fragment, 1);
 	memset(&s, 0, sizeof s);
 	CU_ASSERT_EQUAL(ini_parse(frag, ini_cb, &s), 0);
-	CU_ASSERT_EQUAL(s.n, 11);                /* every dev_profile key */
+	CU_ASSERT_EQUAL(s.n, (int)res.n);        /* every fit, by default */
 	CU_ASSERT_EQUAL(s.other_sections, 0);
 	/* An unwritable place fails cleanly. */
 	CU_ASSERT_EQUAL(cal_profile_write("/nonexistent/dir/x.ini", &res, "d",
 					  "G", 0, &fragment, &err), SIM_EIO);
+}
+
+/* Where each fitted key lands in struct dev_profile. */
+enum pkind { P_DBL, P_TIME, P_U64 };
+static const struct {
+	const char *key;
+	size_t off;
+	enum pkind kind;
+} pfields[] = {
+#define PF(k, kind) { #k, offsetof(struct dev_profile, k), kind }
+	PF(h2d_pinned_bytes_per_s, P_DBL), PF(d2h_pinned_bytes_per_s, P_DBL),
+	PF(h2d_pageable_bytes_per_s, P_DBL), PF(d2h_pageable_bytes_per_s, P_DBL),
+	PF(d2d_bytes_per_s, P_DBL), PF(h2d_pinned_latency_ns, P_TIME),
+	PF(d2h_pinned_latency_ns, P_TIME), PF(h2d_pageable_latency_ns, P_TIME),
+	PF(d2h_pageable_latency_ns, P_TIME), PF(d2d_latency_ns, P_TIME),
+	PF(pcie_latency_ns, P_TIME), PF(hbm_bw_bytes_per_s, P_DBL),
+	PF(hbm_sat_sms, P_DBL), PF(mps_sat_compute, P_DBL),
+	PF(mps_sat_memory, P_DBL), PF(mps_contention_k, P_DBL),
+	PF(streams_contention_k, P_DBL), PF(ts_quantum_ns, P_TIME),
+	PF(ts_switch_ns, P_TIME), PF(uvm_bytes_per_s, P_DBL),
+	PF(uvm_random_bytes_per_s, P_DBL), PF(ctx_bytes, P_U64),
+	PF(ctx_create_ns, P_TIME), PF(max_alloc_bytes, P_U64),
+	PF(launch_overhead_ns, P_TIME), PF(kernel_roundtrip_ns, P_TIME),
+	PF(fp32_fma_flops, P_DBL), PF(fp16_fma_flops, P_DBL),
+	PF(gemm_fp16_flops, P_DBL), PF(gemm_fp32_flops, P_DBL),
+#undef PF
+};
+
+static double pvalue(const struct dev_profile *d, size_t i)
+{
+	const char *p = (const char *)d + pfields[i].off;
+	double v;
+	sim_time t;
+	uint64_t u;
+
+	switch (pfields[i].kind) {
+	case P_TIME:
+		memcpy(&t, p, sizeof t);
+		return (double)t;
+	case P_U64:
+		memcpy(&u, p, sizeof u);
+		return (double)u;
+	case P_DBL:
+		break;
+	}
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* Copies src to dst byte for byte; 0 on success. */
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[4096];
+	FILE *in = fopen(src, "rb"), *out;
+	size_t n;
+	int bad = 0;
+
+	if (in == NULL)
+		return -1;
+	out = fopen(dst, "wb");
+	if (out == NULL) {
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		bad |= fwrite(buf, 1, n, out) != n;
+	bad |= ferror(in);
+	fclose(in);
+	bad |= fclose(out) != 0;
+	return bad ? -1 : 0;
+}
+
+/* The committed profiles have none of the calibration-only keys: each is 0
+** ("not measured") after loading, so no model sees a change. */
+static void test_optional_keys_absent(void)
+{
+	struct dev_profile *d = malloc(sizeof *d);
+	struct sim_err err;
+	size_t i;
+
+	CU_ASSERT_FATAL(d != NULL);
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL_FATAL(dev_load_file("models/devices/h200.ini", d,
+					    &err), 0);
+	for (i = 0; i < sizeof pfields / sizeof pfields[0]; i++) {
+		CU_ASSERT(dev_key_known(pfields[i].key));
+		if (dev_source(d, pfields[i].key) == NULL)
+			CU_ASSERT_EQUAL(pvalue(d, i), 0);
+	}
+	CU_ASSERT_PTR_NULL(dev_source(d, "hbm_sat_sms"));
+	CU_ASSERT_FALSE(dev_key_known("hbm_sat_smz"));
+	free(d);
+}
+
+/* A bad value of an optional key is refused like any other. */
+static void test_optional_key_errors(void)
+{
+	static const struct { const char *line, *what; } bad[] = {
+		{ "mps_sat_memory = 1.5 @ fitted x", "fraction in [0, 1]" },
+		{ "hbm_sat_sms = -3 @ fitted x", "number >= 0" },
+		{ "d2d_latency_ns = 12.5 @ measured x", "whole number" },
+		{ "gemm_fp16_flops = 7e14", "missing source" },
+	};
+	struct dev_profile *d = malloc(sizeof *d);
+	char src[512], path[512], want[64];
+	struct sim_err err;
+	size_t i;
+	FILE *f;
+
+	CU_ASSERT_FATAL(d != NULL);
+	snprintf(src, sizeof src, "%s/h200-base.ini", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(copy_file("models/devices/h200.ini", src), 0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(path, sizeof path, "%s/h200-bad%zu.ini", test_tmpdir(),
+			 i);
+		CU_ASSERT_EQUAL_FATAL(copy_file(src, path), 0);
+		f = fopen(path, "a");
+		CU_ASSERT_FATAL(f != NULL);
+		fprintf(f, "[device]\n%s\n", bad[i].line);
+		fclose(f);
+		/* A second [device] header continues the same section. */
+		sim_err_clear(&err);
+		CU_ASSERT_EQUAL(dev_load_file(path, d, &err), SIM_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].what));
+		snprintf(want, sizeof want, "h200-bad%zu.ini:", i);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+		if (strstr(err.msg, bad[i].what) == NULL)
+			fprintf(stderr, "\n%s\n", err.msg);
+	}
+	free(d);
+}
+
+static const char *colosim_bin(void)
+{
+	const char *b = getenv("COLOSIM_BIN");
+	return b && *b ? b : "build/colosim";
+}
+
+/*
+** The issue's loop: a raw CSV -> `colosim calibrate -o` into a copy of the
+** H200 profile -> the profile loads, holds the fitted values with `fitted`
+** or `measured` sources, and `colosim list devices NAME` shows them.
+*/
+static void test_calibrated_profile_loads(void)
+{
+	static struct cal_result res;
+	struct dev_profile *d = malloc(sizeof *d);
+	char dir[512], prof[600], cmd[2048], line[512];
+	const char *raw = write_synthetic("e2e.csv", 0, 7);
+	struct sim_err err;
+	int listed[sizeof pfields / sizeof pfields[0]] = { 0 };
+	size_t i, nmatched = 0;
+	FILE *p;
+
+	CU_ASSERT_FATAL(d != NULL);
+	fit_file(raw, &res);
+	snprintf(dir, sizeof dir, "%s/calib-devs", test_tmpdir());
+	CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+	snprintf(prof, sizeof prof, "%s/h200.ini", dir);
+	CU_ASSERT_EQUAL_FATAL(copy_file("models/devices/h200.ini", prof), 0);
+	snprintf(cmd, sizeof cmd, "%s calibrate %s -o %s --date 2026-01-02 "
+		 ">/dev/null 2>&1", colosim_bin(), raw, prof);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL_FATAL(dev_load_file(prof, d, &err), 0);
+	CU_ASSERT_STRING_EQUAL(d->name, "h200");
+	CU_ASSERT_EQUAL(d->nmig, 5);                  /* the rest is kept */
+	CU_ASSERT_EQUAL(d->sms, 132);
+	for (i = 0; i < sizeof pfields / sizeof pfields[0]; i++) {
+		const struct cal_fit *f = need(&res, pfields[i].key);
+		const char *src = dev_source(d, pfields[i].key);
+		double got = pvalue(d, i);
+
+		if (f == NULL)
+			continue;
+		nmatched++;
+		/* Integers are written rounded, others to 6 digits. */
+		CU_ASSERT(fabs(got - f->value) <= (pfields[i].kind == P_DBL ?
+						   1e-5 * fabs(f->value) : 0.5));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+		CU_ASSERT(strncmp(src, isnan(f->r2) ?
+				  "measured 2026-01-02 TestGPU" :
+				  "fitted 2026-01-02 TestGPU r2=", 27) == 0);
+	}
+	CU_ASSERT_EQUAL(nmatched, res.n);           /* every fit checked */
+	/* Spot checks against the generator's parameters. */
+	CU_ASSERT_DOUBLE_EQUAL(d->hbm_sat_sms, HBM_SAT_SMS, 1e-3);
+	CU_ASSERT_EQUAL(d->d2d_latency_ns, 5000);
+	CU_ASSERT_DOUBLE_EQUAL(d->d2d_bytes_per_s, 2.0e12, 2e7);
+	CU_ASSERT_EQUAL(d->launch_overhead_ns, 2200);
+	CU_ASSERT_EQUAL(d->max_alloc_bytes, 148000000000ull);
+	CU_ASSERT_DOUBLE_EQUAL(d->gemm_fp16_flops, GEMM_FP16, 1e9);
+
+	/* `colosim list devices --dir DIR h200` shows each with its source. */
+	snprintf(cmd, sizeof cmd, "%s list devices --dir %s h200 2>&1",
+		 colosim_bin(), dir);
+	p = popen(cmd, "r");
+	CU_ASSERT_FATAL(p != NULL);
+	while (fgets(line, sizeof line, p) != NULL) {
+		char key[64];
+
+		if (sscanf(line, " %63s", key) != 1)
+			continue;
+		for (i = 0; i < sizeof pfields / sizeof pfields[0]; i++)
+			if (strcmp(key, pfields[i].key) == 0 &&
+			    (strstr(line, "fitted 2026-01-02 TestGPU") ||
+			     strstr(line, "measured 2026-01-02 TestGPU")))
+				listed[i] = 1;
+	}
+	CU_ASSERT_EQUAL(pclose(p), 0);
+	for (i = 0; i < sizeof pfields / sizeof pfields[0]; i++) {
+		CU_ASSERT(listed[i]);
+		if (!listed[i])
+			fprintf(stderr, "\nlist devices: no %s line\n",
+				pfields[i].key);
+	}
+	free(d);
+}
+
+/* A co-run faster than the first-order model (k < 0) is clamped to 0, so
+** the written profile still loads (the key must be >= 0). */
+static void test_negative_k_clamped(void)
+{
+	static struct cal_result res;
+	struct cal_raw raw;
+	struct sim_err err;
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/negk.csv", test_tmpdir());
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f, "%s\n", CAL_RAW_HEADER);
+	fputs("colosim-raw-1,G,exclusive,corun_matrix,a,none,0,sm_frac,ratio,"
+	      "1,1,1,1,1,1\n"
+	      "colosim-raw-1,G,exclusive,corun_matrix,a,none,0,bw_frac,ratio,"
+	      "1,0.1,0.1,0.1,0.1,0.1\n"
+	      "colosim-raw-1,G,exclusive,corun_matrix,b,none,0,sm_frac,ratio,"
+	      "1,0.2,0.2,0.2,0.2,0.2\n"
+	      "colosim-raw-1,G,exclusive,corun_matrix,b,none,0,bw_frac,ratio,"
+	      "1,0.1,0.1,0.1,0.1,0.1\n"
+	      "colosim-raw-1,G,streams,corun_matrix,a+b,none,0,slowdown,ratio,"
+	      "10,1.1,1.1,1.1,1.1,1.1\n"
+	      "colosim-raw-1,G,streams,corun_matrix,b+b,none,0,slowdown,ratio,"
+	      "10,0.9,0.9,0.9,0.9,0.9\n", f);
+	fclose(f);
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL_FATAL(cal_raw_read(&raw, path, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(cal_fit_all(&raw, &res, &err), 0);
+	/* slope through the origin of (1.2, 1.1), (1, 0.9) is below 1. */
+	CHECK_REL(&res, "streams_contention_k", 0, 0);
+	cal_raw_fini(&raw);
 }
 
 static void test_nothing_to_fit(void)
@@ -478,6 +776,14 @@ TEST_REGISTER(calibrate)
 		{ "malformed raw CSVs name line and column", test_malformed },
 		{ "profile update keeps other lines", test_profile_write },
 		{ "no usable rows is an error", test_nothing_to_fit },
+		{ "committed profiles have no calibration keys",
+		  test_optional_keys_absent },
+		{ "bad calibration-key values name file and line",
+		  test_optional_key_errors },
+		{ "calibrate -o writes a loadable profile, list shows it",
+		  test_calibrated_profile_loads },
+		{ "negative contention k is clamped to 0",
+		  test_negative_k_clamped },
 		{ NULL, NULL }
 	};
 	return test_add_suite("calibrate", cases);

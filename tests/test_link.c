@@ -2,6 +2,7 @@
 ** test_link.c: links, max-min fair flows and the pipeline recurrence
 ** (models/link.c) against hand-computed answers (docs/MODEL.md, "Links").
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/link.h"
@@ -196,6 +197,26 @@ static void test_errors_and_profiles(void)
 	CU_ASSERT_EQUAL(link_add_host(&n, d, "gpu1", 0, &h2d, &d2h, NULL), 0);
 	CU_ASSERT_DOUBLE_EQUAL(n.links[h2d].bw_bytes_per_s,
 			       d->h2d_pageable_bytes_per_s, 0);
+	CU_ASSERT_EQUAL(n.links[h2d].latency_ns, d->pcie_latency_ns);
+	/* A calibrated profile's per-kind copy latency wins over the one
+	** pcie_latency_ns (0, the committed profiles' value, does not). */
+	{
+		struct dev_profile *c = malloc(sizeof *c);
+
+		CU_ASSERT_FATAL(c != NULL);
+		memcpy(c, d, sizeof *c);
+		c->h2d_pinned_latency_ns = 7000;
+		c->d2h_pageable_latency_ns = 16000;
+		CU_ASSERT_EQUAL(link_add_host(&n, c, "gpu2", 1, &h2d, &d2h,
+					      NULL), 0);
+		CU_ASSERT_EQUAL(n.links[h2d].latency_ns, 7000);
+		CU_ASSERT_EQUAL(n.links[d2h].latency_ns, c->pcie_latency_ns);
+		CU_ASSERT_EQUAL(link_add_host(&n, c, "gpu3", 0, &h2d, &d2h,
+					      NULL), 0);
+		CU_ASSERT_EQUAL(n.links[h2d].latency_ns, c->pcie_latency_ns);
+		CU_ASSERT_EQUAL(n.links[d2h].latency_ns, 16000);
+		free(c);
+	}
 	CU_ASSERT(link_add_nvlink(&n, d, "gpu0", NULL) >= 0);
 	CU_ASSERT_EQUAL(link_add_nvlink(&n, dev_catalog_find(&cat, "t4"),
 					"gpu9", NULL), SIM_EINVAL);

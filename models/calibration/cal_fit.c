@@ -10,13 +10,15 @@
 **   - HBM bandwidth against SMs and the MPS curves: a saturating line
 **     y = B min(1, x / x0), B by linear least squares for each x0 and x0 by
 **     a grid scan refined with GSL's Brent minimiser;
-**   - contention: slowdown = (1 + k) base, through the origin (gsl_fit_mul);
+**   - contention: slowdown = (1 + k) base, through the origin (gsl_fit_mul),
+**     k clamped at 0;
 **   - time slicing: period(n) = n (q + c), through the origin, with q the
 **     mean measured run interval;
 **   - unified memory: ordinary least squares t = a + excess_bytes / rate.
 ** The r^2 of a weighted fit is the weighted one: 1 - chi^2 / sum w (y - ybar_w)^2.
 */
 #include "models/calibration/cal_fit.h"
+#include "models/device.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,22 +32,11 @@
 
 #define MAXPTS 512
 
-/* The keys of struct dev_profile (models/device.h) that calibration fits. */
-static const char *const profile_keys[] = {
-	"h2d_pinned_bytes_per_s", "d2h_pinned_bytes_per_s",
-	"h2d_pageable_bytes_per_s", "d2h_pageable_bytes_per_s",
-	"pcie_latency_ns", "ts_quantum_ns", "ts_switch_ns", "mps_contention_k",
-	"uvm_bytes_per_s", "hbm_bw_bytes_per_s", "ctx_bytes", NULL
-};
-
+/* A fit is a profile key when the device loader knows it (device.c's
+** field table): one list, so the two cannot drift apart. */
 int cal_key_in_profile(const char *name)
 {
-	size_t i;
-
-	for (i = 0; profile_keys[i] != NULL; i++)
-		if (strcmp(profile_keys[i], name) == 0)
-			return 1;
-	return 0;
+	return dev_key_known(name);
 }
 
 const struct cal_fit *cal_result_find(const struct cal_result *res,
@@ -402,7 +393,10 @@ static void fit_contention(const struct cal_raw *raw, struct cal_result *res,
 		skip(res, name, "fewer than 2 kernel pairs");
 		return;
 	}
-	add_fit(res, name, c1 - 1.0, "ratio", r2_of(y, NULL, n, sumsq), (int)n);
+	/* k < 0 (co-runs faster than the first-order model) is noise around
+	** k near 0, and the profile keys are >= 0: clamp, as for latencies. */
+	add_fit(res, name, c1 > 1.0 ? c1 - 1.0 : 0.0, "ratio",
+		r2_of(y, NULL, n, sumsq), (int)n);
 }
 
 /* ---- time slicing: period(n) = n (q + c) ----------------------------- */

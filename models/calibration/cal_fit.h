@@ -4,10 +4,9 @@
 **
 ** Each fit is a named parameter with its value, unit and coefficient of
 ** determination r^2 (NAN for a direct measurement, which is a median, not a
-** regression).  The names are the keys of models/devices/NAME.ini: those of
-** struct dev_profile (models/device.h) where the profile has the field, new
-** names otherwise (docs/CALIBRATION.md lists both).  The equations are in
-** docs/CALIBRATION.md, "Fits".
+** regression).  The names are keys of models/devices/NAME.ini, every one
+** a field of struct dev_profile (models/device.h; the calibration-only ones
+** are optional there).  The equations are in docs/CALIBRATION.md, "Fits".
 **
 ** Invariants of a result: names are unique; values are finite; a parameter
 ** whose data is absent or unusable is not in fits[] but in skipped[] with
@@ -29,7 +28,7 @@ struct cal_fit {
 	char unit[24];            /* "bytes_per_s", "ns", "fraction", ... */
 	double r2;                /* coefficient of determination; NAN: measured */
 	int npoints;              /* data points (rows) behind the value */
-	int in_profile;           /* 1 if struct dev_profile has this key */
+	int in_profile;           /* 1 if the device loader knows this key */
 };
 
 struct cal_result {
@@ -53,7 +52,7 @@ int cal_fit_all(const struct cal_raw *raw, struct cal_result *res,
 const struct cal_fit *cal_result_find(const struct cal_result *res,
 				      const char *name);
 
-/* 1 if name is a key of struct dev_profile, 0 if it is a new key. */
+/* 1 if name is a key the device loader knows (dev_key_known), else 0. */
 int cal_key_in_profile(const char *name);
 
 /*
@@ -64,9 +63,9 @@ int cal_key_in_profile(const char *name);
 ** (a [device] section is appended if there is none); every other line,
 ** comments included, is kept byte for byte.  When it does not exist, a
 ** file with a [device] section holding only the fits is written and
-** *fragment is set to 1.  all_keys 0 writes only the keys struct
-** dev_profile has (the device loader rejects unknown keys); 1 writes every
-** fit.  The file is written to a temporary file beside it and renamed, so
+** *fragment is set to 1.  all_keys 0 writes only the keys the device
+** loader knows (it rejects unknown keys), which today is every fit; 1
+** writes every fit even so (a guard for a future fit without a key).  The file is written to a temporary file beside it and renamed, so
 ** it is never left half-written.  date and device are copied into each
 ** source text ('@' and line breaks in them are replaced by spaces).
 ** Returns 0, SIM_EIO (with the path and errno text) or SIM_ENOMEM.

@@ -28,9 +28,11 @@ static void usage(FILE *f)
 	      "gets only\n"
 	      "               the fitted keys: a fragment to merge into a full "
 	      "profile\n"
-	      "  --all-keys   also write the keys struct dev_profile does not "
-	      "have yet\n"
-	      "               (the device loader rejects unknown keys)\n"
+	      "               (every fitted key is a device-profile key, so "
+	      "the result loads)\n"
+	      "  --all-keys   accepted for compatibility; no effect (every "
+	      "fitted key is\n"
+	      "               written by default)\n"
 	      "  --date D     the date in each value's source (default: today, "
 	      "UTC)\n\n"
 	      "See docs/CALIBRATION.md.\n", f);
@@ -115,7 +117,8 @@ static int run(int argc, char **argv)
 		const struct cal_fit *f = &res->fits[k];
 
 		printf("fit %s value=%.6g unit=%s r2=%.4f%s\n", f->name, f->value,
-		       f->unit, f->r2, f->in_profile ? "" : "   (new key)");
+		       f->unit, f->r2, f->in_profile ? "" :
+		       "   (not a profile key: not written without --all-keys)");
 	}
 	for (k = 0; k < res->nskipped; k++)
 		fprintf(stderr, "colosim: calibrate: skipped %s\n",
@@ -133,8 +136,7 @@ static int run(int argc, char **argv)
 			       "merge it into a full device profile\n", out);
 		else
 			printf("wrote %s: updated the fitted keys of its [device] "
-			       "section%s\n", out, all_keys ? "" :
-			       " (new keys not written: --all-keys)");
+			       "section\n", out);
 	}
 	rc = res->n > 0 ? 0 : 1;
 	if (rc)

@@ -72,6 +72,31 @@ static void print_profile(const struct dev_profile *d)
 	NUM("ts_switch_ns", "%lld", (long long)d->ts_switch_ns);
 	NUM("mps_contention_k", "%.4g", d->mps_contention_k);
 	NUM("uvm_bytes_per_s", "%.4g", d->uvm_bytes_per_s);
+	/* Optional calibration keys: shown only when measured (non-zero). */
+#define OPT(key, fmt, expr) \
+	do { if (d->key > 0) NUM(#key, fmt, expr); } while (0)
+	OPT(h2d_pinned_latency_ns, "%lld", (long long)d->h2d_pinned_latency_ns);
+	OPT(d2h_pinned_latency_ns, "%lld", (long long)d->d2h_pinned_latency_ns);
+	OPT(h2d_pageable_latency_ns, "%lld",
+	    (long long)d->h2d_pageable_latency_ns);
+	OPT(d2h_pageable_latency_ns, "%lld",
+	    (long long)d->d2h_pageable_latency_ns);
+	OPT(d2d_latency_ns, "%lld", (long long)d->d2d_latency_ns);
+	OPT(d2d_bytes_per_s, "%.4g", d->d2d_bytes_per_s);
+	OPT(hbm_sat_sms, "%.4g", d->hbm_sat_sms);
+	OPT(mps_sat_compute, "%.4g", d->mps_sat_compute);
+	OPT(mps_sat_memory, "%.4g", d->mps_sat_memory);
+	OPT(streams_contention_k, "%.4g", d->streams_contention_k);
+	OPT(uvm_random_bytes_per_s, "%.4g", d->uvm_random_bytes_per_s);
+	OPT(ctx_create_ns, "%lld", (long long)d->ctx_create_ns);
+	OPT(max_alloc_bytes, "%llu", (unsigned long long)d->max_alloc_bytes);
+	OPT(launch_overhead_ns, "%lld", (long long)d->launch_overhead_ns);
+	OPT(kernel_roundtrip_ns, "%lld", (long long)d->kernel_roundtrip_ns);
+	OPT(fp32_fma_flops, "%.4g", d->fp32_fma_flops);
+	OPT(fp16_fma_flops, "%.4g", d->fp16_fma_flops);
+	OPT(gemm_fp16_flops, "%.4g", d->gemm_fp16_flops);
+	OPT(gemm_fp32_flops, "%.4g", d->gemm_fp32_flops);
+#undef OPT
 #undef NUM
 	for (i = 0; i < d->nmig; i++) {
 		const struct dev_mig_profile *m = &d->mig[i];
