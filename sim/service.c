@@ -583,8 +583,9 @@ int svc_set_pooled(struct world *w, int j)
 	int rc;
 
 	sv->pooled = 1;
+	/* queue_pop: the backlog leaves the world's bounded queues */
 	while (sv->backlog.n > 0)
-		if ((rc = route(w, j, fifo_pop(&sv->backlog))) != 0)
+		if ((rc = route(w, j, queue_pop(w, &sv->backlog))) != 0)
 			return rc;
 	return check_later(w, j);
 }
@@ -596,17 +597,37 @@ int svc_is_pooled(const struct world *w, int j)
 	return sv != NULL && sv->pooled;
 }
 
+/* A pool batch of n requests of service j, begun at t0, ended now: its
+** time is the pipe's, a model load included. */
+void svc_pool_batch(struct world *w, int j, int n, sim_time t0)
+{
+	struct svc_win *wn = &w->jobs[j].svc->win;
+	double b = n, ex = sim_time_to_ms(w->sim.now - t0);
+
+	wn->batches++;
+	wn->bsum += b;
+	wn->b2sum += b * b;
+	wn->exec_ms += ex;
+	wn->bexec_ms += b * ex;
+}
+
 /* One pooled request (arrived at t_arr) finished now. */
 int svc_pool_done(struct world *w, int j, sim_time t_arr)
 {
 	struct world_job *job = &w->jobs[j];
 	struct world_service *sv = job->svc;
 	sim_time lat = w->sim.now - t_arr;
+	int rc;
 
 	sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
+	if ((rc = sim_sample_add(&sv->win.lat_ms, sim_time_to_ms(lat))) != 0)
+		return sim_fail(&w->sim, rc, "out of memory");
 	w->req_served++;
+	sv->win.served++;
 	if (lat <= job->tj.slo_ns)
 		w->req_slo_ok++;
+	else
+		sv->win.slo_miss++;
 	sv->pool_out--;
 	return check_later(w, j);
 }
