@@ -78,6 +78,8 @@ struct world_service {
 	struct svc_win win;
 	int pooled;              /* served by the GPU pool (world_load.c) */
 	long pool_out;           /* requests handed to the pool, unfinished */
+	int backlog_uncounted;   /* failed: its backlog (kept, unserved) no
+				    longer counts in w->req_queued */
 };
 
 static int fifo_push(struct req_fifo *f, sim_time t)
@@ -223,8 +225,15 @@ int svc_fail(struct world *w, int j)
 {
 	struct world_service *sv = w->jobs[j].svc;
 
-	if (sv != NULL)
+	if (sv != NULL) {
 		arrivals_end(w, sv);
+		/* a failed service is never served: its backlog must not
+		** hold the world's bound for the rest of the run */
+		if (!sv->backlog_uncounted) {
+			w->req_queued -= sv->backlog.n;
+			sv->backlog_uncounted = 1;
+		}
+	}
 	return 0;
 }
 
@@ -285,7 +294,8 @@ void svc_destroy(struct world *w, int j)
 		trace_arrivals_close(sv->arr);
 	sim_rng_fini(&sv->rng);
 	sim_sample_fini(&sv->win.lat_ms);
-	w->req_queued -= sv->backlog.n;
+	if (!sv->backlog_uncounted)
+		w->req_queued -= sv->backlog.n;
 	free(sv->backlog.t);
 	for (r = 0; r < sv->nrep; r++) {
 		w->req_queued -= sv->rep[r].q.n;

@@ -38,7 +38,8 @@ enum {
 	SCN_SWAP_PLACE0 = 1,   /* swapped job: place with 0 GPUs first */
 	SCN_POOL_BACKLOG = 2,  /* service S pooled at 1 s with a backlog */
 	SCN_POOL_BATCH = 3,    /* service S pooled at once, max batch 1 */
-	SCN_HORIZON = 4        /* swap copy + pool load in flight at stop */
+	SCN_HORIZON = 4,       /* swap copy + pool load in flight at stop */
+	SCN_FAIL_BACKLOG = 5   /* service S failed at 1 s with a backlog */
 };
 
 static int r3_init(struct world *w, void *state, const struct pol_params *p,
@@ -60,6 +61,8 @@ static int r3_init(struct world *w, void *state, const struct pol_params *p,
 		return world_set_timer(w, sim_time_from_s(1), 1, err);
 	case SCN_POOL_BATCH:
 		return world_pool_join(w, 0, err);
+	case SCN_FAIL_BACKLOG:
+		return world_set_timer(w, sim_time_from_s(1), 1, err);
 	case SCN_HORIZON:
 		if ((rc = world_pool_join(w, 1, err)) != 0)
 			return rc;
@@ -118,6 +121,9 @@ static int r3_timer(struct world *w, void *state, uint64_t tag)
 		if (st->scn == SCN_POOL_BACKLOG && job_is(w, j, "S") &&
 		    job->state == JOB_PENDING)
 			return world_pool_serve(w, j, NULL);
+		if (st->scn == SCN_FAIL_BACKLOG && job_is(w, j, "S") &&
+		    job->state == JOB_PENDING)
+			return world_fail_job(w, j, "test");
 		if (st->scn == SCN_HORIZON && job->state == JOB_RUNNING &&
 		    job->tj.kind == TRACE_TRAIN) {
 			int rc = world_swap_out(w, j, NULL);
@@ -252,6 +258,33 @@ static void test_pool_backlog_unqueued(void)
 	r3_fini(&r);
 }
 
+/* The same with S failed at 1 s instead of pooled: its backlog is
+** unserved, and no longer holds the bound (it used to until the run
+** ended, so T's requests were all rejected). */
+static void test_failed_backlog_unqueued(void)
+{
+	struct world_svc_window win;
+	struct sim_err err = { 0, "" };
+	struct r3 r;
+	int t;
+
+	CU_ASSERT_EQUAL_FATAL(r3_run(&r, "r3failq.csv",
+		"S,infer,0,resnet50,8,,3,,,,1,,,,1000,poisson,400,,\n"
+		"T,infer,2,resnet50,8,,4,,,,1,,,,1000,poisson,20,,\n",
+		"1x2:a100-80gb", SCN_FAIL_BACKLOG, 0, 50, 0), 0);
+	t = r3_find(&r, "T");
+	CU_ASSERT_EQUAL_FATAL(world_svc_window(r.w, t, &win, &err), 0);
+	CU_ASSERT(win.arrivals > 40);
+	CU_ASSERT_EQUAL(win.served, win.arrivals);
+	CU_ASSERT_EQUAL(world_job(r.w, r3_find(&r, "S"))->state, JOB_FAILED);
+	/* S's 50 queued requests stay unserved */
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "requests_unserved"),
+			       run_result_get(&r.res, "requests_total") -
+			       run_result_get(&r.res, "requests_served"), 0);
+	CU_ASSERT(run_result_get(&r.res, "requests_unserved") >= 50);
+	r3_fini(&r);
+}
+
 /* A pooled service S (trace batch 8, set to 1 at once) at 400 req/s for
 ** 2 s: its window counts every request served, and the pool's batches are
 ** of one request each (batches == served, batch_sum == served). */
@@ -304,6 +337,8 @@ TEST_REGISTER(review3)
 		  test_swap_place_no_gpus },
 		{ "pooling a backlog frees the queue bound",
 		  test_pool_backlog_unqueued },
+		{ "failing a service frees the queue bound",
+		  test_failed_backlog_unqueued },
 		{ "pooled service window and max batch",
 		  test_pool_window_and_batch },
 		{ "horizon with copies and loads in flight",
