@@ -78,6 +78,8 @@ struct world_service {
 	struct svc_win win;
 	int pooled;              /* served by the GPU pool (world_load.c) */
 	long pool_out;           /* requests handed to the pool, unfinished */
+	int backlog_uncounted;   /* failed: its backlog (kept, unserved) no
+				    longer counts in w->req_queued */
 };
 
 static int fifo_push(struct req_fifo *f, sim_time t)
@@ -223,8 +225,15 @@ int svc_fail(struct world *w, int j)
 {
 	struct world_service *sv = w->jobs[j].svc;
 
-	if (sv != NULL)
+	if (sv != NULL) {
 		arrivals_end(w, sv);
+		/* a failed service is never served: its backlog must not
+		** hold the world's bound for the rest of the run */
+		if (!sv->backlog_uncounted) {
+			w->req_queued -= sv->backlog.n;
+			sv->backlog_uncounted = 1;
+		}
+	}
 	return 0;
 }
 
@@ -285,7 +294,8 @@ void svc_destroy(struct world *w, int j)
 		trace_arrivals_close(sv->arr);
 	sim_rng_fini(&sv->rng);
 	sim_sample_fini(&sv->win.lat_ms);
-	w->req_queued -= sv->backlog.n;
+	if (!sv->backlog_uncounted)
+		w->req_queued -= sv->backlog.n;
 	free(sv->backlog.t);
 	for (r = 0; r < sv->nrep; r++) {
 		w->req_queued -= sv->rep[r].q.n;
@@ -583,8 +593,9 @@ int svc_set_pooled(struct world *w, int j)
 	int rc;
 
 	sv->pooled = 1;
+	/* queue_pop: the backlog leaves the world's bounded queues */
 	while (sv->backlog.n > 0)
-		if ((rc = route(w, j, fifo_pop(&sv->backlog))) != 0)
+		if ((rc = route(w, j, queue_pop(w, &sv->backlog))) != 0)
 			return rc;
 	return check_later(w, j);
 }
@@ -596,17 +607,37 @@ int svc_is_pooled(const struct world *w, int j)
 	return sv != NULL && sv->pooled;
 }
 
+/* A pool batch of n requests of service j, begun at t0, ended now: its
+** time is the pipe's, a model load included. */
+void svc_pool_batch(struct world *w, int j, int n, sim_time t0)
+{
+	struct svc_win *wn = &w->jobs[j].svc->win;
+	double b = n, ex = sim_time_to_ms(w->sim.now - t0);
+
+	wn->batches++;
+	wn->bsum += b;
+	wn->b2sum += b * b;
+	wn->exec_ms += ex;
+	wn->bexec_ms += b * ex;
+}
+
 /* One pooled request (arrived at t_arr) finished now. */
 int svc_pool_done(struct world *w, int j, sim_time t_arr)
 {
 	struct world_job *job = &w->jobs[j];
 	struct world_service *sv = job->svc;
 	sim_time lat = w->sim.now - t_arr;
+	int rc;
 
 	sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
+	if ((rc = sim_sample_add(&sv->win.lat_ms, sim_time_to_ms(lat))) != 0)
+		return sim_fail(&w->sim, rc, "out of memory");
 	w->req_served++;
+	sv->win.served++;
 	if (lat <= job->tj.slo_ns)
 		w->req_slo_ok++;
+	else
+		sv->win.slo_miss++;
 	sv->pool_out--;
 	return check_later(w, j);
 }

@@ -206,7 +206,8 @@ struct world_svc_window {
 	uint64_t slo_miss;                /* completed later than the SLO */
 	double lat_p99_ms, lat_max_ms, lat_mean_ms;   /* of those served */
 	/* batches completed, and the sums a least-squares fit of execution
-	** time on batch size needs: sum b, sum b^2, sum t, sum b t */
+	** time on batch size needs: sum b, sum b^2, sum t, sum b t (a pooled
+	** service's batch time is its pool pipe's, model load included) */
 	uint64_t batches;
 	double batch_sum, batch_sum2, exec_sum_ms, bexec_sum_ms;
 	int max_batch;                    /* the current max batch */

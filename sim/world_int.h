@@ -93,5 +93,6 @@ void world__pool_fini(struct world *w);
 int svc_set_pooled(struct world *w, int j);
 int svc_is_pooled(const struct world *w, int j);
 int svc_pool_done(struct world *w, int j, sim_time t_arr);
+void svc_pool_batch(struct world *w, int j, int n, sim_time t0);
 
 #endif

@@ -224,6 +224,9 @@ void world__pool_fini(struct world *w)
 
 	if (p == NULL)
 		return;
+	/* The net first: link_net_fini walks the flows in flight (a
+	** horizon stop), which live in p->g. */
+	link_net_fini(&p->net);
 	for (g = 0; g < w->ngpus; g++) {
 		struct pool_gpu *pg = &p->g[g];
 		free(pg->cache);
@@ -237,7 +240,6 @@ void world__pool_fini(struct world *w)
 	free(p->ms_link);
 	free(p->node_link);
 	free(p->shards);
-	link_net_fini(&p->net);
 	free(p);
 	w->pool = NULL;
 }
@@ -530,6 +532,7 @@ static int pipe_finish(struct world *w, int g)
 		if ((rc = exec_resize(w, g, NULL)) != 0)
 			return sim_fail(&w->sim, rc, "pool: GPU %d: cannot "
 					"release activations", g);
+		svc_pool_batch(w, pg->task_job, pg->nbatch, pg->busy_since);
 		for (k = 0; k < pg->nbatch; k++) {
 			pg->load--;
 			if ((rc = svc_pool_done(w, pg->batch[k].job,
@@ -627,7 +630,7 @@ static int try_run(struct world *w, int g)
 		return 0;
 	job = &w->jobs[fifo_at(&pg->q, 0)->job];
 	m = job->model;
-	maxb = job->tj.batch > 0 ? job->tj.batch : 1;
+	maxb = svc_max_batch(w, job->idx);   /* world_set_batch's */
 	if (pg->capbatch < maxb) {
 		struct pool_req *b = realloc(pg->batch, (size_t)maxb *
 					     sizeof *b);

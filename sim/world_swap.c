@@ -364,8 +364,10 @@ int world_swap_in(struct world *w, int j, const int *gpus, int n,
 	** world_place judges n and the GPU numbers. */
 	if (gpus == NULL)
 		return sim_err_set(err, SIM_EINVAL, "swap_in: no GPUs");
-	if (n < 1 || n > 0xffff)
-		return world_place(w, j, gpus, n, o, err);
+	/* (not world_place: while the job is swapped it sends us back) */
+	if (n != job->tj.gpus || n < 1 || n > 0xffff)
+		return sim_err_set(err, SIM_EINVAL, "swap_in: job %s needs %d "
+				   "GPUs, got %d", job->tj.id, job->tj.gpus, n);
 	for (k = 0; k < n; k++)
 		if (gpus[k] >= 0 && gpus[k] < w->ngpus &&
 		    (rc = host_links(w, gpus[k], err)) != 0)
