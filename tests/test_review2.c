@@ -44,27 +44,14 @@ static int r2_run_ops(struct r2 *r, const char *name, const char *body,
 	struct sim_err err = { 0, "" };
 	struct pol_param pv[8];
 	struct pol_params pp = { 0, pv };
-	char buf[256], *tok, *save = NULL;
+	char buf[256];
 	const char *path = tw_write(name, body);
 	int rc;
 
 	memset(r, 0, sizeof *r);
 	memset(&cfg, 0, sizeof cfg);
 	run_result_init(&r->res);
-	if (params != NULL) {
-		snprintf(buf, sizeof buf, "%s", params);
-		for (tok = strtok_r(buf, ",", &save); tok != NULL && pp.n < 8;
-		     tok = strtok_r(NULL, ",", &save)) {
-			char *eq = strchr(tok, '=');
-			if (eq == NULL)
-				continue;
-			*eq = '\0';
-			pv[pp.n].key = tok;
-			pv[pp.n].value = eq + 1;
-			pv[pp.n].origin = "test";
-			pp.n++;
-		}
-	}
+	pp.n = tw_params(params, buf, sizeof buf, pv, 8);
 	rc = dev_catalog_load(&r->cat, "models/devices", &err);
 	if (rc == 0)
 		rc = cluster_parse(&r->cl, cluster, &r->cat, "cluster", &err);

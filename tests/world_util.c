@@ -24,6 +24,29 @@ const char *tw_write(const char *name, const char *body)
 	return path;
 }
 
+size_t tw_params(const char *s, char *buf, size_t n, struct pol_param *pv,
+		 size_t max)
+{
+	char *tok, *save = NULL;
+	size_t k = 0;
+
+	if (s == NULL || n == 0)
+		return 0;
+	snprintf(buf, n, "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL && k < max;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		if (eq == NULL)
+			continue;
+		*eq = '\0';
+		pv[k].key = tok;
+		pv[k].value = eq + 1;
+		pv[k].origin = "test";
+		k++;
+	}
+	return k;
+}
+
 int tw_run(const char *trace, const char *policy, const char *cluster,
 	   uint64_t seed, const char *params, struct run_result *res,
 	   struct sim_err *err)
@@ -31,23 +54,10 @@ int tw_run(const char *trace, const char *policy, const char *cluster,
 	struct exp_sim_args a;
 	struct pol_param pv[16];
 	struct pol_params pp = { 0, pv };
-	char buf[512], *tok, *save = NULL;
+	char buf[512];
 
 	memset(&a, 0, sizeof a);
-	if (params != NULL) {
-		snprintf(buf, sizeof buf, "%s", params);
-		for (tok = strtok_r(buf, ",", &save); tok && pp.n < 16;
-		     tok = strtok_r(NULL, ",", &save)) {
-			char *eq = strchr(tok, '=');
-			if (eq == NULL)
-				continue;
-			*eq = '\0';
-			pv[pp.n].key = tok;
-			pv[pp.n].value = eq + 1;
-			pv[pp.n].origin = "test";
-			pp.n++;
-		}
-	}
+	pp.n = tw_params(params, buf, sizeof buf, pv, 16);
 	a.trace = trace;
 	a.cluster = cluster;
 	a.policy = policy;

@@ -18,6 +18,11 @@
 ** path (static buffer, valid until the next call). */
 const char *tw_write(const char *name, const char *body);
 
+/* Splits "k=v,k=v" (NULL: none) in place in buf (size n, copied from s)
+** into up to max entries of pv with origin "test"; returns how many. */
+size_t tw_params(const char *s, char *buf, size_t n, struct pol_param *pv,
+		 size_t max);
+
 /* Runs trace under policy on cluster with seed and params ("k=v,k=v" or
 ** NULL) into res.  Returns 0 or the error code (message in err). */
 int tw_run(const char *trace, const char *policy, const char *cluster,

@@ -31,31 +31,6 @@
 
 #include <sys/stat.h>
 
-#define ITER 8192
-
-__global__ static void k_fma(float *out, float x, float y)
-{
-	float a[8];
-	for (int j = 0; j < 8; j++)
-		a[j] = (float)(threadIdx.x % 5 + j);
-	for (int i = 0; i < ITER; i++)
-#pragma unroll
-		for (int j = 0; j < 8; j++)
-			a[j] = fmaf(a[j], x, y);
-	float s = 0;
-	for (int j = 0; j < 8; j++)
-		s += a[j];
-	out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = s;
-}
-
-__global__ static void k_triad(const float *a, const float *b, float *c,
-			       size_t n, int reps)
-{
-	for (int r = 0; r < reps; r++)
-		for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-		     i < n; i += (size_t)gridDim.x * blockDim.x)
-			c[i] = a[i] + 3 * b[i];
-}
 
 struct kern {
 	const char *name;
@@ -75,9 +50,9 @@ struct catalogue {
 static void launch(const kern &k, cudaStream_t s)
 {
 	if (k.a == nullptr)
-		k_fma<<<k.grid, k.block, 0, s>>>(k.out, 1.0f, 0.0f);
+		mb_fma8<8192><<<k.grid, k.block, 0, s>>>(k.out, 1.0f, 0.0f);
 	else
-		k_triad<<<k.grid, k.block, 0, s>>>(k.a, k.b, k.c, k.n, k.reps);
+		mb_triad<<<k.grid, k.block, 0, s>>>(k.a, k.b, k.c, k.n, k.reps);
 }
 
 static catalogue make_catalogue(int dev)
@@ -87,10 +62,10 @@ static catalogue make_catalogue(int dev)
 	CK(cudaGetDeviceProperties(&p, dev));
 	c.sms = p.multiProcessorCount;
 	int fma_per_sm = 0, triad_per_sm = 0;
-	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fma_per_sm, k_fma,
+	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fma_per_sm, mb_fma8<8192>,
 							 256, 0));
 	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&triad_per_sm,
-							 k_triad, 256, 0));
+							 mb_triad, 256, 0));
 	size_t nmem = ((size_t)256 << 20) / 4;
 	size_t nl2 = std::max<size_t>(1024, (size_t)p.l2CacheSize / 8 / 3 / 4);
 	kern ks[4] = {

@@ -323,6 +323,35 @@ struct mb_env_logger {
 // ---- device helpers ---------------------------------------------------
 
 // Fills x[i] with small integers from i (exact in float and in double sums).
+// A compute-bound kernel: ITERS steps of 8 independent FMA chains per
+// thread.  With x = 1, y = 0 each chain keeps its start value, so thread t
+// writes 8 (t % 5) + 28: the checksum the callers compare against.
+template <int ITERS>
+__global__ static void mb_fma8(float *out, float x, float y)
+{
+	float a[8];
+	for (int j = 0; j < 8; j++)
+		a[j] = (float)(threadIdx.x % 5 + j);
+	for (int i = 0; i < ITERS; i++)
+#pragma unroll
+		for (int j = 0; j < 8; j++)
+			a[j] = fmaf(a[j], x, y);
+	float s = 0;
+	for (int j = 0; j < 8; j++)
+		s += a[j];
+	out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = s;
+}
+
+// A memory-bound kernel: reps passes of the STREAM triad c = a + 3 b.
+__global__ static void mb_triad(const float *a, const float *b, float *c,
+				size_t n, int reps)
+{
+	for (int r = 0; r < reps; r++)
+		for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+		     i < n; i += (size_t)gridDim.x * blockDim.x)
+			c[i] = a[i] + 3 * b[i];
+}
+
 __global__ static void mb_fill(float *x, size_t n, unsigned mul)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;

@@ -12,30 +12,6 @@
 // at run time); the triad output is summed and compared with the host.
 #include "mb_common.cuh"
 
-#define ITER 4096
-
-__global__ static void k_fma(float *out, float x, float y)
-{
-	float a[8];
-	for (int j = 0; j < 8; j++)
-		a[j] = (float)(threadIdx.x % 5 + j);
-	for (int i = 0; i < ITER; i++)
-#pragma unroll
-		for (int j = 0; j < 8; j++)
-			a[j] = fmaf(a[j], x, y);
-	float s = 0;
-	for (int j = 0; j < 8; j++)
-		s += a[j];
-	out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = s;
-}
-
-__global__ static void k_triad(const float *a, const float *b, float *c,
-			       size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		c[i] = a[i] + 3 * b[i];
-}
 
 int main(int argc, char **argv)
 {
@@ -48,12 +24,12 @@ int main(int argc, char **argv)
 	mb_device(o);
 	mb_env_logger env(o, "mps_sweep");
 	int sms = mb_sms(o.dev), per_sm = 0;
-	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_fma, 256,
+	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mb_fma8<4096>, 256,
 							 0));
 	int grid = sms * std::max(1, per_sm) * 8;
 	float *out;
 	CK(cudaMalloc(&out, (size_t)grid * 256 * sizeof(float)));
-	auto fma = [&] { k_fma<<<grid, 256>>>(out, 1.0f, 0.0f); };
+	auto fma = [&] { mb_fma8<4096><<<grid, 256>>>(out, 1.0f, 0.0f); };
 	fma();
 	CKLAUNCH();
 	std::vector<double> t;
@@ -74,7 +50,7 @@ int main(int argc, char **argv)
 	CK(cudaMalloc(&c, n * 4));
 	mb_fill<<<sms * 4, 256>>>(a, n, 1);
 	mb_fill<<<sms * 4, 256>>>(b, n, 2);
-	auto triad = [&] { k_triad<<<grid, 256>>>(a, b, c, n); };
+	auto triad = [&] { mb_triad<<<grid, 256>>>(a, b, c, n, 1); };
 	triad();
 	CKLAUNCH();
 	t.clear();
