@@ -43,16 +43,16 @@ CFLAGS   := -std=c11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += $(SANFLAGS)
 
 # Every .c in the library folders goes into libcolosim.a; the command line
-# (sim/cli/, the only code that prints and exits) links on top of it.  New
+# (experiments/cli/, the only code that prints and exits) links on top of it.  New
 # files need no Makefile edit.
-LIB_DIRS := sim models models/zoo models/calibration traces policies experiments plots
+LIB_DIRS := sim sim/world models models/zoo models/calibration traces policies experiments plots
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libcolosim.a
 BIN      := $(BUILD)/colosim
-CLI_SRC  := $(sort $(wildcard sim/cli/*.c))
+CLI_SRC  := $(sort $(wildcard experiments/cli/*.c))
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
-CMD_NAMES := $(patsubst sim/cli/cmd_%.c,%,$(filter sim/cli/cmd_%.c,$(CLI_SRC)))
+CMD_NAMES := $(patsubst experiments/cli/cmd_%.c,%,$(filter experiments/cli/cmd_%.c,$(CLI_SRC)))
 CMDS_INC := $(BUILD)/cli/cmds.inc
 
 # Test suites: tests/test_NAME.c defines `int test_NAME_add(void)`; the list
@@ -89,8 +89,8 @@ $(CMDS_INC): $(CLI_SRC) Makefile
 	@printf '%s\n' $(foreach n,$(CMD_NAMES),"CMD($(n))") > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
-$(BUILD)/sim/cli/main.o: $(CMDS_INC)
-$(BUILD)/sim/cli/main.o: CPPFLAGS += -I$(BUILD)/cli
+$(BUILD)/experiments/cli/main.o: $(CMDS_INC)
+$(BUILD)/experiments/cli/main.o: CPPFLAGS += -I$(BUILD)/cli
 
 $(SUITES_INC): $(TEST_SRC) Makefile
 	@mkdir -p $(@D)
@@ -110,6 +110,7 @@ check test: deps-quiet
 
 # The suite without the dependency step (.ci/deps prints one line).
 check-only: $(TEST_BIN) $(BIN)
+	sh tests/layering/check.sh
 	COLOSIM_BIN=$(BIN) ./$(TEST_BIN)
 
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)

@@ -606,7 +606,7 @@ static int on_cluster(struct parse_ctx *c, const char *k, const char *v)
 		return 1;
 	}
 	if (strcmp(k, "preempt_cost") == 0) {
-		/* WORLD_PREEMPT_FREE / _SWAP (sim/world.h) */
+		/* WORLD_PREEMPT_FREE / _SWAP (sim/world/world.h) */
 		if (strcmp(v, "free") == 0)
 			cfg->copts.preempt_cost = 0;
 		else if (strcmp(v, "swap") == 0)

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "experiments/result.h"
+#include "sim/world/result.h"
 #include "models/fracnode.h"
 #include "sim/err.h"
 

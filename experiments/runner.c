@@ -27,7 +27,7 @@
 
 #include "models/device.h"
 #include "policies/policy.h"
-#include "sim/cluster.h"
+#include "models/cluster.h"
 #include "traces/trace.h"
 
 #define WIRE_MAGIC 0x636f6c72u

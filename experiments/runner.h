@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "experiments/config.h"
-#include "experiments/result.h"
+#include "sim/world/result.h"
 #include "experiments/store.h"
 #include "sim/err.h"
 

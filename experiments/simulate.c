@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "models/device.h"
-#include "sim/cluster.h"
+#include "models/cluster.h"
 #include "experiments/runner.h"
-#include "sim/world.h"
+#include "sim/world/world.h"
 #include "traces/gen.h"
 
 int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,

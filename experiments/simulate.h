@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "experiments/result.h"
+#include "sim/world/result.h"
 #include "policies/policy.h"
 #include "sim/err.h"
 #include "sim/time.h"

@@ -23,7 +23,7 @@
 #include <sqlite3.h>
 
 #include "experiments/config.h"
-#include "experiments/result.h"
+#include "sim/world/result.h"
 #include "sim/err.h"
 
 #define STORE_SCHEMA_VERSION 1

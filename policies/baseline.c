@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "policies/policy.h"
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 enum { ORD_FIFO, ORD_SJF, ORD_SRTF };
 enum { PL_FIRST, PL_BEST, PL_SPREAD };

@@ -29,7 +29,7 @@
 
 #include "models/workload.h"
 #include "policies/policy.h"
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 struct colti {
 	enum gpu_mode mode;

@@ -2,7 +2,7 @@
 ** distmind.c: DistMind (Jin et al., "DistMind: Efficient Resource
 ** Disaggregation for Deep Learning Workloads", IEEE/ACM ToN 2024) and the
 ** two baselines of its comparison.  docs/POLICIES.md and docs/MODEL.md,
-** "DistMind", describe them; sim/world_load.c holds the pools.
+** "DistMind", describe them; sim/world/world_load.c holds the pools.
 **
 **   distmind       every service is served by the GPU pool; models stream
 **                  in by the three-stage pipeline; requests are routed
@@ -33,7 +33,7 @@
 
 #include "policies/distmind.h"
 #include "policies/policy.h"
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 enum dm_kind { DM_DISTMIND, DM_RAY, DM_MPS };
 

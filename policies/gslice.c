@@ -51,7 +51,7 @@
 
 #include "models/workload.h"
 #include "policies/policy.h"
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 #define TAG_TUNE   0ULL
 #define TAG_SWITCH (1ULL << 63)

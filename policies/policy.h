@@ -13,7 +13,7 @@
 **
 ** The engine allocates szState bytes of zeroed private state per run and
 ** passes it to every hook.  Hooks read the world through the read-only view
-** in sim/world.h and change it only through the world_* action calls, which
+** in sim/world/world.h and change it only through the world_* action calls, which
 ** validate every request and return a SIM_E* error instead of corrupting
 ** state.  A hook returns 0, or a negative SIM_E* code that stops the run
 ** (after filling err / calling world_fail), for broken invariants only: a

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 
 #include "policies/policy.h"
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 struct tmpl_state {
 	double headroom;        /* fraction of each GPU kept free */

@@ -12,8 +12,8 @@
 
 #include "experiments/simulate.h"
 #include "models/device.h"
-#include "sim/cluster.h"
-#include "sim/world_int.h"
+#include "models/cluster.h"
+#include "sim/world/world_int.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 

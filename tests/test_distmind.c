@@ -1,5 +1,5 @@
 /*
-** test_distmind.c: DistMind's pools and policies (sim/world_load.c,
+** test_distmind.c: DistMind's pools and policies (sim/world/world_load.c,
 ** policies/distmind.c): the pipelined load of ResNet-152 over 100 Gb/s
 ** RDMA and a V100's PCIe 3 against the whole-model load, both equal to the
 ** flow-shop recurrence computed here by hand from the zoo's layer groups;
@@ -16,8 +16,8 @@
 #include "models/link.h"
 #include "models/workload.h"
 #include "policies/distmind.h"
-#include "sim/cluster.h"
-#include "sim/world.h"
+#include "models/cluster.h"
+#include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 

@@ -12,7 +12,7 @@
 #include "models/device.h"
 #include "models/workload.h"
 #include "policies/gslice.h"
-#include "sim/world.h"
+#include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 

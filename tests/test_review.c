@@ -1,6 +1,6 @@
 /*
 ** test_review.c: regression tests for bugs found in the review of the world
-** (sim/world*.c, sim/service.c): each case failed before its fix.
+** (sim/world/*.c, sim/world/service.c): each case failed before its fix.
 **
 **  - an open service (no duration_s, Poisson arrivals) never ended, so a
 **    replay without --horizon never returned;
@@ -18,8 +18,8 @@
 #include "models/device.h"
 #include "experiments/simulate.h"
 #include "policies/policy.h"
-#include "sim/cluster.h"
-#include "sim/world.h"
+#include "models/cluster.h"
+#include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 

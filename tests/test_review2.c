@@ -21,8 +21,8 @@
 #include "models/workload.h"
 #include "models/zoo.h"
 #include "policies/policy.h"
-#include "sim/cluster.h"
-#include "sim/world.h"
+#include "models/cluster.h"
+#include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 

@@ -23,8 +23,8 @@
 
 #include "models/device.h"
 #include "policies/policy.h"
-#include "sim/cluster.h"
-#include "sim/world.h"
+#include "models/cluster.h"
+#include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 

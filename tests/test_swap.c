@@ -1,5 +1,5 @@
 /*
-** test_swap.c: swapping (sim/world_swap.c) on hand-computed cases: the
+** test_swap.c: swapping (sim/world/world_swap.c) on hand-computed cases: the
 ** cost of a swap out and in on a V100-16GB (bytes / the profile's pinned
 ** PCIe rates + latency), memory held while a copy is in flight and freed
 ** after, refusals that leave the world unchanged, two copies sharing one
@@ -16,8 +16,8 @@
 
 #include "models/device.h"
 #include "models/link.h"
-#include "sim/cluster.h"
-#include "sim/world_int.h"
+#include "models/cluster.h"
+#include "sim/world/world_int.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 

@@ -5,9 +5,9 @@
 #ifndef COLOSIM_TESTS_WORLD_UTIL_H
 #define COLOSIM_TESTS_WORLD_UTIL_H
 
-#include "experiments/result.h"
+#include "sim/world/result.h"
 #include "policies/policy.h"
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 #define TW_HEADER "# colosim-trace v1\n" \
 	"id,kind,submit_s,model,batch,iterations,duration_s,iter_ms," \

@@ -1,7 +1,7 @@
 /*
 ** cli.c: helpers shared by the subcommands (see cli.h).
 */
-#include "sim/cli/cli.h"
+#include "experiments/cli/cli.h"
 
 #include <errno.h>
 #include <math.h>

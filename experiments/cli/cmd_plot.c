@@ -8,7 +8,7 @@
 
 #include "experiments/store.h"
 #include "plots/plot.h"
-#include "sim/cli/cli.h"
+#include "experiments/cli/cli.h"
 
 static void help(FILE *f)
 {

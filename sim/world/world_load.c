@@ -38,8 +38,8 @@
 #include "models/link.h"
 #include "models/workload.h"
 #include "sim/rng.h"
-#include "sim/service.h"
-#include "sim/world_int.h"
+#include "sim/world/service.h"
+#include "sim/world/world_int.h"
 
 #define POOL_SHARDS_MAX 4             /* DistMind's distribution threshold */
 #define POOL_SLOT_PCIE POOL_SHARDS_MAX

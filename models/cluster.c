@@ -1,7 +1,7 @@
 /*
 ** cluster.c: cluster specs (see cluster.h).
 */
-#include "sim/cluster.h"
+#include "models/cluster.h"
 
 #include <errno.h>
 #include <stdlib.h>

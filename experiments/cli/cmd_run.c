@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "experiments/runner.h"
-#include "sim/cli/cli.h"
+#include "experiments/cli/cli.h"
 
 static volatile sig_atomic_t stop_flag;
 

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "models/calibration/cal_fit.h"
-#include "sim/cli/cli.h"
+#include "experiments/cli/cli.h"
 
 static void usage(FILE *f)
 {

@@ -13,8 +13,8 @@
 
 #include "models/device.h"
 #include "policies/policy.h"
-#include "sim/cli/cli.h"
-#include "sim/cli/list_models.h"
+#include "experiments/cli/cli.h"
+#include "experiments/cli/list_models.h"
 
 struct list_topic {
 	const char *zName;

@@ -1,8 +1,8 @@
 /*
-** cli.h: shared pieces of the colosim command line (sim/cli/).
+** cli.h: shared pieces of the colosim command line (experiments/cli/).
 **
 ** The command line is the only layer that prints and exits.  Each
-** subcommand lives in sim/cli/cmd_NAME.c and defines
+** subcommand lives in experiments/cli/cmd_NAME.c and defines
 **
 **     const struct cli_cmd cli_cmd_NAME = { "NAME", "one-line summary", fn };
 **

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "experiments/openb.h"
-#include "sim/cli/cli.h"
+#include "experiments/cli/cli.h"
 
 #define TRACE_DIR "../shared/traces/alibaba-gpu-v2023/"
 

@@ -1,7 +1,7 @@
 /*
 ** result.c: the in-memory result of one run (see result.h).
 */
-#include "experiments/result.h"
+#include "sim/world/result.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 ** Lifecycle of a job: PENDING (arrived, waiting) -> RUNNING (tenants on its
 ** GPUs) -> DONE; RUNNING -> PREEMPTED (back in the queue, progress kept) ->
 ** RUNNING ...; PENDING -> FAILED when a policy declares it can never run.
-** Swapping (sim/world_swap.c): RUNNING -> SWAPPING_OUT (D2H copy in flight,
+** Swapping (sim/world/world_swap.c): RUNNING -> SWAPPING_OUT (D2H copy in flight,
 ** memory held, no progress) -> PREEMPTED with `swapped` set (back in the
 ** queue, progress kept, state in host memory) -> SWAPPING_IN (placed,
 ** memory held, H2D copy in flight, no progress) -> RUNNING.
@@ -25,11 +25,11 @@
 
 #include <stdint.h>
 
-#include "experiments/result.h"
+#include "sim/world/result.h"
 #include "models/gpu.h"
 #include "models/zoo.h"
 #include "policies/policy.h"
-#include "sim/cluster.h"
+#include "models/cluster.h"
 #include "sim/sim.h"
 #include "sim/stats.h"
 #include "traces/trace.h"
@@ -75,7 +75,7 @@ struct world_job {
 	uint64_t mem_bytes_[4];
 	int fits_empty_;                  /* world_job_fits_empty: 0 unknown,
 					     1 yes, 2 no (the cluster is fixed) */
-	/* swapping (sim/world_swap.c) */
+	/* swapping (sim/world/world_swap.c) */
 	int swapped;                      /* PREEMPTED with its state in host
 					     memory: placing it pays the H2D
 					     copy (world_swap_in) */
@@ -97,7 +97,7 @@ struct world_config {
 	** that finds this many queued is rejected (counted, never served).
 	** 0: WORLD_MAX_QUEUED_DEFAULT.  Bounds memory whatever the load. */
 	uint64_t max_queued_requests;
-	/* the memory pool (sim/world_load.c): 0 servers means one per node,
+	/* the memory pool (sim/world/world_load.c): 0 servers means one per node,
 	** 0 bandwidth means nic_bytes_per_s */
 	int memory_servers;
 	double memory_server_nic_bytes_per_s;
@@ -196,7 +196,7 @@ int world_set_timer(struct world *w, sim_time dt, uint64_t tag,
 /* Declares a pending job impossible: FAILED, with a reason for reports. */
 int world_fail_job(struct world *w, int j, const char *reason);
 
-/* ---- service control and measurement (sim/world_svc.c) ---------------- */
+/* ---- service control and measurement (sim/world/world_svc.c) ---------------- */
 
 /* What service j did since its window was last reset (or it arrived). */
 struct world_svc_window {
@@ -239,7 +239,7 @@ int world_set_mem(struct world *w, int j, uint64_t mem_bytes,
 ** policy-specific counters (reallocations, switch costs).  0 or
 ** SIM_EINVAL / SIM_ENOMEM. */
 int world_add_metric(struct world *w, const char *name, double value);
-/* ---- the GPU pool and the memory pool (sim/world_load.c) ---------------
+/* ---- the GPU pool and the memory pool (sim/world/world_load.c) ---------------
 ** DistMind-style disaggregation (docs/MODEL.md, "DistMind").  Models live
 ** on memory servers, each sharded over min(servers, 4) of them; a GPU that
 ** joins the pool runs one inference executor that holds a cache of
@@ -297,7 +297,7 @@ int world_load_model(struct world *w, int g, const struct zoo_model *m,
 int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 		      struct sim_err *err);
 
-/* ---- swapping (sim/world_swap.c; docs/MODEL.md, "Swapping") ---------- */
+/* ---- swapping (sim/world/world_swap.c; docs/MODEL.md, "Swapping") ---------- */
 
 /* Starts swapping running training job j out: it stops computing at once
 ** (progress kept), and each of its GPUs copies the job's state (its

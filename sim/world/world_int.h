@@ -1,13 +1,13 @@
 /*
-** world_int.h: the world's private state, shared by sim/world.c (events and
-** life cycle), sim/world_act.c (the view and the policy actions),
-** sim/service.c (inference services) and sim/world_res.c (metrics).
+** world_int.h: the world's private state, shared by sim/world/world.c (events and
+** life cycle), sim/world/world_act.c (the view and the policy actions),
+** sim/world/service.c (inference services) and sim/world/world_res.c (metrics).
 ** Nothing outside sim/ includes it.
 */
 #ifndef COLOSIM_SIM_WORLD_INT_H
 #define COLOSIM_SIM_WORLD_INT_H
 
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 /* Downsampled utilisation series: row k holds the cluster HBM and SM
 ** fractions, then (per_gpu) each GPU's pair. */
@@ -41,7 +41,7 @@ struct world {
 	int sched_pending;
 	int live_jobs;                /* arrived, not done or failed */
 	int open_svcs;                /* services whose arrivals are open
-					 (sim/service.c, svc_close_open) */
+					 (sim/world/service.c, svc_close_open) */
 	double nic_bytes_per_s;       /* inter-node bandwidth per GPU */
 	struct sim_sample jct_s, queue_s, slowdown, lat_ms;
 	uint64_t req_total, req_served, req_slo_ok;
@@ -54,7 +54,7 @@ struct world {
 	struct world_pool *pool;      /* NULL until first used */
 	struct world_metric *xmetrics; /* world_add_metric, in first-use order */
 	int nxmetrics, capxmetrics;
-	/* swapping (sim/world_swap.c) */
+	/* swapping (sim/world/world_swap.c) */
 	int preempt_cost;             /* WORLD_PREEMPT_* */
 	struct world_swapper *swapper; /* host links of swap copies; NULL
 					  until the first swap */
@@ -77,7 +77,7 @@ double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
 			     int n);
-/* sim/world_swap.c: swap running job j out (as_preempt: world_preempt
+/* sim/world/world_swap.c: swap running job j out (as_preempt: world_preempt
 ** with preempt_cost swap: counts a preemption and appends j to the queue);
 ** free the swapper and every copy in flight (world_destroy). */
 int world__swap_out(struct world *w, int j, int as_preempt,

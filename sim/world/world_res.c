@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/service.h"
-#include "sim/world_int.h"
+#include "sim/world/service.h"
+#include "sim/world/world_int.h"
 
 /* NaN (the metric does not apply) when there is no sample: 0 would read as
 ** the best possible latency or JCT for a run that served nothing. */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/cli/cli.h"
+#include "experiments/cli/cli.h"
 #include "traces/gen.h"
 
 static void usage(FILE *f)

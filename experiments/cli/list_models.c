@@ -1,7 +1,7 @@
 /*
 ** list_models.c: prints the model zoo as a table (list_models.h).
 */
-#include "sim/cli/list_models.h"
+#include "experiments/cli/list_models.h"
 
 #include "models/zoo.h"
 

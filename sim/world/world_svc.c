@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/service.h"
-#include "sim/world_int.h"
+#include "sim/world/service.h"
+#include "sim/world/world_int.h"
 
 static int svc_check(const struct world *w, int j, const char *what,
 		     struct sim_err *err)

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "models/workload.h"
-#include "sim/service.h"
-#include "sim/world_int.h"
+#include "sim/world/service.h"
+#include "sim/world/world_int.h"
 
 sim_time world_now(const struct world *w) { return w->sim.now; }
 int world_njobs(const struct world *w) { return w->njobs; }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli/cli.h"
+#include "experiments/cli/cli.h"
 #include "traces/import.h"
 
 #define IMPORT_INPUTS_MAX 64

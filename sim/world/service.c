@@ -26,14 +26,14 @@
 ** requests_total, requests_unserved and requests_rejected, never served.
 ** A queue that empties gives its large buffer back.
 */
-#include "sim/service.h"
+#include "sim/world/service.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
 
 #include "models/workload.h"
-#include "sim/world_int.h"
+#include "sim/world/world_int.h"
 
 struct req_fifo {
 	sim_time *t;

@@ -27,7 +27,7 @@
 
 #include "models/link.h"
 #include "models/workload.h"
-#include "sim/world_int.h"
+#include "sim/world/world_int.h"
 
 struct swap_flow {
 	struct link_flow f;           /* first: the net's list points here */

@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "experiments/simulate.h"
-#include "sim/cli/cli.h"
-#include "sim/world.h"
+#include "experiments/cli/cli.h"
+#include "sim/world/world.h"
 
 #define MAX_PARAMS 64
 

@@ -22,7 +22,7 @@
 ** The run stops when the trace is exhausted and every job has ended, at the
 ** horizon, or at the event budget.
 */
-#include "sim/world.h"
+#include "sim/world/world.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "models/workload.h"
-#include "sim/service.h"
-#include "sim/world_int.h"
+#include "sim/world/service.h"
+#include "sim/world/world_int.h"
 
 const char *job_state_name(enum job_state s)
 {

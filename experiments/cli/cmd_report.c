@@ -9,7 +9,7 @@
 
 #include "experiments/report.h"
 #include "experiments/store.h"
-#include "sim/cli/cli.h"
+#include "experiments/cli/cli.h"
 
 static void help(FILE *f)
 {
