@@ -150,9 +150,11 @@ static int sw_schedule(struct world *w, void *state)
 }
 
 static const struct pol_ops switcher_ops = {
-	POL_IFACE_VERSION, "test-switcher", "switches mode at run time",
-	sizeof(struct switcher), NULL, NULL, NULL, NULL, NULL, NULL,
-	sw_schedule
+	.iVersion = 1,                /* reads sim/world/world.h directly */
+	.zName = "test-switcher",
+	.zDesc = "switches mode at run time",
+	.szState = sizeof(struct switcher),
+	.xSchedule = sw_schedule
 };
 
 static void test_mode_switch_keeps_history(void)

@@ -138,8 +138,13 @@ static int r3_timer(struct world *w, void *state, uint64_t tag)
 }
 
 static const struct pol_ops r3_ops = {
-	POL_IFACE_VERSION, "r3", "review-3 probe", sizeof(struct r3pol),
-	r3_init, NULL, NULL, NULL, NULL, r3_timer, r3_schedule
+	.iVersion = 1,                /* hand-read parameters, world.h */
+	.zName = "r3",
+	.zDesc = "review-3 probe",
+	.szState = sizeof(struct r3pol),
+	.xInit = r3_init,
+	.xOnTimer = r3_timer,
+	.xSchedule = r3_schedule
 };
 
 struct r3 {

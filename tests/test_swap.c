@@ -198,8 +198,13 @@ static int probe_timer(struct world *w, void *state, uint64_t tag)
 }
 
 static const struct pol_ops probe_ops = {
-	POL_IFACE_VERSION, "swapprobe", "test probe", sizeof(struct probe),
-	probe_init, NULL, NULL, NULL, NULL, probe_timer, probe_schedule
+	.iVersion = 1,                /* hand-read parameters, world.h */
+	.zName = "swapprobe",
+	.zDesc = "test probe",
+	.szState = sizeof(struct probe),
+	.xInit = probe_init,
+	.xOnTimer = probe_timer,
+	.xSchedule = probe_schedule
 };
 
 /* ---- hand-computed cases ------------------------------------------------- */
