@@ -71,8 +71,8 @@ static const struct pol_param_def ray_params[] = {
 	POL_PARAM_INT("max_load", struct dm, max_load, 1, DM_MAX_GPUS, "4",
 		      "no GPU takes a request at this load: it queues"),
 	POL_PARAM_INT("train_gpus", struct dm, train_gpus, 0, DM_MAX_GPUS,
-		      "0", "the last GPUs, run training statically (at most "
-		      "the cluster's GPUs)"),
+		      "0", "GPUs (the last ones) that run training, "
+		      "statically (at most the cluster's GPUs)"),
 	POL_PARAM_END
 };
 

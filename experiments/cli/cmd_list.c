@@ -7,6 +7,8 @@
 **   colosim list devices [--dir DIR] [NAME]
 **       the device profiles: one line each, or every key of NAME with its
 **       value and source.
+**   colosim list policies [NAME]
+**       the policies: one line each, or NAME's parameter table.
 */
 #include <stdio.h>
 #include <string.h>
@@ -187,19 +189,60 @@ static int list_models(int argc, char **argv)
 	return cli_list_models(stdout);
 }
 
+/* One policy's parameter table: key, type, range, default, help (the
+** columns of its table in docs/POLICIES.md). */
+static void print_policy(const struct pol_ops *o)
+{
+	const struct pol_param_def *d;
+	char range[256];
+
+	printf("%s: %s\n", o->zName, o->zDesc);
+	if (o->iVersion < 2) {
+		printf("(interface version %d: parameters are read by its "
+		       "xInit, not declared)\n", o->iVersion);
+		return;
+	}
+	if (o->aParam == NULL || o->aParam[0].zKey == NULL) {
+		printf("no parameters\n");
+		return;
+	}
+	printf("\n  %-20s %-8s %-34s %-12s %s\n", "key", "type", "range",
+	       "default", "help");
+	for (d = o->aParam; d->zKey != NULL; d++) {
+		pol_param_range(d, range, sizeof range);
+		printf("  %-20s %-8s %-34s %-12s %s\n", d->zKey,
+		       pol_ptype_name(d->eType), range,
+		       d->zDefault ? d->zDefault : "(none)", d->zHelp);
+	}
+}
+
 static int list_policies(int argc, char **argv)
 {
 	size_t i;
 
-	if (argc > 1) {
+	if (argc > 2)
+		return cli_usage_error("list policies: unexpected '%s'",
+				       argv[2]);
+	if (argc == 2) {
+		const struct pol_ops *o = pol_find(argv[1]);
+		char known[512];
 		if (strcmp(argv[1], "--help") == 0) {
-			printf("usage: colosim list policies\n\nThe policy "
-			       "registry (policies/registry.c); parameters: "
-			       "docs/POLICIES.md.\n");
+			printf("usage: colosim list policies [NAME]\n\nThe "
+			       "policy registry (policies/registry.c); with "
+			       "NAME, that policy's\nparameters: key, type, "
+			       "range, default, help (docs/POLICIES.md).\n");
 			return 0;
 		}
-		return cli_usage_error("list policies: unexpected '%s'",
-				       argv[1]);
+		if (o == NULL && strcmp(argv[1], pol_template.zName) == 0)
+			o = &pol_template;       /* not registered */
+		if (o == NULL) {
+			pol_names(known, sizeof known);
+			return cli_usage_error("list policies: unknown policy "
+					       "'%s' (known: %s, %s)", argv[1],
+					       known, pol_template.zName);
+		}
+		print_policy(o);
+		return 0;
 	}
 	printf("%-12s %s\n", "policy", "description");
 	for (i = 0; pol_registry[i] != NULL; i++)

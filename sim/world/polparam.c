@@ -72,7 +72,7 @@ static int parse_double(const char *text, double lo, double hi, double *out,
 	v = strtod(text, &end);
 	if (end == text || *end != '\0' || errno || !isfinite(v) || v < lo ||
 	    v > hi) {
-		snprintf(expect, n, "a number in [%g, %g]", lo, hi);
+		snprintf(expect, n, "a number in [%.10g, %.10g]", lo, hi);
 		return 0;
 	}
 	*out = v;
@@ -308,7 +308,7 @@ void pol_param_range(const struct pol_param_def *d, char *buf, size_t n)
 	buf[0] = '\0';
 	switch (d->eType) {
 	case POL_PDOUBLE:
-		snprintf(buf, n, "[%g, %g]", d->lo, d->hi);
+		snprintf(buf, n, "[%.10g, %.10g]", d->lo, d->hi);
 		return;
 	case POL_PINT:
 		snprintf(buf, n, "[%ld, %ld]", lo_of(d), hi_of(d));
