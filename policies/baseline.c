@@ -197,11 +197,12 @@ static void base_fini(struct world *w, void *state)
 }
 
 /* The job's sort key under the configured order. */
-static double job_key(struct world *w, const struct base *b, int j)
+static double job_key(struct world *w, const struct base *b,
+		      const struct pol_job_info *job)
 {
 	if (b->order == ORD_FIFO)
-		return (double)pol_job(w, j).submit_ns;
-	return pol_job_remaining_ns(w, j, 0);
+		return (double)job->submit_ns;
+	return pol_job_remaining_ns(w, job->job, 0);
 }
 
 /* Fills b->jobs with the pending jobs in pass order; returns how many. */
@@ -220,8 +221,9 @@ static int pass_order(struct world *w, struct base *b)
 		return -1;
 	for (k = 0; k < n; k++) {         /* insertion sort: stable */
 		int j = pol_pending_at(w, k);
-		double key = job_key(w, b, j);
-		int pr = pol_job(w, j).priority;
+		struct pol_job_info job = pol_job(w, j);
+		double key = job_key(w, b, &job);
+		int pr = job.priority;
 		for (i = k; i > 0 && (b->on_full == FULL_SWAP &&
 				      b->prio[i - 1] != pr ?
 				      b->prio[i - 1] < pr :
@@ -304,7 +306,7 @@ static int choose(struct world *w, struct base *b, int j)
 		if (ls < 0)
 			continue;
 		if (b->placement == PL_SPREAD)   /* fewest tenants, most free */
-			lo = (double)pol_gpu(w, g).ntenants * 1e18 - lo;
+			lo = (double)pol_gpu_ntenants(w, g) * 1e18 - lo;
 		for (k = got; k > 0 && bestv[k - 1] > lo; k--) {
 			if (k < need) {
 				bestv[k] = bestv[k - 1];
@@ -369,7 +371,7 @@ static int what_if_swapping(struct world *w, struct base *b, int sign)
 	int k, n = 0;
 
 	for (k = 0; k < pol_njobs(w); k++)
-		if (pol_job(w, k).state == POL_JOB_SWAPPING_OUT) {
+		if (pol_job_state(w, k) == POL_JOB_SWAPPING_OUT) {
 			what_if(w, b, k, sign);
 			n++;
 		}
@@ -425,9 +427,12 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 	if (b->victims == NULL || b->vrem == NULL)
 		return SIM_ENOMEM;
 	for (k = 0; k < pol_njobs(w); k++) {   /* longest first, stable */
-		struct pol_job_info v = pol_job(w, k);
+		struct pol_job_info v;
 		double r;
-		if (v.state != POL_JOB_RUNNING || v.kind != POL_TRAIN)
+		if (pol_job_state(w, k) != POL_JOB_RUNNING)
+			continue;
+		v = pol_job(w, k);
+		if (v.kind != POL_TRAIN)
 			continue;
 		if (how == ROOM_SWAP && v.priority >= job.priority)
 			continue;
@@ -559,11 +564,11 @@ static int base_schedule(struct world *w, void *state)
 		return SIM_ENOMEM;
 	memset(b->resv, 0, (size_t)pol_ngpus(w));
 	for (k = 0; k < n; k++) {
-		int j = b->jobs[k];
-		struct pol_job_info job = pol_job(w, j);
-		if (job.state != POL_JOB_PENDING &&
-		    job.state != POL_JOB_PREEMPTED)
+		int j = b->jobs[k], st = pol_job_state(w, j);
+		struct pol_job_info job;
+		if (st != POL_JOB_PENDING && st != POL_JOB_PREEMPTED)
 			continue;
+		job = pol_job(w, j);
 		if ((fit = fits_cached(w, b, j)) < 0)
 			return SIM_ENOMEM;
 		if (fit && (job.gpus > avail || b->minmem[j] > maxfree) &&

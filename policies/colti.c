@@ -270,7 +270,7 @@ static int open_gpus(struct world *w, struct colti *c)
 	}
 	c->nopen = c->nempty = 0;
 	for (g = 0; g < pol_ngpus(w); g++) {
-		int nt = pol_gpu(w, g).ntenants;
+		int nt = pol_gpu_ntenants(w, g);
 		double sat;
 		uint64_t tr;
 		if (nt == 0) {
@@ -356,7 +356,7 @@ static int colti_finish(struct world *w, void *state, int j)
 		struct pol_tenant_info t;
 		int k, n, alone = 1;
 
-		if (pol_gpu(w, g).ntenants != 1 ||
+		if (pol_gpu_ntenants(w, g) != 1 ||
 		    !pol_tenant_next(w, &it, &t) || !(t.sm_cap < 1.0))
 			continue;
 		n = pol_job(w, t.job).nplaced;

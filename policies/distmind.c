@@ -275,7 +275,7 @@ static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 	if (need > n)
 		need = n;
 	for (g = n - 1; g >= 0 && cur < need; g--)   /* idle GPUs first */
-		if (!pol_pool_in(w, g) && pol_gpu(w, g).ntenants == 0) {
+		if (!pol_pool_in(w, g) && pol_gpu_ntenants(w, g) == 0) {
 			if ((rc = pol_pool_join(w, g, &e)) != 0)
 				return rc;
 			cur++;
@@ -294,7 +294,7 @@ static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 			return rc;
 		/* Under preempt_cost = swap the job's memory stays until its
 		** copy ends: the GPU joins at a later period, if still needed. */
-		if (pol_gpu(w, g).ntenants > 0)
+		if (pol_gpu_ntenants(w, g) > 0)
 			continue;
 		if ((rc = pol_pool_join(w, g, &e)) != 0)
 			return rc;
@@ -313,12 +313,12 @@ static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 
 /* Training: FIFO, exclusive, on the lowest empty GPUs outside the pool
 ** (Ray: only its training GPUs, which are outside the pool as well). */
-static int place_train(struct world *w, struct dm *d, int j)
+static int place_train(struct world *w, struct dm *d, int j, int need)
 {
-	int need = pol_job(w, j).gpus, g, got = 0, rc;
+	int g, got = 0, rc;
 
 	for (g = 0; g < pol_ngpus(w) && got < need; g++)
-		if (!pol_pool_in(w, g) && pol_gpu(w, g).ntenants == 0 &&
+		if (!pol_pool_in(w, g) && pol_gpu_ntenants(w, g) == 0 &&
 		    pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
 			d->cand[got++] = g;
 	if (got < need)
@@ -328,16 +328,16 @@ static int place_train(struct world *w, struct dm *d, int j)
 }
 
 /* MPS: the GPUs with the fewest tenants, then the most free memory. */
-static int place_mps(struct world *w, struct dm *d, int j)
+static int place_mps(struct world *w, struct dm *d,
+		     const struct pol_job_info *job)
 {
-	struct pol_job_info job = pol_job(w, j);
 	struct pol_place_opts o = { .sm_cap = 0 };
-	int n = pol_ngpus(w), got = 0, k, g, rc;
+	int n = pol_ngpus(w), got = 0, k, g, rc, j = job->job;
 
-	while (got < job.gpus) {
+	while (got < job->gpus) {
 		int best = -1, best_nt = 0;
 		for (g = 0; g < n; g++) {
-			int nt = pol_gpu(w, g).ntenants;
+			int nt = pol_gpu_ntenants(w, g);
 			for (k = 0; k < got && d->cand[k] != g; k++)
 				;
 			if (k < got || pol_job_mem(w, j, g) >
@@ -355,8 +355,8 @@ static int place_mps(struct world *w, struct dm *d, int j)
 			return 0;
 		d->cand[got++] = best;
 	}
-	o.sm_cap = job.gpu_share > 0 && job.gpu_share < 1 ?
-		job.gpu_share : d->sm_cap;
+	o.sm_cap = job->gpu_share > 0 && job->gpu_share < 1 ?
+		job->gpu_share : d->sm_cap;
 	rc = pol_place(w, j, d->cand, got, &o, NULL);
 	return rc == SIM_ENOSPC ? 0 : rc;
 }
@@ -368,20 +368,23 @@ static int dm_schedule(struct world *w, void *st)
 	int j, rc;
 
 	while ((j = pol_pending_next(w, &it)) >= 0) {
+		struct pol_job_info job;
+
 		if (!pol_job_fits_empty(w, j)) {
 			pol_fail_job(w, j, "larger than any GPU set");
 			continue;
 		}
+		job = pol_job(w, j);
 		if (d->kind == DM_MPS)
-			rc = place_mps(w, d, j);
-		else if (pol_job(w, j).kind == POL_INFER)
+			rc = place_mps(w, d, &job);
+		else if (job.kind == POL_INFER)
 			rc = pol_pool_serve(w, j, NULL);
 		else if (d->kind == DM_RAY && d->train_gpus == 0) {
 			pol_fail_job(w, j, "distmind-ray: no training GPUs "
 				     "(train_gpus = 0)");
 			continue;
 		} else
-			rc = place_train(w, d, j);
+			rc = place_train(w, d, j, job.gpus);
 		if (rc < 0)
 			return rc;
 	}

@@ -68,6 +68,7 @@ struct gsvc {
 	double want;              /* this tick: wanted share */
 	int fixed;                /* this tick: water-filling bookkeeping */
 	double knee_now;          /* this tick: knee at the current batch */
+	int gpu0;                 /* this tick: its first GPU */
 };
 
 struct gslice {
@@ -326,7 +327,7 @@ static int place_train(struct world *w, struct gslice *s, int j)
 	struct sim_err e = { 0, "" };
 
 	for (g = 0; g < ng && m < need; g++)
-		if (pol_gpu(w, g).ntenants == 0 &&
+		if (pol_gpu_ntenants(w, g) == 0 &&
 		    pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
 			s->cand[m++] = g;
 	if (m < need)
@@ -444,21 +445,15 @@ int gslice_adapt_batch(const struct pol_svc_window *wn, double slo_ms,
 	return b < 1 ? 1 : b > top ? top : b;
 }
 
-/* The first GPU of placed job j. */
-static int first_gpu(const struct world *w, int j)
-{
-	return pol_job_tenant(w, j, 0).gpu;
-}
-
 /* Max-min fair water-filling of the wants of the services on GPU g down
 ** to capacity 1 (their wants are scaled, never raised). */
-static void fit_gpu(struct gslice *s, struct world *w, int g, int m)
+static void fit_gpu(struct gslice *s, int g, int m)
 {
 	double left = 1.0, sum = 0;
 	int k, unfixed = 0, progress;
 
 	for (k = 0; k < m; k++) {
-		if (first_gpu(w, s->order[k]) == g) {
+		if (s->sv[s->order[k]].gpu0 == g) {
 			sum += s->sv[s->order[k]].want;
 			s->sv[s->order[k]].fixed = 0;
 			unfixed++;
@@ -471,8 +466,7 @@ static void fit_gpu(struct gslice *s, struct world *w, int g, int m)
 		progress = 0;
 		for (k = 0; k < m; k++) {
 			struct gsvc *v = &s->sv[s->order[k]];
-			if (first_gpu(w, s->order[k]) != g ||
-			    v->fixed || v->want > level)
+			if (v->gpu0 != g || v->fixed || v->want > level)
 				continue;
 			v->fixed = 1;
 			left -= v->want;
@@ -482,8 +476,7 @@ static void fit_gpu(struct gslice *s, struct world *w, int g, int m)
 		if (!progress) {
 			for (k = 0; k < m; k++) {
 				struct gsvc *v = &s->sv[s->order[k]];
-				if (first_gpu(w, s->order[k]) == g &&
-				    !v->fixed) {
+				if (v->gpu0 == g && !v->fixed) {
 					v->want = fmax(s->min_share, level);
 					v->fixed = 1;
 				}
@@ -551,12 +544,13 @@ static int tick(struct gslice *s, struct world *w)
 			need = fmax(need, v->share + s->step);
 		v->want = fmin(fmax(need, s->min_share), knee);
 		v->want = ceil(v->want * 100 - 1e-6) / 100;
+		v->gpu0 = pol_job_tenant(w, j, 0).gpu;
 		s->order[m++] = j;
 	}
 	/* services on several GPUs are fitted on their first GPU only; the
 	** grant below still respects every GPU's free share */
 	for (g = 0; g < pol_ngpus(w); g++)
-		fit_gpu(s, w, g, m);
+		fit_gpu(s, g, m);
 	/* dead band: move only by a step or more, or onto a bound */
 	for (k = 0; k < m; k++) {
 		struct gsvc *v = &s->sv[s->order[k]];

@@ -334,7 +334,6 @@ struct pol_gpu_info {
 	int ntenants, nbusy;          /* attached, and computing now */
 	int nslices;                  /* MIG slices (pol_gpu_slice) */
 	int sms;
-	int in_pool;                  /* 1 if in the GPU pool */
 };
 
 /* One MIG slice of a GPU. */
@@ -404,11 +403,17 @@ int pol_ndevs(const struct world *w);
 
 /* Job j (any state), by value. */
 struct pol_job_info pol_job(const struct world *w, int j);
+/* Its state alone: pol_job(w, j).state without the copy, for loops over
+** every job (-1: no such job). */
+int pol_job_state(const struct world *w, int j);
 /* Where job j runs: its k-th tenant, 0 <= k < nplaced, by value. */
 struct pol_tenant_info pol_job_tenant(const struct world *w, int j, int k);
 
 /* GPU g, by value; its slice s; its free memory (slice -1: the GPU). */
 struct pol_gpu_info pol_gpu(const struct world *w, int g);
+/* Its tenants alone: pol_gpu(w, g).ntenants without the copy, for loops
+** over every GPU (0: no such GPU). */
+int pol_gpu_ntenants(const struct world *w, int g);
 struct pol_slice_info pol_gpu_slice(const struct world *w, int g, int s);
 uint64_t pol_gpu_free(const struct world *w, int g, int slice);
 

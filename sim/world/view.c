@@ -143,10 +143,12 @@ struct pol_job_info pol_job(const struct world *w, int j)
 	const struct world_job *job = world_job(w, j);
 	struct pol_job_info o;
 
-	memset(&o, 0, sizeof o);
-	o.job = -1;
-	if (job == NULL)
+	if (job == NULL) {
+		memset(&o, 0, sizeof o);
+		o.job = -1;
 		return o;
+	}
+	/* every field, no memset: policies call this in their inner loops */
 	o.job = j;
 	o.kind = (enum pol_job_kind)job->tj.kind;
 	o.state = (enum pol_job_state)job->state;
@@ -169,6 +171,18 @@ struct pol_job_info pol_job(const struct world *w, int j)
 	o.nplaced = job->nplaced;
 	o.alloc_bytes = job->nplaced > 0 ? job->tenants[0].mem_bytes : 0;
 	return o;
+}
+
+/* The two scalar reads policies make over every job or GPU in a pass:
+** straight from the world's arrays. */
+int pol_job_state(const struct world *w, int j)
+{
+	return j >= 0 && j < w->njobs ? (int)w->jobs[j].state : -1;
+}
+
+int pol_gpu_ntenants(const struct world *w, int g)
+{
+	return g >= 0 && g < w->ngpus ? w->gpus[g].ntenants : 0;
 }
 
 static void tenant_info(const struct gpu_tenant *t, int g,
@@ -201,10 +215,12 @@ struct pol_gpu_info pol_gpu(const struct world *w, int g)
 	const struct gpu *gp = world_gpu(w, g);
 	struct pol_gpu_info o;
 
-	memset(&o, 0, sizeof o);
-	o.gpu = -1;
-	if (gp == NULL)
+	if (gp == NULL) {
+		memset(&o, 0, sizeof o);
+		o.gpu = o.dev = -1;
 		return o;
+	}
+	/* every field, no memset: policies call this in their inner loops */
 	o.gpu = g;
 	o.node = gp->node;
 	o.dev = w->view->gpu_dev[g];
@@ -212,12 +228,12 @@ struct pol_gpu_info pol_gpu(const struct world *w, int g)
 	o.mode = (enum pol_gpu_mode)gp->mode;
 	o.hbm_bytes = gp->dev->hbm_bytes;
 	o.mem_used = gp->mem_used;
-	o.mem_free = gpu_mem_free(gp, -1);
+	/* gpu_mem_free(gp, -1), without the call */
+	o.mem_free = o.mem_used < o.hbm_bytes ? o.hbm_bytes - o.mem_used : 0;
 	o.ntenants = gp->ntenants;
 	o.nbusy = gp->nbusy;
 	o.nslices = gp->nslices;
 	o.sms = gp->dev->sms;
-	o.in_pool = world_pool_in(w, g);
 	return o;
 }
 
