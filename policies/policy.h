@@ -24,9 +24,10 @@
 **
 ** Lifetimes.  A struct returned by value is the caller's copy.  A string
 ** in one (`zModel`, `zDevice`, `zName`) points to the model zoo or the
-** device catalog and lives as long as the world.  A walk (pol_tenants,
-** pol_pending_next) is valid until the policy's next action.  Nothing a
-** policy receives points into memory the world moves.
+** device catalog and lives as long as the world.  A tenant walk
+** (pol_tenants) is valid until the policy's next action; the pending walk
+** holds no pointer.  Nothing a policy receives points into memory the
+** world moves.
 **
 ** Versioning (as sqlite3_module): fields are only ever appended.  A policy
 ** states the interface version it was written for in iVersion; the engine

@@ -190,12 +190,13 @@ static const struct pol_param_def *def_of(const struct pol_param_def *t,
 static int apply(const struct pol_ops *ops, const struct pol_params *p,
 		 void *state, struct sim_err *err)
 {
-	const struct pol_param_def *t = ops->aParam, *d;
+	const struct pol_param_def *t, *d;
 	char expect[300];
 	size_t i;
 
 	if (ops->iVersion < 2)
 		return 0;               /* xInit reads its own */
+	t = ops->aParam;
 	for (i = 0; p != NULL && i < p->n; i++) {
 		char list[512];
 		size_t len = 0;
