@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "models/calibration/cal_fit.h"
+#include "sim/num.h"
 #include "experiments/cli/cli.h"
 
 enum { O_OUT, O_ALL_KEYS, O_DATE };
@@ -42,20 +43,25 @@ struct cal_args {
 	int all_keys;
 };
 
+/* The n-digit number at s in [lo, hi]; -1 when it is not. */
+static int digits_at(const char *s, size_t n, int lo, int hi)
+{
+	char buf[8];
+	int v;
+
+	if (n >= sizeof buf || strspn(s, "0123456789") < n)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return sim_num_int(buf, NULL, lo, hi, &v, NULL) == 0 ? v : -1;
+}
+
 /* 1 when s is YYYY-MM-DD with a month 1..12 and a day 1..31. */
 static int is_date(const char *s)
 {
-	int y, m, d;
-
-	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-' ||
-	    strspn(s, "0123456789") != 4 || strspn(s + 5, "0123456789") != 2 ||
-	    strspn(s + 8, "0123456789") != 2)
-		return 0;
-	y = atoi(s);
-	m = atoi(s + 5);
-	d = atoi(s + 8);
-	(void)y;
-	return m >= 1 && m <= 12 && d >= 1 && d <= 31;
+	return strlen(s) == 10 && s[4] == '-' && s[7] == '-' &&
+	       digits_at(s, 4, 0, 9999) >= 0 && digits_at(s + 5, 2, 1, 12) > 0 &&
+	       digits_at(s + 8, 2, 1, 31) > 0;
 }
 
 static int on_opt(void *ctx, int opt, char *v)
