@@ -9,6 +9,7 @@
 ** colosim is meant for.
 */
 #include "experiments/report.h"
+#include "experiments/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +18,6 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
-#include <jansson.h>
 
 /* The documented metric order (docs/RESULTS.md, "Metrics"). */
 static const char *const metric_order[] = {
@@ -614,63 +614,29 @@ static void render_csv(FILE *f, const struct rep_table *t)
 	}
 }
 
-/* A JSON string of s; bytes that are not UTF-8 (a path in another
-** encoding) become '?' rather than failing the whole document. */
-static json_t *json_text(const char *s)
-{
-	json_t *j = json_string(s);
-	char *copy;
-	size_t i;
-
-	if (j != NULL)
-		return j;
-	copy = malloc(strlen(s) + 1);
-	if (copy == NULL)
-		return NULL;
-	for (i = 0; s[i]; i++)
-		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-	copy[i] = '\0';
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
-
-/* A JSON number, or null when v is NaN or infinite (no value).  A whole
-** number below 2^53 is written as an integer ("22", as %.17g wrote it,
-** not jansson's "22.0"). */
-static json_t *json_num(double v)
-{
-	if (!isfinite(v))
-		return json_null();
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-/* One row of the table as an object; NULL when out of memory. */
 static json_t *json_row(const struct rep_row *r)
 {
 	json_t *o = json_object();
 	int bad = o == NULL;
 
-	bad |= json_object_set_new(o, "setting", json_text(r->setting));
-	bad |= json_object_set_new(o, "variant", json_text(r->variant));
-	bad |= json_object_set_new(o, "policy", json_text(r->policy));
-	bad |= json_object_set_new(o, "metric", json_text(r->metric));
+	bad |= json_object_set_new(o, "setting", exp_json_text(r->setting));
+	bad |= json_object_set_new(o, "variant", exp_json_text(r->variant));
+	bad |= json_object_set_new(o, "policy", exp_json_text(r->policy));
+	bad |= json_object_set_new(o, "metric", exp_json_text(r->metric));
 	bad |= json_object_set_new(o, "n", json_integer((json_int_t)r->stat.n));
-	bad |= json_object_set_new(o, "mean", json_num(r->stat.mean));
-	bad |= json_object_set_new(o, "sd", json_num(r->stat.sd));
-	bad |= json_object_set_new(o, "ci_half", json_num(r->stat.half));
+	bad |= json_object_set_new(o, "mean", exp_json_num(r->stat.mean));
+	bad |= json_object_set_new(o, "sd", exp_json_num(r->stat.sd));
+	bad |= json_object_set_new(o, "ci_half", exp_json_num(r->stat.half));
 	bad |= json_object_set_new(o, "is_baseline",
 				   json_boolean(r->is_baseline));
 	if (r->diff.n > 0) {
 		bad |= json_object_set_new(o, "diff_n",
 					   json_integer((json_int_t)r->diff.n));
 		bad |= json_object_set_new(o, "diff_mean",
-					   json_num(r->diff.mean));
+					   exp_json_num(r->diff.mean));
 		bad |= json_object_set_new(o, "diff_half",
-					   json_num(r->diff.half));
-		bad |= json_object_set_new(o, "rel_diff", json_num(r->rel));
+					   exp_json_num(r->diff.half));
+		bad |= json_object_set_new(o, "rel_diff", exp_json_num(r->rel));
 	}
 	if (bad) {
 		json_decref(o);
@@ -688,9 +654,9 @@ static int render_json(FILE *f, const struct rep_table *t)
 	size_t i;
 	int bad = o == NULL || rows == NULL;
 
-	bad |= json_object_set_new(o, "experiment", json_text(t->experiment));
+	bad |= json_object_set_new(o, "experiment", exp_json_text(t->experiment));
 	bad |= json_object_set_new(o, "baseline", t->baseline ?
-				   json_text(t->baseline) : json_null());
+				   exp_json_text(t->baseline) : json_null());
 	bad |= json_object_set_new(o, "confidence", json_real(t->conf));
 	bad |= json_object_set_new(o, "total_runs",
 				   json_integer(t->total_runs));

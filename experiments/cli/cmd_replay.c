@@ -2,7 +2,6 @@
 ** cmd_replay.c: `colosim replay TRACE --policy P --cluster SPEC ...`: one
 ** simulation, a summary table or one JSON object (jansson) on stdout.
 */
-#include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "experiments/json.h"
 #include "experiments/simulate.h"
 #include "experiments/cli/cli.h"
 #include "sim/num.h"
@@ -130,37 +130,6 @@ static int on_opt(void *ctx, int opt, char *v)
 	return 2;
 }
 
-/* A JSON string of s; bytes that are not UTF-8 become '?'. */
-static json_t *json_text(const char *s)
-{
-	json_t *j = json_string(s);
-	char *copy;
-	size_t i;
-
-	if (j != NULL)
-		return j;
-	copy = malloc(strlen(s) + 1);
-	if (copy == NULL)
-		return NULL;
-	for (i = 0; s[i]; i++)
-		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-	copy[i] = '\0';
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
-
-/* A metric: null when NaN or infinite; a whole number below 2^53 as an
-** integer ("24", as %.10g wrote it, not jansson's "24.0"). */
-static json_t *json_num(double v)
-{
-	if (!isfinite(v))
-		return json_null();
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
 /* The run as one JSON object: the inputs, then every metric (null when
 ** NaN or infinite), numbers with 10 significant digits as the table. */
 static int print_json(const struct exp_sim_args *a,
@@ -171,9 +140,9 @@ static int print_json(const struct exp_sim_args *a,
 	size_t k;
 	int bad = o == NULL;
 
-	bad |= json_object_set_new(o, "policy", json_text(a->policy));
-	bad |= json_object_set_new(o, "trace", json_text(a->trace));
-	bad |= json_object_set_new(o, "cluster", json_text(a->cluster));
+	bad |= json_object_set_new(o, "policy", exp_json_text(a->policy));
+	bad |= json_object_set_new(o, "trace", exp_json_text(a->trace));
+	bad |= json_object_set_new(o, "cluster", exp_json_text(a->cluster));
 	/* JSON readers keep integers exactly only up to 2^53 or 2^63; a seed
 	** past int64 is written as a string of its digits. */
 	if (a->seed <= (uint64_t)INT64_MAX)
@@ -186,7 +155,7 @@ static int print_json(const struct exp_sim_args *a,
 	}
 	for (k = 0; k < res->nmetrics; k++)
 		bad |= json_object_set_new(o, res->metrics[k].name,
-					   json_num(res->metrics[k].value));
+					   exp_json_num(res->metrics[k].value));
 	if (!bad)
 		text = json_dumps(o, JSON_PRESERVE_ORDER |
 				  JSON_REAL_PRECISION(10));
