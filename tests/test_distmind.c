@@ -33,7 +33,7 @@ static struct world *run_world(const char *trace, const char *policy,
 	struct world_config cfg;
 	struct world *w = NULL;
 
-	if (dev_catalog_load(cat, dev_default_dir(), err) != 0 ||
+	if (dev_catalog_load(cat, "models/devices", err) != 0 ||
 	    cluster_parse(cl, cluster, cat, "test", err) != 0)
 		return NULL;
 	memset(&cfg, 0, sizeof cfg);
@@ -96,7 +96,7 @@ static void test_pipeline_vs_whole(void)
 	size_t G, k;
 
 	CU_ASSERT_FATAL(m != NULL);
-	CU_ASSERT_FATAL(dev_catalog_load(&cat, dev_default_dir(), &err) == 0);
+	CU_ASSERT_FATAL(dev_catalog_load(&cat, "models/devices", &err) == 0);
 	d = dev_catalog_find(&cat, "v100-32gb");
 	CU_ASSERT_FATAL(d != NULL);
 	CU_ASSERT_EQUAL(d->pcie_gen, 3);

@@ -1,6 +1,6 @@
 /*
 ** test_review.c: regression tests for bugs found in the review of the world
-** (sim/world/*.c, sim/world/service.c): each case failed before its fix.
+** (the files of sim/world/, sim/world/service.c): each case failed before its fix.
 **
 **  - an open service (no duration_s, Poisson arrivals) never ended, so a
 **    replay without --horizon never returned;
