@@ -29,7 +29,8 @@ static void usage(FILE *f)
 "libcurl, checks size and SHA-256 before moving a file into place, and\n"
 "skips files already present with the right checksum.\n"
 "\n"
-"  --all           every trace of the manifest\n"
+"  --all           every trace of the manifest (without a mirror: every\n"
+"                  upstream one)\n"
 "  --dir DIR       where to put them (default " TRACES_DEFAULT_DIR "; the\n"
 "                  importers' paths are then DIR/NAME/FILE)\n"
 "  --mirror ROOT   fetch from ROOT instead of the upstreams: a folder laid\n"
@@ -179,6 +180,17 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/* 1 when a file of trace name is derived (on no upstream). */
+static int is_derived(const struct trace_manifest *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfiles; i++)
+		if (m->files[i].derived && strcmp(m->files[i].trace, name) == 0)
+			return 1;
+	return 0;
+}
+
 struct fetch_count {
 	size_t got, present, replaced;
 };
@@ -243,9 +255,18 @@ static int cmd_fetch(int argc, char **argv)
 	o.progress = on_file;
 	o.progress_ctx = &cnt;
 	if (a.all) {
+		/* Without a mirror, --all leaves out what only a mirror has. */
 		nn = trace_manifest_names(&m, names, 64);
-		for (k = 0; k < nn && k < 64 && rc == 0; k++)
+		for (k = 0; k < nn && k < 64 && rc == 0; k++) {
+			if ((a.mirror == NULL || *a.mirror == '\0') &&
+			    is_derived(&m, names[k])) {
+				printf("skipped  %s: derived, from a mirror "
+				       "only (--mirror; docs/TRACES.md)\n",
+				       names[k]);
+				continue;
+			}
 			rc = trace_fetch(&m, names[k], &o, &err);
+		}
 	} else {
 		for (i = optind; i < argc && rc == 0; i++)
 			rc = trace_fetch(&m, argv[i], &o, &err);
