@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/simulate.h"
 #include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
@@ -63,22 +62,17 @@ static void check_policy(const struct pol_ops *pol)
 	CU_ASSERT(gl.gl_pathc >= 1);
 	for (t = 0; t < gl.gl_pathc; t++) {
 		struct run_result a, b;
-		struct exp_sim_args args;
 		int rc1, rc2;
 
 		CU_ASSERT_EQUAL(run_checked(gl.gl_pathv[t], pol), 0);
-		memset(&args, 0, sizeof args);
-		args.trace = gl.gl_pathv[t];
-		args.cluster = CLUSTER;
-		args.policy = pol->zName;
-		args.seed = 11;
-		args.devices_dir = "models/devices";
 		if (pol_find(pol->zName) != pol)
 			continue;        /* the template is not registered */
 		run_result_init(&a);
 		run_result_init(&b);
-		rc1 = exp_simulate_args(&args, &a, &err);
-		rc2 = exp_simulate_args(&args, &b, &err);
+		rc1 = tw_run(gl.gl_pathv[t], pol->zName, CLUSTER, 11, NULL, &a,
+			     &err);
+		rc2 = tw_run(gl.gl_pathv[t], pol->zName, CLUSTER, 11, NULL, &b,
+			     &err);
 		CU_ASSERT_EQUAL(rc1, 0);
 		CU_ASSERT_EQUAL(rc2, 0);
 		CU_ASSERT(same_metrics(&a, &b));
@@ -118,19 +112,14 @@ static void test_seeds(void)
 
 	for (i = 0; pol_registry[i] != NULL; i++)
 		for (seed = 1; seed <= 4; seed++) {
-			struct exp_sim_args args;
 			struct run_result r;
 			struct sim_err err = { 0, "" };
 			int rc;
 
-			memset(&args, 0, sizeof args);
-			args.trace = "traces/ref/mixed-small.csv";
-			args.cluster = CLUSTER;
-			args.policy = pol_registry[i]->zName;
-			args.seed = seed;
-			args.devices_dir = "models/devices";
 			run_result_init(&r);
-			rc = exp_simulate_args(&args, &r, &err);
+			rc = tw_run("traces/ref/mixed-small.csv",
+				    pol_registry[i]->zName, CLUSTER, seed, NULL,
+				    &r, &err);
 			if (rc != 0)
 				fprintf(stderr, "\n  %s seed %llu: %s\n",
 					pol_registry[i]->zName,

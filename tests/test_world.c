@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/simulate.h"
 #include "models/device.h"
 #include "models/gpu.h"
 #include "models/workload.h"
@@ -357,13 +356,8 @@ static void test_horizon_stop(void)
 		"B,train,0,resnet50,32,,100,,,,2,,1000,,,,,,\n"
 		"S,infer,0,resnet50,8,,1000,,,,1,,2000,,100,poisson,50,,2\n");
 
-	memset(&a, 0, sizeof a);
-	a.trace = path;
-	a.cluster = "1x4:" DEV;
-	a.policy = "timeslice";
-	a.seed = 1;
+	a = tw_sim_args(path, "timeslice", "1x4:" DEV, 1);
 	a.horizon_ns = sim_time_from_s(50);
-	a.devices_dir = "models/devices";
 	run_result_init(&r);
 	CU_ASSERT_EQUAL_FATAL(exp_simulate_args(&a, &r, &err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r, "makespan_s"), 50, 1e-9);

@@ -50,23 +50,31 @@ size_t tw_params(const char *s, char *buf, size_t n, struct pol_param *pv,
 	return k;
 }
 
+struct exp_sim_args tw_sim_args(const char *trace, const char *policy,
+				const char *cluster, uint64_t seed)
+{
+	struct exp_sim_args a;
+
+	memset(&a, 0, sizeof a);
+	a.trace = trace;
+	a.cluster = cluster;
+	a.policy = policy;
+	a.seed = seed;
+	a.devices_dir = "models/devices";
+	return a;
+}
+
 int tw_run(const char *trace, const char *policy, const char *cluster,
 	   uint64_t seed, const char *params, struct run_result *res,
 	   struct sim_err *err)
 {
-	struct exp_sim_args a;
+	struct exp_sim_args a = tw_sim_args(trace, policy, cluster, seed);
 	struct pol_param pv[16];
 	struct pol_params pp = { 0, pv };
 	char buf[512];
 
-	memset(&a, 0, sizeof a);
 	pp.n = tw_params(params, buf, sizeof buf, pv, 16);
-	a.trace = trace;
-	a.cluster = cluster;
-	a.policy = policy;
 	a.params = &pp;
-	a.seed = seed;
-	a.devices_dir = "models/devices";
 	return exp_simulate_args(&a, res, err);
 }
 

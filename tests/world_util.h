@@ -8,6 +8,7 @@
 #ifndef COLOSIM_TESTS_WORLD_UTIL_H
 #define COLOSIM_TESTS_WORLD_UTIL_H
 
+#include "experiments/simulate.h"
 #include "models/cluster.h"
 #include "models/device.h"
 #include "sim/world/result.h"
@@ -28,8 +29,15 @@ const char *tw_write(const char *name, const char *body);
 size_t tw_params(const char *s, char *buf, size_t n, struct pol_param *pv,
 		 size_t max);
 
+/* The suites' arguments for a run through the experiments layer: trace,
+** policy, cluster and seed, the devices of models/devices, every other
+** field 0 (no params, the defaults). */
+struct exp_sim_args tw_sim_args(const char *trace, const char *policy,
+				const char *cluster, uint64_t seed);
+
 /* Runs trace under policy on cluster with seed and params ("k=v,k=v" or
-** NULL) into res, through the experiments layer (exp_simulate_args).
+** NULL) into res, through the experiments layer (exp_simulate_args with
+** tw_sim_args).
 ** Returns 0 or the error code (message in err). */
 int tw_run(const char *trace, const char *policy, const char *cluster,
 	   uint64_t seed, const char *params, struct run_result *res,
