@@ -1,9 +1,10 @@
 /*
 ** test_baseline.c: the baseline policies (policies/baseline.c: exclusive,
 ** timeslice, mps, mig) on hand-computed cases: the orders (sjf, srtf and
-** its preemptions), backfill, best-fit and least-loaded placement.  Each
-** bug found in review keeps its story above its case: what broke, and
-** what the fix was.  (FIFO and the basic SRTF preemption are in
+** its preemptions), backfill, best-fit and least-loaded placement.  The
+** three SRTF bugs found in review 2 keep their story above their case
+** (what broke, what the fix was); the other cases pin hand-computed
+** behaviour that was right.  (FIFO and the basic SRTF preemption are in
 ** test_world.c, on_full = swap in test_swap.c.)
 */
 #include <string.h>
@@ -18,7 +19,9 @@
 /* A (1000 s) runs alone from 0; B (200 s) arrives at 900, when A has
 ** 100 s left: SRTF keeps A, B starts at 1000 and ends at 1200.  (Before
 ** the fix A's remaining time read 1000 s, the value settled at its
-** placement: A was preempted at 900 and B then at once preempted back.) */
+** placement: A was preempted at 900 and B then at once preempted back.
+** The fix: world_job_remaining_ns extrapolates each worker at its current
+** speed, gpu_work_left.) */
 static void test_srtf_remaining_is_current(void)
 {
 	struct tw_world r;
@@ -52,7 +55,8 @@ static void test_srtf_remaining_is_current(void)
 ** at 1 s.  On either device J is the shorter (A100: 126 s against A's
 ** 139 s left; V100: 157 s against 173 s), so SRTF preempts A.  Before the
 ** fix the victim's time on its own A100 (139 s) was compared with J's on
-** GPU 0's V100 (157 s), and A kept running. */
+** GPU 0's V100 (157 s), and A kept running; now both are timed on GPU
+** 0's device. */
 static void test_srtf_same_yardstick(void)
 {
 	struct tw_world r;
@@ -61,7 +65,8 @@ static void test_srtf_same_yardstick(void)
 		"S,infer,0,resnet50,8,,1000,,,,1,,2000,,100,poisson,1,,2\n"
 		"A,train,0,resnet50,32,2000,,,,,1,,,,,,,,\n"
 		"J,train,1,resnet50,32,1800,,,,,1,,,,,,,,\n",
-		pol_find("exclusive"), "1x1:v100-16gb,1x1:a100-80gb", "order=srtf"), 0);
+		pol_find("exclusive"), "1x1:v100-16gb,1x1:a100-80gb",
+		"order=srtf"), 0);
 	CU_ASSERT_EQUAL(tw_wjob(&r, "S")->first_gpu_, 0);
 	CU_ASSERT_EQUAL(tw_wjob(&r, "A")->first_gpu_, 1);
 	CU_ASSERT_EQUAL(tw_preemptions(&r, "A"), 1);
@@ -76,7 +81,8 @@ static void test_srtf_same_yardstick(void)
 ** (2 GPUs, 100 s) at 1 s.  Preempting A alone cannot make room (B is
 ** shorter than J and stays), so SRTF waits: at 50 s B ends and J preempts
 ** A once; J runs 50-150 and A ends at 1100.  Before the fix A was also
-** preempted at 1 s for nothing (and put back at once). */
+** preempted at 1 s for nothing (and put back at once); now SRTF preempts
+** only when a what-if on the victims, longest first, makes J fit. */
 static void test_srtf_no_futile_preemption(void)
 {
 	struct tw_world r;
@@ -160,13 +166,13 @@ static void test_backfill(void)
 	struct tw_world r;
 
 	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "bf1.csv", body, pol_find("exclusive"),
-				     "1x2:a100-80gb", NULL), 0);
+				    "1x2:a100-80gb", NULL), 0);
 	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "C"), 2, 1e-9);
 	CU_ASSERT_EQUAL(tw_wjob(&r, "C")->first_gpu_, 1);
 	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), 100, 1e-9);
 	tw_close(&r);
 	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "bf0.csv", body, pol_find("exclusive"),
-				     "1x2:a100-80gb", "backfill=0"), 0);
+				    "1x2:a100-80gb", "backfill=0"), 0);
 	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), 100, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "C"), 150, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "C"), 160, 1e-9);
@@ -192,15 +198,17 @@ static void test_best_fit_mixed(void)
 	struct tw_world r;
 	int k;
 
-	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "bestfit.csv", body, pol_find("timeslice"),
-				     "1x2:v100-16gb,1x2:a100-80gb",
-				     "placement=best-fit,order=fifo"), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "bestfit.csv", body,
+				    pol_find("timeslice"),
+				    "1x2:v100-16gb,1x2:a100-80gb",
+				    "placement=best-fit,order=fifo"), 0);
 	for (k = 0; k < 5; k++)
 		CU_ASSERT_EQUAL(tw_wjob(&r, id[k])->first_gpu_, want[k]);
 	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "J5"), 0, 0);
 	tw_close(&r);
-	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "spread.csv", body, pol_find("timeslice"),
-				     "1x2:v100-16gb,1x2:a100-80gb", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "spread.csv", body,
+				    pol_find("timeslice"),
+				    "1x2:v100-16gb,1x2:a100-80gb", NULL), 0);
 	CU_ASSERT_EQUAL(tw_wjob(&r, "J1")->first_gpu_, 2);
 	tw_close(&r);
 }

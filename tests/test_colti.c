@@ -86,7 +86,8 @@ static void test_bad_params(void)
 ** "COLTI"), and GPU 0 admits J by rule (1): J starts at once on GPU 1 and
 ** beside R on GPU 0, with the MPS share R leaves.  Before the fix a job
 ** had to find all its GPUs in one class (all empty, or all shared), so J
-** waited for R to end with GPU 1 idle. */
+** waited for R to end with GPU 1 idle; now empty and shared GPUs may be
+** taken together. */
 static void test_colti_mixed_gpus(void)
 {
 	struct tw_world r;

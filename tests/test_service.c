@@ -40,14 +40,17 @@ static void test_open_service_ends(void)
 			"S,infer,0,resnet50,8,,,,,,1,,2000,,100,poisson,5,,2\n",
 			pol_find(pols[k]), "1x2:" DEV, NULL), 0);
 		CU_ASSERT(run_result_get(&t.res, "events") < BUDGET);
-		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "jobs_done"), 2, 0);
-		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "jobs_unfinished"),
-				       0, 0);
+		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "jobs_done"), 2,
+				       0);
+		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res,
+						      "jobs_unfinished"), 0, 0);
 		/* about 5 req/s for the training job's 100 s */
 		CU_ASSERT(run_result_get(&t.res, "requests_total") > 350);
 		CU_ASSERT(run_result_get(&t.res, "requests_total") < 650);
-		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "requests_served"),
-				       run_result_get(&t.res, "requests_total"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res,
+						      "requests_served"),
+				       run_result_get(&t.res,
+						      "requests_total"), 0);
 		tw_close(&t);
 	}
 	/* Alone, an open service has nothing to outlive: it ends at once. */

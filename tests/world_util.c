@@ -247,8 +247,8 @@ int tw_step_checked(struct tw_world *t, int *moves)
 			for (s = 0; s < gp->nslices; s++)
 				if (gp->slices[s].mem_used >
 				    gp->slices[s].hbm_bytes)
-					violation(&bad, t, "slice over capacity",
-						  "");
+					violation(&bad, t,
+						  "slice over capacity", "");
 		}
 		if (why == SIM_STOP_ERROR) {
 			violation(&bad, t, "", w->sim.err.msg);
