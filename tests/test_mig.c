@@ -33,17 +33,13 @@ static double slice_speed(const struct gpu_work_profile *p, double f,
 static void test_mig_slices(void)
 {
 	struct dev_catalog cat = { NULL, 0 };
-	struct sim_err err = { 0, "" };
 	const struct dev_profile *d;
 	struct gpu_work_profile p;
 	struct tw_world r;
 	double f, v, t;
 
-	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
-			      0);
-	d = dev_catalog_find(&cat, "a100-80gb");
+	d = tw_train_profile(&cat, "a100-80gb", "resnet50", 32, &p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
 
 	/* default: 1g.10gb = 14 of 108 SMs, 1/8 of the bandwidth */
 	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "mig1.csv",

@@ -229,8 +229,8 @@ static void test_backlog_frees_bound(void)
 		int scn;
 		enum job_state s_state;
 	} rows[] = {
-		{ "r3poolq.csv", SCN_POOL_BACKLOG, JOB_DONE },
-		{ "r3failq.csv", SCN_FAIL_BACKLOG, JOB_FAILED },
+		{ "backlog-pool.csv", SCN_POOL_BACKLOG, JOB_DONE },
+		{ "backlog-fail.csv", SCN_FAIL_BACKLOG, JOB_FAILED },
 	};
 	size_t k;
 
@@ -279,7 +279,7 @@ static void test_pool_window_and_batch(void)
 	struct tw_world r;
 	int s;
 
-	CU_ASSERT_EQUAL_FATAL(bl_run(&r, "r3poolw.csv",
+	CU_ASSERT_EQUAL_FATAL(bl_run(&r, "pool-window.csv",
 		"S,infer,0,resnet50,8,,2,,,,1,,,,1000,poisson,400,,\n",
 		"1x1:a100-80gb", SCN_POOL_BATCH, 0), 0);
 	s = tw_find(&r, "S");

@@ -585,7 +585,7 @@ static void test_swap_place_no_gpus(void)
 	struct tw_world r;
 	int a;
 
-	CU_ASSERT_EQUAL_FATAL(adv_run(&r, "r3swap0.csv",
+	CU_ASSERT_EQUAL_FATAL(adv_run(&r, "swap-place0.csv",
 		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n",
 		"1x1:a100-80gb", SCN_SWAP_PLACE0, 0), 0);
 	a = tw_find(&r, "A");
@@ -607,7 +607,7 @@ static void test_horizon_in_flight(void)
 	struct tw_world r;
 	int a;
 
-	CU_ASSERT_EQUAL_FATAL(adv_run(&r, "r3hor.csv",
+	CU_ASSERT_EQUAL_FATAL(adv_run(&r, "swap-horizon.csv",
 		"A,train,0,gpt2,8,,100,,,,1,,60000,,,,,,\n",
 		"1x2:a100-80gb", SCN_HORIZON, 1.001), 0);
 	a = tw_find(&r, "A");

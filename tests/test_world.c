@@ -388,7 +388,6 @@ static void test_util_by_hand(void)
 		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n"
 		"B,train,0,resnet50,32,,200,,,,1,,20000,,,,,,\n";
 	struct dev_catalog cat = { NULL, 0 };
-	struct sim_err err = { 0, "" };
 	const struct dev_profile *d;
 	struct gpu_work_profile p;
 	struct tw_world r;
@@ -399,11 +398,8 @@ static void test_util_by_hand(void)
 	double q, c, t1, t2;
 	int k;
 
-	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
-			      0);
-	d = dev_catalog_find(&cat, "a100-80gb");
+	d = tw_train_profile(&cat, "a100-80gb", "resnet50", 32, &p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
 	CU_ASSERT_FATAL(p.sat > 0.5 && 2 * p.bw_frac <= 1);
 
 	q = (double)d->ts_quantum_ns;
@@ -526,17 +522,13 @@ static const struct pol_ops probe_ops = {
 static void test_oversub_paging(void)
 {
 	struct dev_catalog cat = { NULL, 0 };
-	struct sim_err err = { 0, "" };
 	const struct dev_profile *d;
 	struct gpu_work_profile p;
 	struct tw_world r;
 	double q, c, P, v, t1, t2;
 
-	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
-			      0);
-	d = dev_catalog_find(&cat, "a100-80gb");
+	d = tw_train_profile(&cat, "a100-80gb", "resnet50", 32, &p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
 	q = (double)d->ts_quantum_ns;
 	c = (double)d->ts_switch_ns;
 	P = p.bw_frac * (d->hbm_bw_bytes_per_s / d->uvm_bytes_per_s) *
@@ -575,17 +567,13 @@ static void test_oversub_paging(void)
 static void test_share_change_reschedules(void)
 {
 	struct dev_catalog cat = { NULL, 0 };
-	struct sim_err err = { 0, "" };
 	const struct dev_profile *d;
 	struct gpu_work_profile p;
 	struct tw_world r;
 	double v;
 
-	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
-			      0);
-	d = dev_catalog_find(&cat, "a100-80gb");
+	d = tw_train_profile(&cat, "a100-80gb", "resnet50", 32, &p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
 	v = 1.0 / (p.alpha * p.sat / 0.3 + 1 - p.alpha);
 	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "share.csv",
 		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n",

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "experiments/simulate.h"
+#include "models/workload.h"
+#include "models/zoo.h"
 #include "sim/world/world_int.h"
 #include "tests/util.h"
 
@@ -86,6 +88,25 @@ const struct res_job *tw_job(const struct run_result *res, const char *id)
 		if (strcmp(res->jobs[k].id, id) == 0)
 			return &res->jobs[k];
 	return NULL;
+}
+
+const struct dev_profile *tw_train_profile(struct dev_catalog *cat,
+					   const char *dev, const char *model,
+					   int batch,
+					   struct gpu_work_profile *p)
+{
+	struct sim_err err = { 0, "" };
+	const struct dev_profile *d;
+	const struct zoo_model *m = zoo_find(model);
+
+	memset(cat, 0, sizeof *cat);
+	if (dev_catalog_load(cat, "models/devices", &err) != 0)
+		return NULL;
+	d = dev_catalog_find(cat, dev);
+	if (d == NULL || m == NULL)
+		return NULL;
+	wl_train_profile(m, d, batch, WL_PREC_FP32, p);
+	return d;
 }
 
 /* ---- a world kept alive for inspection ------------------------------- */

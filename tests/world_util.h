@@ -11,6 +11,7 @@
 #include "experiments/simulate.h"
 #include "models/cluster.h"
 #include "models/device.h"
+#include "models/gpu.h"
 #include "sim/world/result.h"
 #include "policies/policy.h"
 #include "sim/world/world.h"
@@ -45,6 +46,15 @@ int tw_run(const char *trace, const char *policy, const char *cluster,
 
 /* The job row with this id, or NULL. */
 const struct res_job *tw_job(const struct run_result *res, const char *id);
+
+/* Loads the device catalog of models/devices into cat (the caller
+** finalises it, whatever the result) and fills p with the FP32 training
+** profile of `model` at `batch` on device `dev`; returns that device, or
+** NULL when the catalog, the device or the model is missing. */
+const struct dev_profile *tw_train_profile(struct dev_catalog *cat,
+					   const char *dev, const char *model,
+					   int batch,
+					   struct gpu_work_profile *p);
 
 /* ---- a world kept alive for inspection ------------------------------- */
 
