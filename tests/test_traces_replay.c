@@ -238,13 +238,8 @@ static void test_queue_bound(void)
 	trace = tw_write("bound.csv", "s,infer,0,resnet50,1,,,,,,1,,,,100,"
 			 "file,,bound.arrivals,\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(trace);
-	memset(&a, 0, sizeof a);
-	a.trace = trace;
-	a.cluster = "1x1:a100-40gb";
-	a.policy = "exclusive";
+	a = tw_sim_args(trace, "exclusive", "1x1:a100-40gb", 1);
 	a.params = &pp;
-	a.seed = 1;
-	a.devices_dir = "models/devices";
 	a.max_queued_requests = 10;
 	run_result_init(&res);
 	rc = exp_simulate_args(&a, &res, &err);
