@@ -32,16 +32,6 @@ struct mf_load {
 	int col[MF_NCOLS];
 };
 
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
-
-	if (d != NULL)
-		memcpy(d, s, n);
-	return d;
-}
-
 static void file_fini(struct trace_file *f)
 {
 	free(f->trace);
@@ -179,13 +169,13 @@ static int check_row(const struct imp_row *r, const struct mf_load *L,
 	f->sha256[64] = '\0';
 	f->bytes = (uint64_t)bytes;
 	f->line = r->line;
-	f->trace = xstrdup(s[C_TRACE]);
-	f->file = xstrdup(s[C_FILE]);
-	f->repo = xstrdup(s[C_REPO]);
-	f->commit = xstrdup(s[C_COMMIT]);
-	f->path = xstrdup(s[C_PATH]);
-	f->url = xstrdup(s[C_URL]);
-	f->licence = xstrdup(s[C_LICENCE]);
+	f->trace = strdup(s[C_TRACE]);
+	f->file = strdup(s[C_FILE]);
+	f->repo = strdup(s[C_REPO]);
+	f->commit = strdup(s[C_COMMIT]);
+	f->path = strdup(s[C_PATH]);
+	f->url = strdup(s[C_URL]);
+	f->licence = strdup(s[C_LICENCE]);
 	if (!f->trace || !f->file || !f->repo || !f->commit || !f->path ||
 	    !f->url || !f->licence)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
@@ -248,7 +238,7 @@ int trace_manifest_load(struct trace_manifest *m, const char *path,
 	rc = imp_csv_each(path, on_row, &L, err);
 	if (rc == 0 && m->nfiles == 0)
 		rc = sim_err_set(err, SIM_EPARSE, "%s: no files listed", path);
-	if (rc == 0 && (m->path = xstrdup(path)) == NULL)
+	if (rc == 0 && (m->path = strdup(path)) == NULL)
 		rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
 	if (rc != 0)
 		trace_manifest_fini(m);
