@@ -195,6 +195,12 @@ static int k_db(struct parse_ctx *c, const char *k, const char *v)
 	return set_path(c, &c->cfg->db, v);
 }
 
+static int k_devices(struct parse_ctx *c, const char *k, const char *v)
+{
+	(void)k;
+	return set_path(c, &c->cfg->devices, v);
+}
+
 static int k_gen(struct parse_ctx *c, const char *k, const char *v)
 {
 	struct exp_config *cfg = c->cfg;
@@ -259,7 +265,8 @@ static const struct key_def exp_keys[] = {
 	{ "name", k_name }, { "trace", k_trace }, { "gen.*", k_gen },
 	{ "cluster", k_cluster }, { "horizon_s", k_horizon },
 	{ "replications", k_replications }, { "seed", k_seed },
-	{ "db", k_db }, { "policy", k_policy }, { NULL, NULL }
+	{ "db", k_db }, { "devices", k_devices }, { "policy", k_policy },
+	{ NULL, NULL }
 };
 
 /* ---- [cluster] keys ---- */
@@ -767,6 +774,7 @@ void exp_config_free(struct exp_config *cfg)
 	exp__kv_free(cfg->gen, cfg->ngen);
 	free(cfg->cluster);
 	free(cfg->db);
+	free(cfg->devices);
 	free(cfg->policy);
 	for (i = 0; i < cfg->npolicies; i++) {
 		free(cfg->policies[i].name);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "models/device.h"
+#include "sim/datadir.h"
 #include "policies/policy.h"
 #include "experiments/cli/cli.h"
 #include "experiments/cli/list_models.h"
@@ -23,13 +24,15 @@ struct list_topic {
 };
 
 static const struct cli_opt devices_opts[] = {
-	{ "dir", 0, "DIR", "the profiles' folder (default: $COLOSIM_DEVICES, "
-	  "else\n./models/devices, else the installed profiles)" },
+	{ "devices", 0, "DIR", "the profiles' folder (default: "
+	  "$COLOSIM_DEVICES, else\n./models/devices, the binary's checkout, "
+	  "the binary's\nprefix, PREFIX/share/colosim/devices)" },
+	{ "dir", 0, "DIR", "the same as --devices" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const struct cli_spec devices_spec = {
-	"list devices", "colosim list devices [--dir DIR] [NAME]",
+	"list devices", "colosim list devices [--devices DIR] [NAME]",
 	"Without NAME, prints one line per device profile found in DIR.\nWith "
 	"NAME (or an alias), prints every value of that profile with its "
 	"source.", devices_opts, NULL
@@ -57,7 +60,7 @@ static int devices_opt(void *ctx, int opt, char *v)
 {
 	struct devices_args *a = ctx;
 
-	if (opt == 0) {
+	if (opt == 0 || opt == 1) {
 		a->dir = v;
 		return 0;
 	}
@@ -161,6 +164,7 @@ static int list_devices(int argc, char **argv)
 	struct dev_catalog cat;
 	struct sim_err err;
 	const char *dir, *name;
+	char devdir[4096];
 	size_t i;
 	int rc;
 
@@ -169,7 +173,8 @@ static int list_devices(int argc, char **argv)
 	dir = a.dir;
 	name = a.name;
 	sim_err_clear(&err);
-	if (dev_catalog_load(&cat, dir ? dir : dev_default_dir(), &err) != 0)
+	if (dev_find_dir(dir, devdir, sizeof devdir, &err) != 0 ||
+	    dev_catalog_load(&cat, devdir, &err) != 0)
 		return cli_report(&err);
 	if (name != NULL) {
 		const struct dev_profile *d = dev_catalog_find(&cat, name);

@@ -16,7 +16,20 @@
 #include "experiments/openb.h"
 #include "experiments/cli/cli.h"
 
-#define TRACE_DIR "../shared/traces/alibaba-gpu-v2023/"
+/* The inputs' folder: ../shared/traces when it is there (the project's
+** shared copy), else data/traces (where `colosim traces fetch` puts
+** them). */
+#define TRACE_DIR "T/alibaba-gpu-v2023/"
+#define FETCH_HINT "colosim traces fetch alibaba-gpu-v2023 " \
+	"alibaba-gpu-v2023-fgd-seed42 --mirror DIR gets them; docs/TRACES.md"
+
+static const char *trace_root(void)
+{
+	struct stat st;
+
+	return stat("../shared/traces/alibaba-gpu-v2023", &st) == 0 ?
+	       "../shared/traces" : "data/traces";
+}
 
 enum { O_POLICY, O_NODES, O_ARRIVALS, O_TIEBREAK, O_OUT, O_THRESHOLD,
        O_NO_PLOT, O_DB, O_EXPERIMENT };
@@ -32,7 +45,9 @@ static const struct cli_opt opts[] = {
 	[O_OUT] = { "out", 0, "DIR", "output folder, created if missing "
 		    "(default openb-out)" },
 	[O_THRESHOLD] = { "threshold", 0, "P", "FGD typical pods cover P% of "
-			  "the original pods (default 95)" },
+			  "the original pods (default 95)\n(T: ../shared/traces "
+			  "if present, else data/traces, where\n" FETCH_HINT
+			  ")" },
 	[O_NO_PLOT] = { "no-plot", 0, NULL, "skip the gnuplot figure" },
 	[O_DB] = { "db", 0, "FILE", "also store each policy's run in the "
 		   "results store FILE\n(metrics alloc_pct_kNNN, placed, failed, "
@@ -201,10 +216,9 @@ static void print_summary(const struct openb_args *a,
 
 static int cmd_openb(int argc, char **argv)
 {
+	char dnodes[512], darrivals[512], dtiebreak[512];
 	struct openb_args a = {
-		TRACE_DIR "openb_node_list_gpu_node.csv",
-		TRACE_DIR "fgd-seed42/arrivals.csv",
-		TRACE_DIR "fgd-seed42/node_tiebreak.csv",
+		dnodes, darrivals, dtiebreak,
 		"openb-out", "both", NULL, "openb-fgd", 95.0, 1
 	};
 	static struct openb_out o;
@@ -214,6 +228,12 @@ static int cmd_openb(int argc, char **argv)
 	int i, rc;
 
 	memset(&o, 0, sizeof o);
+	snprintf(dnodes, sizeof dnodes, "%s/alibaba-gpu-v2023/"
+		 "openb_node_list_gpu_node.csv", trace_root());
+	snprintf(darrivals, sizeof darrivals, "%s/alibaba-gpu-v2023/"
+		 "fgd-seed42/arrivals.csv", trace_root());
+	snprintf(dtiebreak, sizeof dtiebreak, "%s/alibaba-gpu-v2023/"
+		 "fgd-seed42/node_tiebreak.csv", trace_root());
 	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
 		return rc == CLI_HELP ? 0 : rc;
 	if ((rc = pick_policies(&a, &o)) != 0)
@@ -232,6 +252,11 @@ static int cmd_openb(int argc, char **argv)
 	    openb_load_arrivals(&d, a.arrivals, &err) != 0 ||
 	    openb_load_tiebreak(&d, a.tiebreak, &err) != 0) {
 		openb_data_fini(&d);
+		if (err.code == SIM_ENOENT) {
+			fprintf(stderr, "colosim: %s (" FETCH_HINT ")\n",
+				err.msg);
+			return 2;
+		}
 		return cli_report(&err);
 	}
 	printf("openb: %zu nodes, %lld GPUs, %zu arrivals (loaded in %.3f s)\n",

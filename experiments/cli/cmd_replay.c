@@ -37,8 +37,8 @@ static const struct cli_opt opts[] = {
 			"over PCIe and pays the\ncopy back in when placed "
 			"again (docs/MODEL.md,\n\"Swapping\")" },
 	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: "
-			"$COLOSIM_DEVICES,\n./models/devices, the installed "
-			"ones)" },
+			"$COLOSIM_DEVICES,\n./models/devices, the binary's "
+			"checkout or prefix)" },
 	[O_JSON] = { "json", 0, NULL, "one JSON object instead of a table" },
 	{ NULL, 0, NULL, NULL }
 };

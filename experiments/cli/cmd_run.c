@@ -1,5 +1,6 @@
 /*
-** cmd_run.c: `colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]`:
+** cmd_run.c: `colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]
+** [--devices DIR]`:
 ** runs an experiment's matrix in worker processes into its SQLite store.
 */
 #include <signal.h>
@@ -20,7 +21,7 @@ static void on_sigint(int sig)
 	signal(SIGINT, SIG_DFL);      /* a second Ctrl-C kills */
 }
 
-enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_NO_FORK };
+enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK };
 
 static const struct cli_opt opts[] = {
 	[O_JOBS] = { NULL, 'j', "N", "worker processes (default 1)" },
@@ -30,14 +31,18 @@ static const struct cli_opt opts[] = {
 			  "of the same name" },
 	[O_DB] = { NULL, 'o', "DB", "the database (default: the config's db, "
 		   "or NAME.db)" },
+	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: the "
+			"config's devices, else\n$COLOSIM_DEVICES, ./models/devices, "
+			"the binary's checkout\nor prefix; see colosim list "
+			"devices --help)" },
 	[O_NO_FORK] = { "no-fork", 0, NULL, "simulate in this process "
 			"(debugging)" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const struct cli_spec spec = {
-	"run", "colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB] "
-	"[--no-fork]",
+	"run", "colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]\n"
+	"                   [--devices DIR] [--no-fork]",
 	"Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):"
 	"\nthe cross product of its [sweep] and its replications, in N worker\n"
 	"processes, one transaction per run into the SQLite database.",
@@ -69,6 +74,7 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_RESUME: r->req.resume = 1; return 0;
 	case O_OVERWRITE: r->req.overwrite = 1; return 0;
 	case O_DB: r->req.db_path = v; return 0;
+	case O_DEVICES: r->req.devices_dir = v; return 0;
 	case O_NO_FORK: r->o.no_fork = 1; return 0;
 	}
 	return 2;
