@@ -380,28 +380,12 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 	}
 }
 
-static void check_row(struct trace_reader *r, struct trace_job *j,
-		      struct sim_err *err)
+/* The id: present, short enough, not seen before. */
+static void check_id(struct trace_reader *r, struct trace_job *j,
+		     struct sim_err *err)
 {
-	const struct zoo_model *m;
-	double v;
-	int64_t n;
-	int given;
 	long first;
 
-	memset(j, 0, sizeof *j);
-	j->line = r->row_line;
-	j->opt = WL_OPT_MOMENTUM;
-	j->prec = WL_PREC_FP32;
-	j->gpus = 1;
-	j->gpu_share = 1;
-	if (r->rec.nf != TRACE_NCOLS) {
-		row_error(r, err, r->rec.nf < TRACE_NCOLS ? K_END :
-			  TRACE_NCOLS, "expected %d fields (the header's "
-			  "columns), got %d", TRACE_NCOLS, r->rec.nf);
-		return;
-	}
-	/* id */
 	if (is_empty(fld(r, C_ID)))
 		row_error(r, err, C_ID, "expected a job id, got an empty "
 			  "field");
@@ -417,7 +401,14 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 			row_error(r, err, C_ID, "duplicate id '%s' (first on "
 				  "line %ld)", j->id, first);
 	}
-	/* submit time */
+}
+
+/* The submit time: present and not before the previous row's. */
+static void check_submit(struct trace_reader *r, struct trace_job *j,
+			 struct sim_err *err)
+{
+	int given;
+
 	time_field(r, err, C_SUBMIT, 0, 0, &j->submit_ns, &given);
 	if (given) {
 		if (j->submit_ns < r->prev_submit)
@@ -432,23 +423,16 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	} else if (is_empty(fld(r, C_SUBMIT)))
 		row_error(r, err, C_SUBMIT, "expected seconds >= 0, got an "
 			  "empty field");
-	/* model */
-	m = zoo_find(fld(r, C_MODEL));
-	if (m == NULL) {
-		char names[512];
-		zoo_names(names, sizeof names);
-		row_error(r, err, C_MODEL, "unknown model '%s' (known: %s)",
-			  shown(r, C_MODEL), names);
-	} else
-		strcpy(j->model, m->name);
-	/* batch */
-	int_field(r, err, C_BATCH, 1, 1 << 20, &n, &given);
-	if (given)
-		j->batch = (int)n;
-	else if (is_empty(fld(r, C_BATCH)))
-		row_error(r, err, C_BATCH, "expected a batch size >= 1, got an "
-			  "empty field");
-	/* shared optional columns */
+}
+
+/* The optional columns of both kinds: gpus, gpu_share, mem_mib, priority. */
+static void check_shared(struct trace_reader *r, struct trace_job *j,
+			 struct sim_err *err)
+{
+	double v;
+	int64_t n;
+	int given;
+
 	int_field(r, err, C_GPUS, 1, 1 << 20, &n, &given);
 	if (given)
 		j->gpus = (int)n;
@@ -467,7 +451,44 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	int_field(r, err, C_PRIO, -1000000, 1000000, &n, &given);
 	if (given)
 		j->priority = (int)n;
-	/* kind */
+}
+
+static void check_row(struct trace_reader *r, struct trace_job *j,
+		      struct sim_err *err)
+{
+	const struct zoo_model *m;
+	int64_t n;
+	int given;
+
+	memset(j, 0, sizeof *j);
+	j->line = r->row_line;
+	j->opt = WL_OPT_MOMENTUM;
+	j->prec = WL_PREC_FP32;
+	j->gpus = 1;
+	j->gpu_share = 1;
+	if (r->rec.nf != TRACE_NCOLS) {
+		row_error(r, err, r->rec.nf < TRACE_NCOLS ? K_END :
+			  TRACE_NCOLS, "expected %d fields (the header's "
+			  "columns), got %d", TRACE_NCOLS, r->rec.nf);
+		return;
+	}
+	check_id(r, j, err);
+	check_submit(r, j, err);
+	m = zoo_find(fld(r, C_MODEL));
+	if (m == NULL) {
+		char names[512];
+		zoo_names(names, sizeof names);
+		row_error(r, err, C_MODEL, "unknown model '%s' (known: %s)",
+			  shown(r, C_MODEL), names);
+	} else
+		strcpy(j->model, m->name);
+	int_field(r, err, C_BATCH, 1, 1 << 20, &n, &given);
+	if (given)
+		j->batch = (int)n;
+	else if (is_empty(fld(r, C_BATCH)))
+		row_error(r, err, C_BATCH, "expected a batch size >= 1, got an "
+			  "empty field");
+	check_shared(r, j, err);
 	if (strcasecmp(fld(r, C_KIND), "train") == 0) {
 		j->kind = TRACE_TRAIN;
 		check_train(r, j, err);
