@@ -12,6 +12,9 @@
 **       weights, workspace and the KV-cache blocks of one replica.
 **   colosim llm validate [--dir DIR] [--fit]
 **       every published point: value, model, error; the medians.
+**   colosim llm serve REQUESTS [--model M] [--device D] [--gpus N] ...
+**       a request file (Azure LLM 2023 columns, or t_s, prompt_tokens,
+**       output_tokens) on dedicated replicas: the serving metrics.
 ** Devices come from --dir, else $COLOSIM_DEVICES, ./models/devices or the
 ** installed profiles.
 */
@@ -23,7 +26,9 @@
 #include "models/device.h"
 #include "models/llm.h"
 #include "models/llm_points.h"
+#include "experiments/llm_serve.h"
 #include "experiments/cli/cli.h"
+#include "traces/import_csv.h"
 
 static void usage(FILE *f)
 {
@@ -37,7 +42,17 @@ static void usage(FILE *f)
 		"[--util F] [--block N]\n"
 		"                        [--max-batched-tokens N] "
 		"[--max-seqs N] [--dir DIR]\n"
-		"       colosim llm validate [--fit] [--dir DIR]\n\n"
+		"       colosim llm validate [--fit] [--dir DIR]\n"
+		"       colosim llm serve REQUESTS [--model M] [--device D] "
+		"[--gpus N] [--replicas R]\n"
+		"                        [--sched S] [--preempt P] [--swap-gib G]"
+		" [--no-paging]\n"
+		"                        [--slo-ttft-ms X] [--slo-tpot-ms Y] "
+		"[--route rr|least]\n"
+		"                        [--long error|skip|truncate] "
+		"[--max-seqs N] [--max-batched-tokens N]\n"
+		"                        [--tp N] [--prec P] [--util F] "
+		"[--block N] [--json] [--dir DIR]\n\n"
 		"The LLM serving model (docs/MODEL.md, \"LLM serving\").\n"
 		"  models    architectures: parameters, GFLOP and KV bytes per "
 		"token\n"
@@ -50,7 +65,20 @@ static void usage(FILE *f)
 		"  validate  the published points of docs/VALIDATION.md: "
 		"value, model, error;\n"
 		"            --fit refits the constants on the calibration set "
-		"first\n\n"
+		"first\n"
+		"  serve     replays REQUESTS on dedicated replicas and prints "
+		"TTFT, TPOT,\n"
+		"            inter-token and end-to-end latency (p50/p95/p99), "
+		"SLO attainment,\n"
+		"            output tokens/s, KV-cache use, preemptions, swapped "
+		"bytes.  REQUESTS\n"
+		"            is CSV with TIMESTAMP, ContextTokens, "
+		"GeneratedTokens (the Azure LLM\n"
+		"            2023 trace) or t_s, prompt_tokens, output_tokens.  "
+		"Defaults: llama-3-70b,\n"
+		"            h100-sxm, 8 GPUs, 1 replica (TP = GPUs / replicas), "
+		"vllm, recompute,\n"
+		"            4 GiB swap, SLOs 1000 ms / 100 ms, --long error\n\n"
 		"  --tp N    tensor-parallel degree (default 1)\n"
 		"  --prec P  fp16 (default), bf16 or fp8\n"
 		"  --util F  gpu_memory_utilization (default 0.9)\n"
@@ -379,11 +407,434 @@ static int do_validate(int argc, char **argv)
 	return ferror(stdout) ? 1 : 0;
 }
 
+/* ---- serve ------------------------------------------------------------ */
+
+enum long_mode { LONG_ERROR = 0, LONG_SKIP, LONG_TRUNCATE };
+
+struct load {
+	const char *path;
+	int max_len;              /* the model's context window */
+	const char *model;
+	enum long_mode mode;
+	int c_t, c_p, c_o, datetime;
+	sim_time t0;
+	int have_t0;
+	struct llm_serve_req *r;
+	long *line;
+	size_t n, cap;
+	unsigned long skipped, truncated;
+};
+
+static int load_row(void *ctx, const struct imp_row *row, struct sim_err *err)
+{
+	struct load *L = ctx;
+	int64_t p, o;
+	sim_time t;
+	int present, rc;
+
+	if (row->index == 0) {
+		L->datetime = imp_col(row, "TIMESTAMP") >= 0;
+		if (L->datetime)
+			rc = imp_col_req(row, "TIMESTAMP", &L->c_t, err) ||
+			     imp_col_req(row, "ContextTokens", &L->c_p, err) ||
+			     imp_col_req(row, "GeneratedTokens", &L->c_o, err);
+		else
+			rc = imp_col_req(row, "t_s", &L->c_t, err) ||
+			     imp_col_req(row, "prompt_tokens", &L->c_p, err) ||
+			     imp_col_req(row, "output_tokens", &L->c_o, err);
+		return rc ? SIM_EPARSE : 0;
+	}
+	rc = L->datetime ?
+	     imp_get_datetime(row, L->c_t, "TIMESTAMP", &t, &present, err) :
+	     imp_get_secs(row, L->c_t, "t_s", &t, &present, err);
+	if (rc == 0 && !present)
+		rc = sim_err_set(err, SIM_EPARSE, "%s:%ld: %s: missing",
+				 row->path, row->line,
+				 L->datetime ? "TIMESTAMP" : "t_s");
+	if (rc == 0)
+		rc = imp_get_i64(row, L->c_p, L->datetime ? "ContextTokens" :
+				 "prompt_tokens", &p, &present, err);
+	if (rc == 0)
+		rc = imp_get_i64(row, L->c_o, L->datetime ? "GeneratedTokens" :
+				 "output_tokens", &o, &present, err);
+	if (rc)
+		return rc;
+	if (p < 1 || o < 1 || p > 1 << 24 || o > 1 << 24)
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld: %s: %lld prompt and "
+				   "%lld output tokens: expected 1..16777216 each",
+				   row->path, row->line, L->datetime ?
+				   "ContextTokens" : "prompt_tokens",
+				   (long long)p, (long long)o);
+	if (p + o > L->max_len) {
+		if (L->mode == LONG_ERROR)
+			return sim_err_set(err, SIM_EINVAL,
+					   "%s:%ld: %s: %lld prompt + %lld output "
+					   "tokens exceed the %d-token context "
+					   "window of %s (--long skip or truncate "
+					   "to replay it)", row->path, row->line,
+					   L->datetime ? "ContextTokens" :
+					   "prompt_tokens", (long long)p,
+					   (long long)o, L->max_len, L->model);
+		if (L->mode == LONG_SKIP) {
+			L->skipped++;
+			return 0;
+		}
+		/* keep the output, cut the prompt's head (at least 1) */
+		L->truncated++;
+		if (o >= L->max_len)
+			o = L->max_len - 1;
+		p = L->max_len - o;
+	}
+	if (L->n == L->cap) {
+		size_t cap = L->cap ? 2 * L->cap : 1024;
+		struct llm_serve_req *r = realloc(L->r, cap * sizeof *r);
+		long *ln = realloc(L->line, cap * sizeof *ln);
+
+		if (r)
+			L->r = r;
+		if (ln)
+			L->line = ln;
+		if (r == NULL || ln == NULL)
+			return sim_err_set(err, SIM_ENOMEM, "out of memory");
+		L->cap = cap;
+	}
+	if (!L->have_t0 || t < L->t0) {
+		/* times are made relative to the earliest request at the end */
+		L->t0 = t;
+		L->have_t0 = 1;
+	}
+	L->r[L->n].arrival_ns = t;
+	L->r[L->n].prompt_tokens = (int)p;
+	L->r[L->n].output_tokens = (int)o;
+	L->line[L->n] = row->line;
+	L->n++;
+	return 0;
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const struct llm_serve_req *x = a, *y = b;
+
+	return (x->arrival_ns > y->arrival_ns) - (x->arrival_ns < y->arrival_ns);
+}
+
+static void print_q(const char *name, struct sim_sample *s)
+{
+	if (s->n == 0) {
+		printf("  %-22s -\n", name);
+		return;
+	}
+	printf("  %-22s mean %10.2f  p50 %10.2f  p95 %10.2f  p99 %10.2f\n",
+	       name, s->mean, sim_sample_quantile(s, 0.5),
+	       sim_sample_quantile(s, 0.95), sim_sample_quantile(s, 0.99));
+}
+
+static void json_q(const char *name, struct sim_sample *s, int last)
+{
+	if (s->n == 0)
+		printf("  \"%s_mean\": null, \"%s_p50\": null, \"%s_p95\": null, "
+		       "\"%s_p99\": null%s\n", name, name, name, name,
+		       last ? "" : ",");
+	else
+		printf("  \"%s_mean\": %.6g, \"%s_p50\": %.6g, \"%s_p95\": %.6g, "
+		       "\"%s_p99\": %.6g%s\n", name, s->mean, name,
+		       sim_sample_quantile(s, 0.5), name,
+		       sim_sample_quantile(s, 0.95), name,
+		       sim_sample_quantile(s, 0.99), last ? "" : ",");
+}
+
+static void print_result(const struct llm_serve_cfg *c, const char *path,
+			 struct llm_serve_result *r, int json)
+{
+	const struct llm_model *m = c->model;
+
+	if (json) {
+		printf("{\n  \"requests\": \"%s\", \"model\": \"%s\", \"device\": "
+		       "\"%s\", \"prec\": \"%s\", \"tp\": %d, \"replicas\": %d, "
+		       "\"sched\": \"%s\", \"paging\": %d,\n", path,
+		       m->arch->name, m->dev->name, llm_prec_name(m->prec), m->tp,
+		       c->replicas, llm_sched_name(c->sched.kind), c->paging);
+		printf("  \"submitted\": %llu, \"completed\": %llu, "
+		       "\"rejected\": %llu, \"iterations\": %llu,\n",
+		       (unsigned long long)r->submitted,
+		       (unsigned long long)r->completed,
+		       (unsigned long long)r->rejected,
+		       (unsigned long long)r->iterations);
+		json_q("ttft_ms", &r->ttft_ms, 0);
+		json_q("tpot_ms", &r->tpot_ms, 0);
+		json_q("itl_ms", &r->itl_ms, 0);
+		json_q("e2e_ms", &r->e2e_ms, 0);
+		printf("  \"slo_ttft_ms\": %g, \"slo_tpot_ms\": %g, "
+		       "\"slo_ttft\": %.6g, \"slo_tpot\": %.6g, \"slo_both\": "
+		       "%.6g,\n", c->slo_ttft_ms, c->slo_tpot_ms, r->slo_ttft,
+		       r->slo_tpot, r->slo_both);
+		printf("  \"tokens_out\": %llu, \"out_tok_per_s\": %.6g, "
+		       "\"kv_blocks\": %lld, \"kv_util_mean\": %.6g, "
+		       "\"kv_util_peak\": %.6g,\n",
+		       (unsigned long long)r->tokens_out, r->out_tok_per_s,
+		       (long long)r->kv_blocks, r->kv_util_mean, r->kv_util_peak);
+		printf("  \"preemptions\": %llu, \"recomputes\": %llu, "
+		       "\"swap_outs\": %llu, \"swapped_bytes\": %.6g, "
+		       "\"end_s\": %.6g\n}\n", (unsigned long long)r->preemptions,
+		       (unsigned long long)r->recomputes,
+		       (unsigned long long)r->swap_outs, r->swapped_bytes,
+		       sim_time_to_s(r->end_ns));
+		return;
+	}
+	printf("%s: %s on %d x %s (TP %d, %s), scheduler %s, %s\n", path,
+	       m->arch->name, c->replicas, m->dev->name, m->tp,
+	       llm_prec_name(m->prec), llm_sched_name(c->sched.kind),
+	       c->paging ? "paged KV cache" : "unbounded KV cache (no paging)");
+	printf("  requests %llu, completed %llu, rejected %llu, %llu "
+	       "iterations, %.1f s simulated\n",
+	       (unsigned long long)r->submitted,
+	       (unsigned long long)r->completed,
+	       (unsigned long long)r->rejected,
+	       (unsigned long long)r->iterations, sim_time_to_s(r->end_ns));
+	print_q("TTFT (ms)", &r->ttft_ms);
+	print_q("TPOT (ms)", &r->tpot_ms);
+	print_q("inter-token gap (ms)", &r->itl_ms);
+	print_q("end-to-end (ms)", &r->e2e_ms);
+	printf("  SLO TTFT <= %g ms: %.1f%%, TPOT <= %g ms: %.1f%%, both: "
+	       "%.1f%%\n", c->slo_ttft_ms, 100 * r->slo_ttft, c->slo_tpot_ms,
+	       100 * r->slo_tpot, 100 * r->slo_both);
+	if (c->paging)
+		printf("  output %.0f tokens/s; KV cache %lld blocks per "
+		       "replica, mean use %.1f%%, peak %.1f%%\n",
+		       r->out_tok_per_s, (long long)r->kv_blocks,
+		       100 * r->kv_util_mean, 100 * r->kv_util_peak);
+	else
+		printf("  output %.0f tokens/s; KV cache unbounded\n",
+		       r->out_tok_per_s);
+	printf("  preemptions %llu (recomputed %llu, swapped %llu), swapped "
+	       "%.2f GiB\n", (unsigned long long)r->preemptions,
+	       (unsigned long long)r->recomputes,
+	       (unsigned long long)r->swap_outs,
+	       r->swapped_bytes / 1073741824.0);
+	if (r->rejected)
+		printf("  first rejected: %s\n", r->first_reject.msg);
+}
+
+struct sopts {
+	const char *path, *dir, *model, *device;
+	long gpus, replicas, tp, block, seqs, mbt;
+	double util, swap_gib, slo_ttft, slo_tpot;
+	enum llm_prec prec;
+	enum llm_sched_kind sched;
+	enum llm_preempt preempt;
+	enum llm_route route;
+	enum long_mode lmode;
+	int paging, json;
+};
+
+static int serve_opts(int argc, char **argv, struct sopts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof *o);
+	o->model = "llama-3-70b";
+	o->device = "h100-sxm";
+	o->gpus = 8;
+	o->replicas = 1;
+	o->block = 16;
+	o->util = 0.9;
+	o->swap_gib = 4;
+	o->slo_ttft = 1000;
+	o->slo_tpot = 100;
+	o->paging = 1;
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int rc = 0;
+		double d;
+
+		if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+			continue;
+		}
+		if (strcmp(a, "--no-paging") == 0) {
+			o->paging = 0;
+			continue;
+		}
+		if (a[0] != '-') {
+			if (o->path)
+				return cli_usage_error("llm serve: unexpected "
+						       "argument '%s'", a);
+			o->path = a;
+			continue;
+		}
+		if (v == NULL)
+			return cli_usage_error("llm serve: %s needs a value (try "
+					       "--help)", a);
+		i++;
+		if (strcmp(a, "--dir") == 0)
+			o->dir = v;
+		else if (strcmp(a, "--model") == 0)
+			o->model = v;
+		else if (strcmp(a, "--device") == 0)
+			o->device = v;
+		else if (strcmp(a, "--gpus") == 0)
+			rc = parse_long(a, v, 1, 4096, &o->gpus);
+		else if (strcmp(a, "--replicas") == 0)
+			rc = parse_long(a, v, 1, 4096, &o->replicas);
+		else if (strcmp(a, "--tp") == 0)
+			rc = parse_long(a, v, 1, 64, &o->tp);
+		else if (strcmp(a, "--block") == 0)
+			rc = parse_long(a, v, 1, 1024, &o->block);
+		else if (strcmp(a, "--max-seqs") == 0)
+			rc = parse_long(a, v, 1, 1L << 20, &o->seqs);
+		else if (strcmp(a, "--max-batched-tokens") == 0)
+			rc = parse_long(a, v, 1, 1L << 24, &o->mbt);
+		else if (strcmp(a, "--prec") == 0) {
+			if (llm_prec_parse(v, &o->prec))
+				return cli_usage_error("llm serve: --prec '%s': "
+						       "expected fp16, bf16 or "
+						       "fp8", v);
+		} else if (strcmp(a, "--sched") == 0) {
+			if (llm_sched_parse(v, &o->sched))
+				return cli_usage_error("llm serve: --sched '%s': "
+						       "expected vllm, sarathi "
+						       "or orca", v);
+		} else if (strcmp(a, "--preempt") == 0) {
+			if (llm_preempt_parse(v, &o->preempt))
+				return cli_usage_error("llm serve: --preempt "
+						       "'%s': expected recompute "
+						       "or swap", v);
+		} else if (strcmp(a, "--route") == 0) {
+			if (llm_route_parse(v, &o->route))
+				return cli_usage_error("llm serve: --route '%s': "
+						       "expected rr or least", v);
+		} else if (strcmp(a, "--long") == 0) {
+			if (strcmp(v, "error") == 0)
+				o->lmode = LONG_ERROR;
+			else if (strcmp(v, "skip") == 0)
+				o->lmode = LONG_SKIP;
+			else if (strcmp(v, "truncate") == 0)
+				o->lmode = LONG_TRUNCATE;
+			else
+				return cli_usage_error("llm serve: --long '%s': "
+						       "expected error, skip or "
+						       "truncate", v);
+		} else if (strcmp(a, "--util") == 0 ||
+			   strcmp(a, "--swap-gib") == 0 ||
+			   strcmp(a, "--slo-ttft-ms") == 0 ||
+			   strcmp(a, "--slo-tpot-ms") == 0) {
+			if (cli_parse_double(v, &d) != 0 || !(d >= 0) ||
+			    !isfinite(d) || (a[2] == 'u' && !(d > 0 && d <= 1)))
+				return cli_usage_error("llm serve: %s '%s': "
+						       "expected a finite number "
+						       ">= 0%s", a, v, a[2] == 'u'
+						       ? " in (0, 1]" : "");
+			if (a[2] == 'u')
+				o->util = d;
+			else if (a[2] == 's' && a[3] == 'w')
+				o->swap_gib = d;
+			else if (a[6] == 't' && a[7] == 't')
+				o->slo_ttft = d;
+			else
+				o->slo_tpot = d;
+		} else {
+			return cli_usage_error("llm serve: unknown option '%s' "
+					       "(try --help)", a);
+		}
+		if (rc)
+			return rc;
+	}
+	if (o->path == NULL)
+		return cli_missing("llm serve", "REQUESTS",
+				   "colosim llm serve REQUESTS [options]");
+	if (o->tp == 0) {
+		if (o->gpus % o->replicas != 0)
+			return cli_usage_error("llm serve: %ld GPUs do not split "
+					       "into %ld replicas", o->gpus,
+					       o->replicas);
+		o->tp = o->gpus / o->replicas;
+	} else if (o->tp * o->replicas > o->gpus) {
+		return cli_usage_error("llm serve: %ld replicas of TP %ld need "
+				       "%ld GPUs; --gpus is %ld", o->replicas,
+				       o->tp, o->tp * o->replicas, o->gpus);
+	}
+	return 0;
+}
+
+static int do_serve(int argc, char **argv)
+{
+	struct sopts o;
+	struct dev_catalog cat;
+	struct llm_model m;
+	struct llm_serve_cfg c;
+	struct llm_serve_result res;
+	struct load L;
+	struct opts mo;
+	struct sim_err err;
+	size_t i;
+	int rc = serve_opts(argc, argv, &o);
+
+	if (rc)
+		return rc;
+	if ((rc = load(&cat, o.dir)) != 0)
+		return rc;
+	memset(&mo, 0, sizeof mo);
+	mo.model = o.model;
+	mo.device = o.device;
+	mo.prec = o.prec;
+	mo.tp = o.tp;
+	if ((rc = model_of(&mo, &cat, &m)) != 0) {
+		dev_catalog_fini(&cat);
+		return rc;
+	}
+	llm_serve_cfg_default(&c, &m, o.sched);
+	c.replicas = (int)o.replicas;
+	c.block_tokens = (int)o.block;
+	c.gpu_mem_util = o.util;
+	c.swap_bytes = o.swap_gib * 1073741824.0;
+	c.paging = o.paging;
+	c.route = o.route;
+	c.slo_ttft_ms = o.slo_ttft;
+	c.slo_tpot_ms = o.slo_tpot;
+	c.sched.preempt = o.preempt;
+	if (o.seqs)
+		c.sched.max_num_seqs = (int)o.seqs;
+	if (o.mbt)
+		c.sched.max_num_batched_tokens = (int)o.mbt;
+	memset(&L, 0, sizeof L);
+	L.path = o.path;
+	L.max_len = c.sched.max_model_len;
+	L.model = m.arch->name;
+	L.mode = o.lmode;
+	sim_err_clear(&err);
+	rc = imp_csv_each(o.path, load_row, &L, &err);
+	if (rc == 0 && L.n == 0)
+		rc = sim_err_set(&err, SIM_EPARSE, "%s: no requests", o.path);
+	if (rc) {
+		free(L.r);
+		free(L.line);
+		dev_catalog_fini(&cat);
+		return cli_report(&err);
+	}
+	for (i = 0; i < L.n; i++)
+		L.r[i].arrival_ns -= L.t0;
+	qsort(L.r, L.n, sizeof *L.r, cmp_arrival);
+	if (L.skipped || L.truncated)
+		fprintf(stderr, "colosim: llm serve: %lu requests over the "
+			"context window %s\n", L.skipped ? L.skipped :
+			L.truncated, L.skipped ? "skipped" : "truncated");
+	rc = llm_serve_run(&c, L.r, L.n, &res, &err);
+	if (rc == 0)
+		print_result(&c, o.path, &res, o.json);
+	llm_serve_result_fini(&res);
+	free(L.r);
+	free(L.line);
+	dev_catalog_fini(&cat);
+	if (rc)
+		return cli_report(&err);
+	return ferror(stdout) ? 1 : 0;
+}
+
 static int run(int argc, char **argv)
 {
 	if (argc < 2)
 		return cli_missing("llm", "a topic (models, step, memory, "
-				   "validate)", "colosim llm TOPIC ...");
+				   "validate, serve)", "colosim llm TOPIC ...");
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;
@@ -401,11 +852,13 @@ static int run(int argc, char **argv)
 		return do_memory(argc, argv);
 	if (strcmp(argv[1], "validate") == 0)
 		return do_validate(argc, argv);
+	if (strcmp(argv[1], "serve") == 0)
+		return do_serve(argc, argv);
 	return cli_usage_error("llm: unknown topic '%s' (models, step, memory, "
-			       "validate)", argv[1]);
+			       "validate, serve)", argv[1]);
 }
 
 const struct cli_cmd cli_cmd_llm = {
 	"llm", "the LLM serving model: architectures, iteration time, "
-	"memory, validation", run
+	"memory, validation, dedicated-replica replay", run
 };
