@@ -15,8 +15,8 @@
 **   colosim llm serve REQUESTS [--model M] [--device D] [--gpus N] ...
 **       a request file (Azure LLM 2023 columns, or t_s, prompt_tokens,
 **       output_tokens) on dedicated replicas: the serving metrics.
-** Devices come from --dir, else $COLOSIM_DEVICES, ./models/devices or the
-** installed profiles.
+** Devices come from --dir, else as dev_find_dir() finds them
+** ($COLOSIM_DEVICES, ./models/devices, the checkout, the prefix).
 */
 #include <math.h>
 #include <stdio.h>
@@ -187,9 +187,11 @@ static int parse_opts(int argc, char **argv, int npos, struct opts *o)
 static int load(struct dev_catalog *cat, const char *dir)
 {
 	struct sim_err err;
+	char devdir[1024];
 
 	sim_err_clear(&err);
-	if (dev_catalog_load(cat, dir ? dir : dev_default_dir(), &err) != 0)
+	if (dev_find_dir(dir, devdir, sizeof devdir, &err) != 0 ||
+	    dev_catalog_load(cat, devdir, &err) != 0)
 		return cli_report(&err);
 	return 0;
 }
