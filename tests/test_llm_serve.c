@@ -14,19 +14,16 @@
 #include "experiments/llm_serve.h"
 #include "tests/util.h"
 
+/* The A100-80GB profile of models/devices (the suite runs from the
+** project root). */
 static struct dev_profile dev(void)
 {
 	struct dev_profile d;
+	struct sim_err err = { 0 };
 
 	memset(&d, 0, sizeof d);
-	strcpy(d.name, "test-gpu");
-	d.hbm_bytes = 80ULL << 30;
-	d.hbm_bw_bytes_per_s = 2e12;
-	d.fp16_flops = d.bf16_flops = 300e12;
-	d.nvlink_bytes_per_s = 600e9;
-	d.h2d_pinned_bytes_per_s = d.d2h_pinned_bytes_per_s = 25e9;
-	d.pcie_latency_ns = 10000;
-	d.ctx_bytes = 512ULL << 20;
+	CU_ASSERT_EQUAL(dev_load_file("models/devices/a100-80gb.ini", &d, &err),
+			0);
 	return d;
 }
 

@@ -220,6 +220,22 @@ static int model_of(const struct opts *o, const struct dev_catalog *cat,
 	return 0;
 }
 
+/* The options of `step` and `memory`, the catalog and the replica's
+** model; on failure nothing is left to free. */
+static int open_model(int argc, char **argv, struct opts *o,
+		      struct dev_catalog *cat, struct llm_model *m)
+{
+	int rc = parse_opts(argc, argv, 2, o);
+
+	if (rc)
+		return rc;
+	if ((rc = load(cat, o->dir)) != 0)
+		return rc;
+	if ((rc = model_of(o, cat, m)) != 0)
+		dev_catalog_fini(cat);
+	return rc;
+}
+
 static int do_models(void)
 {
 	size_t i;
@@ -256,16 +272,10 @@ static int do_step(int argc, char **argv)
 	struct llm_model m;
 	struct llm_iter it;
 	struct llm_step_terms t;
-	int rc = parse_opts(argc, argv, 2, &o);
+	int rc = open_model(argc, argv, &o, &cat, &m);
 
 	if (rc)
 		return rc;
-	if ((rc = load(&cat, o.dir)) != 0)
-		return rc;
-	if ((rc = model_of(&o, &cat, &m)) != 0) {
-		dev_catalog_fini(&cat);
-		return rc;
-	}
 	if (o.prefill == 0 && o.decode == 0)
 		o.decode = 1;
 	memset(&it, 0, sizeof it);
@@ -307,16 +317,10 @@ static int do_memory(int argc, char **argv)
 	struct llm_model m;
 	struct llm_mem mem;
 	struct sim_err err;
-	int rc = parse_opts(argc, argv, 2, &o);
+	int rc = open_model(argc, argv, &o, &cat, &m);
 
 	if (rc)
 		return rc;
-	if ((rc = load(&cat, o.dir)) != 0)
-		return rc;
-	if ((rc = model_of(&o, &cat, &m)) != 0) {
-		dev_catalog_fini(&cat);
-		return rc;
-	}
 	sim_err_clear(&err);
 	rc = llm_memory(&m, o.util, (int)o.block, (int)o.mbt, (int)o.seqs,
 			&mem, &err);
