@@ -68,6 +68,7 @@ static const struct field dev_fields[] = {
 	DF(fp32_flops, F_DBL, 1, R_POS),
 	DF(fp16_flops, F_DBL, 1, R_NONNEG),
 	DF(bf16_flops, F_DBL, 1, R_NONNEG),
+	DF(fp8_flops, F_DBL, 0, R_NONNEG),
 	DF(bf16_achieved_flops, F_DBL, 0, R_NONNEG),
 	DF(sm_clock_hz, F_DBL, 0, R_NONNEG),
 	DF(pcie_gen, F_INT, 1, R_POS),

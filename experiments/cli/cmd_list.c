@@ -105,6 +105,8 @@ static void print_profile(const struct dev_profile *d)
 	NUM("fp32_flops", "%.4g", d->fp32_flops);
 	NUM("fp16_flops", "%.4g", d->fp16_flops);
 	NUM("bf16_flops", "%.4g", d->bf16_flops);
+	if (d->fp8_flops > 0)
+		NUM("fp8_flops", "%.4g", d->fp8_flops);
 	if (d->bf16_achieved_flops > 0)
 		NUM("bf16_achieved_flops", "%.4g", d->bf16_achieved_flops);
 	if (d->sm_clock_hz > 0)
