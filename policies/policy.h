@@ -178,6 +178,40 @@ struct pol_ops {
 #define POL__CAT(a, b) a##b
 #define POL__STR(x) #x
 
+/* ---- plugins: policies built outside colosim ------------------------------
+** A plugin is a shared object built against this header alone (cc -shared
+** -fPIC; `pkg-config --cflags colosim-policy` after `make install`) that
+** exports one function, named POL_PLUGIN_SYMBOL:
+**
+**     const struct pol_ops *const *colosim_policy_plugin(int iHostVersion);
+**
+** It returns the plugin's ops tables, NULL-terminated; they must live as
+** long as the plugin is loaded (static tables do).  iHostVersion is the
+** loading colosim's POL_IFACE_VERSION, for a plugin that wants to refuse
+** or adapt.  Write it with POL_PLUGIN(&pol_NAME, ...) after the tables.
+** `colosim replay|run|list --plugin FILE.so` (or a config's `plugins`
+** key) loads it with dlopen and checks every table before use (an
+** interface version newer than this colosim's, a name a built-in or
+** another plugin has, the template's name or description, a broken
+** parameter table: each is refused with one line naming the file).
+** Loading a plugin runs its code with colosim's rights.  The view and the
+** actions a plugin calls resolve against the colosim binary that loads it
+** (it is linked with -rdynamic).  docs/POLICIES.md, "Plugins".
+*/
+#define POL_PLUGIN_SYMBOL "colosim_policy_plugin"
+
+typedef const struct pol_ops *const *(*pol_plugin_fn)(int iHostVersion);
+
+#define POL_PLUGIN(...)                                                  \
+	const struct pol_ops *const *colosim_policy_plugin(int iHostVersion); \
+	const struct pol_ops *const *colosim_policy_plugin(int iHostVersion) \
+	{                                                                \
+		static const struct pol_ops *const aList[] = {           \
+			__VA_ARGS__, NULL };                             \
+		(void)iHostVersion;                                      \
+		return aList;                                            \
+	}
+
 /* ---- the registry (policies/registry.c) ---------------------------------- */
 
 /* Every registered policy, NULL-terminated. */

@@ -22,6 +22,7 @@
 
 #include "models/zoo.h"
 #include "sim/num.h"
+#include "sim/suggest.h"
 #include "sim/rng.h"
 #include "traces/trace.h"
 
@@ -224,11 +225,13 @@ int gen_set(struct gen_opts *o, const char *key, const char *v,
 		for (i = 0; rc == 0 && i < m->n; i++) {
 			enum wl_optimizer opt;
 			if (m == &o->models && zoo_find(m->item[i]) == NULL) {
-				char names[512];
+				char names[512], hint[96];
 				zoo_names(names, sizeof names);
+				sim_did_you_mean(m->item[i], names, hint,
+						 sizeof hint);
 				rc = sim_err_set(err, SIM_EINVAL, "models: "
-						 "unknown model '%s' (known: "
-						 "%s)", m->item[i], names);
+						 "unknown model '%s' (%sknown: "
+						 "%s)", m->item[i], hint, names);
 			} else if (m == &o->opt &&
 				   wl_optimizer_parse(m->item[i], &opt) != 0)
 				rc = sim_err_set(err, SIM_EINVAL, "optimizers: "

@@ -17,6 +17,7 @@
 #include "sim/datadir.h"
 #include "policies/policy.h"
 #include "experiments/cli/cli.h"
+#include "sim/suggest.h"
 #include "experiments/cli/list_models.h"
 
 struct list_topic {
@@ -183,13 +184,15 @@ static int list_devices(int argc, char **argv)
 		return cli_report(&err);
 	if (name != NULL) {
 		const struct dev_profile *d = dev_catalog_find(&cat, name);
-		char names[1024];
+		char names[1024], hint[96];
 
 		if (d == NULL) {
 			dev_catalog_names(&cat, names, sizeof names);
+			sim_did_you_mean(name, names, hint, sizeof hint);
 			dev_catalog_fini(&cat);
-			return cli_usage_error("unknown device '%s' (known: %s)",
-					       name, names);
+			return cli_usage_error("list devices: unknown device "
+					       "'%s' (%sknown: %s)", name, hint,
+					       names);
 		}
 		print_profile(d);
 		dev_catalog_fini(&cat);
@@ -326,8 +329,8 @@ static int cmd_list(int argc, char **argv)
 	for (i = 0; topics[i].zName != NULL; i++)
 		if (strcmp(argv[1], topics[i].zName) == 0)
 			return topics[i].xRun(argc - 1, argv + 1);
-	return cli_usage_error("list: unknown topic '%s' (known: devices, "
-			       "models, policies)", argv[1]);
+	return cli_unknown("list", "topic", argv[1], "devices, models, "
+			   "policies");
 }
 
 const struct cli_cmd cli_cmd_list = {
