@@ -232,6 +232,7 @@ static int spec_base(struct spec_build *b, const struct exp_config *cfg,
 
 	memset(s, 0, sizeof *s);
 	s->experiment = cfg->name;
+	s->config_path = cfg->path;
 	s->replication = pt->r;
 	s->seed = exp_replication_seed(cfg->seed, pt->r);
 	s->copts = &cfg->copts;

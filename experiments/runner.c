@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "models/device.h"
-#include "policies/policy.h"
+#include "policies/catalog.h"
 #include "models/cluster.h"
 #include "traces/trace.h"
 
@@ -490,57 +490,6 @@ void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
 }
 
 /*
-** Checks, before anything is stored, what would make every run fail: an
-** unknown policy, a cluster naming an unknown device, a trace that cannot
-** be opened or has a bad header.  One clear error instead of a database
-** of failed runs.
-*/
-static int preflight(const char *cfg_path, const struct exp_matrix *m,
-		     const char *devdir, struct sim_err *err)
-{
-	struct dev_catalog cat = { NULL, 0 };
-	size_t k;
-	int rc = 0;
-
-	for (k = 0; k < m->nruns && rc == 0; k++) {
-		const struct exp_run_spec *r = &m->runs[k];
-		if (k > 0 && strcmp(r->policy, m->runs[k - 1].policy) == 0 &&
-		    strcmp(r->cluster, m->runs[k - 1].cluster) == 0 &&
-		    (r->trace == NULL) == (m->runs[k - 1].trace == NULL) &&
-		    (r->trace == NULL ||
-		     strcmp(r->trace, m->runs[k - 1].trace) == 0))
-			continue;
-		if (pol_find(r->policy) == NULL) {
-			char known[512];
-			pol_names(known, sizeof known);
-			rc = sim_err_set(err, SIM_ENOENT, "%s: unknown policy "
-					 "'%s' (known: %s)", cfg_path,
-					 r->policy, known);
-			break;
-		}
-		if (cat.n == 0 &&
-		    (rc = dev_catalog_load(&cat, devdir, err)) != 0)
-			break;
-		{
-			struct cluster_spec cl;
-			char where[600];
-			snprintf(where, sizeof where, "%s: cluster", cfg_path);
-			if ((rc = cluster_parse(&cl, r->cluster, &cat, where,
-						err)) != 0)
-				break;
-		}
-		if (r->trace != NULL) {
-			struct trace_reader *tr = NULL;
-			if ((rc = trace_open(&tr, r->trace, err)) != 0)
-				break;
-			trace_close(tr);
-		}
-	}
-	dev_catalog_fini(&cat);
-	return rc;
-}
-
-/*
 ** Creates the folders above the database file (like mkdir -p), so that a
 ** config's `db = ../results/NAME.db` works on a fresh clone.  0, or
 ** SIM_EIO naming the folder that could not be made.
@@ -573,42 +522,138 @@ static int make_db_dirs(const char *db, struct sim_err *err)
 	return 0;
 }
 
+int exp_plan_load(struct exp_plan *p, const struct exp_run_request *req,
+		  struct sim_err *err)
+{
+	struct dev_catalog devs = { NULL, 0 };
+	size_t k;
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	pol_catalog_init(&p->pols);
+	if ((rc = exp_config_load(&p->cfg, req->config_path, err)) != 0)
+		return rc;
+	/* Plugins: the command line's, then the config's. */
+	for (k = 0; k < req->nplugins; k++)
+		if ((rc = pol_catalog_load(&p->pols, req->plugins[k],
+					   err)) != 0)
+			return rc;
+	for (k = 0; k < p->cfg->nplugins; k++) {
+		struct sim_err e;
+		sim_err_clear(&e);
+		if ((rc = pol_catalog_load(&p->pols, p->cfg->plugins[k],
+					   &e)) != 0)
+			return sim_err_set(err, rc, "%s:%d: [experiment] "
+					   "plugins: %s", p->cfg->path,
+					   p->cfg->plugins_line, e.msg);
+	}
+	/* --devices, else the config's devices, else the search; every run
+	** borrows devdir, which lives as long as the plan. */
+	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
+			       p->cfg->devices, p->devdir, sizeof p->devdir,
+			       err)) != 0)
+		return rc;
+	if ((rc = dev_catalog_load(&devs, p->devdir, err)) == 0)
+		rc = exp_config_check(p->cfg, &p->pols, &devs, err);
+	dev_catalog_fini(&devs);
+	if (rc != 0)
+		return rc;
+	if ((rc = exp_matrix_build(&p->m, p->cfg, err)) != 0)
+		return rc;
+	for (k = 0; k < p->m.nruns; k++) {
+		p->m.runs[k].devices_dir = p->devdir;
+		p->m.runs[k].catalog = &p->pols;
+	}
+	return 0;
+}
+
+void exp_plan_fini(struct exp_plan *p)
+{
+	exp_matrix_fini(&p->m);
+	exp_config_free(p->cfg);
+	pol_catalog_fini(&p->pols);
+	memset(p, 0, sizeof *p);
+}
+
+/*
+** Whether cfg may resume stored experiment id: its canonical form must
+** match the stored one (an experiment stored before schema 2 has none:
+** its stored text is parsed again; failing that, the raw hashes must
+** match), and its replications may rise, never fall.  0, or SIM_ESTATE
+** naming the first key that differs.
+*/
+static int may_resume(struct store *st, int64_t id, const char *db,
+		      const struct exp_config *cfg, struct sim_err *err)
+{
+	struct store_experiment se;
+	struct exp_config *old = NULL;
+	struct sim_err e;
+	const char *canon;
+	int rc, repl;
+
+	if ((rc = store_get_experiment(st, id, &se, err)) != 0)
+		return rc;
+	sim_err_clear(&e);
+	canon = se.config_canon;
+	repl = se.replications;
+	if (canon == NULL && se.config_text != NULL &&
+	    exp_config_parse(&old, se.config_path ? se.config_path :
+			     cfg->path, se.config_text,
+			     strlen(se.config_text), &e) == 0) {
+		canon = old->canon_text;
+		repl = old->replications;
+	}
+	sim_err_clear(&e);
+	if (canon != NULL)
+		rc = exp_config_canon_cmp(cfg, canon, &e);
+	else if (se.config_hash == NULL || strcmp(se.config_hash, cfg->hash))
+		rc = sim_err_set(&e, SIM_ESTATE, "%s: the text differs (hash "
+				 "%s, now %s)", cfg->path, se.config_hash ?
+				 se.config_hash : "none", cfg->hash);
+	if (rc == 0 && cfg->replications < repl) {
+		size_t k;
+		int line = 0;
+		for (k = 0; k < cfg->nwritten; k++)
+			if (strcmp(cfg->written[k].key,
+				   "experiment.replications") == 0)
+				line = cfg->written[k].line;
+		rc = sim_err_set(&e, SIM_ESTATE, "%s:%d: replications = %d: "
+				 "the stored experiment has %d, and resuming "
+				 "never drops runs", cfg->path, line,
+				 cfg->replications, repl);
+	}
+	if (rc != 0)
+		sim_err_set(err, SIM_ESTATE, "%s: experiment '%s' was stored "
+			    "from a different config: %s; resuming would mix "
+			    "results: change it back, rename the experiment "
+			    "or use --overwrite", db, cfg->name, e.msg);
+	exp_config_free(old);
+	store_experiment_fini(&se);
+	return rc;
+}
+
 int exp_run_experiment(const struct exp_run_request *req,
 		       const struct exp_runner_opts *o,
 		       struct exp_run_stats *stats, char *db_used,
 		       size_t db_used_size, struct sim_err *err)
 {
-	struct exp_config *cfg = NULL;
-	struct exp_matrix m = {0};
+	struct exp_plan plan;
 	struct store *st = NULL;
 	const char *db;
-	char hash[17], devdir[4096];
 	int64_t id;
-	size_t k;
 	int rc;
 
 	memset(stats, 0, sizeof *stats);
-	if ((rc = exp_config_load(&cfg, req->config_path, err)) != 0)
-		return rc;
-	if ((rc = exp_matrix_build(&m, cfg, err)) != 0)
+	if ((rc = exp_plan_load(&plan, req, err)) != 0)
 		goto out;
-	/* --devices, else the config's devices, else the search; every run
-	** borrows devdir, which lives until the runner returns. */
-	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
-			       cfg->devices, devdir, sizeof devdir, err)) != 0)
-		goto out;
-	for (k = 0; k < m.nruns; k++)
-		m.runs[k].devices_dir = devdir;
-	if ((rc = preflight(req->config_path, &m, devdir, err)) != 0)
-		goto out;
-	db = req->db_path ? req->db_path : cfg->db;
+	db = req->db_path ? req->db_path : plan.cfg->db;
 	if (db_used != NULL && db_used_size > 0)
 		snprintf(db_used, db_used_size, "%s", db);
 	if ((rc = make_db_dirs(db, err)) != 0)
 		goto out;
 	if ((rc = store_open(&st, db, STORE_WRITE, err)) != 0)
 		goto out;
-	rc = store_find_experiment(st, cfg->name, &id, hash, err);
+	rc = store_find_experiment(st, plan.cfg->name, &id, NULL, err);
 	if (rc == 0) {
 		long ndone = 0;
 		if (req->overwrite) {
@@ -621,31 +666,28 @@ int exp_run_experiment(const struct exp_run_request *req,
 					 "is already stored (%ld of %zu runs "
 					 "done); use --resume to finish it, "
 					 "--overwrite to replace it, or -o "
-					 "for another database", db, cfg->name,
-					 ndone, m.nruns);
+					 "for another database", db,
+					 plan.cfg->name, ndone, plan.m.nruns);
 			goto out;
-		} else if (strcmp(hash, cfg->hash) != 0) {
-			rc = sim_err_set(err, SIM_ESTATE, "%s: experiment '%s' "
-					 "was stored from a different config "
-					 "(hash %s, now %s); resuming would mix "
-					 "results: rename the experiment or use "
-					 "--overwrite", db, cfg->name, hash,
-					 cfg->hash);
+		} else if ((rc = may_resume(st, id, db, plan.cfg, err)) != 0 ||
+			   (rc = store_update_experiment(st, id, plan.cfg,
+							 (long)plan.m.nruns,
+							 err)) != 0) {
 			goto out;
 		}
 	}
 	if (rc == SIM_ENOENT) {
 		sim_err_clear(err);
-		if ((rc = store_add_experiment(st, cfg, (long)m.nruns, &id,
+		if ((rc = store_add_experiment(st, plan.cfg,
+					       (long)plan.m.nruns, &id,
 					       err)) != 0)
 			goto out;
 	} else if (rc != 0) {
 		goto out;
 	}
-	rc = exp_runner_run(st, id, &m, o, stats, err);
+	rc = exp_runner_run(st, id, &plan.m, o, stats, err);
 out:
 	store_close(st);
-	exp_matrix_fini(&m);
-	exp_config_free(cfg);
+	exp_plan_fini(&plan);
 	return rc;
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "experiments/config.h"
+#include "policies/catalog.h"
 #include "sim/world/result.h"
 #include "experiments/store.h"
 #include "sim/err.h"
@@ -93,13 +94,17 @@ int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
 
 /*
 ** The whole of `colosim run` short of argument parsing and printing:
-** loads the config, builds the matrix, opens the store (db_path, or the
-** config's db when NULL), registers the experiment and runs it.
+** exp_plan_load, then opens the store (db_path, or the config's db when
+** NULL), registers the experiment and runs it.
 **   resume:    an experiment of the same name must exist with the same
-**              config hash; its done runs are skipped.
+**              canonical config (exp_config_canon_cmp: comments, key
+**              order, number spelling and more replications do not
+**              count); its done runs are skipped and its stored config
+**              is replaced by this one.
 **   overwrite: an existing experiment of the same name is deleted first.
 **   neither:   an existing experiment of the same name is SIM_EEXIST.
-** A stored experiment whose config hash differs is refused under resume.
+** A stored experiment whose canonical config differs, or that had more
+** replications, is refused under resume (SIM_ESTATE naming the key).
 ** db_used (may be NULL) receives the database path (size PATH_MAX-ish).
 */
 struct exp_run_request {
@@ -109,7 +114,34 @@ struct exp_run_request {
 	int overwrite;
 	const char *devices_dir;   /* --devices; NULL: the config's devices,
 				      else dev_find_dir's search */
+	const char *const *plugins;   /* --plugin files, loaded before the
+					 config's plugins */
+	size_t nplugins;
 };
+
+/*
+** An experiment ready to run: its config, checked whole
+** (exp_config_check), its policy catalog (the built-ins, the --plugin
+** files, the config's plugins) and its matrix, every run pointing at the
+** catalog and the device folder the plan owns.
+*/
+struct exp_plan {
+	struct exp_config *cfg;
+	struct exp_matrix m;
+	struct pol_catalog pols;
+	char devdir[4096];
+};
+
+/*
+** Loads req's config and plugins, finds the device profiles, checks the
+** config whole and builds the matrix, running nothing and touching no
+** database (`colosim run --dry-run` prints the result).  p is filled even
+** on failure: release it with exp_plan_fini either way.  Errors name the
+** config file and line.
+*/
+int exp_plan_load(struct exp_plan *p, const struct exp_run_request *req,
+		  struct sim_err *err);
+void exp_plan_fini(struct exp_plan *p);
 
 int exp_run_experiment(const struct exp_run_request *req,
 		       const struct exp_runner_opts *o,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "models/device.h"
+#include "policies/catalog.h"
 #include "models/cluster.h"
 #include "experiments/runner.h"
 #include "sim/world/world.h"
@@ -25,13 +26,9 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 	char devdir[4096];
 	int rc;
 
-	pol = pol_find(a->policy);
-	if (pol == NULL) {
-		char known[512];
-		pol_names(known, sizeof known);
-		return sim_err_set(err, SIM_ENOENT, "unknown policy '%s' "
-				   "(known: %s)", a->policy, known);
-	}
+	if ((pol = pol_catalog_need(a->catalog, a->policy, NULL,
+				    err)) == NULL)
+		return err->code;
 	rc = dev_find_dir(a->devices_dir, devdir, sizeof devdir, err);
 	if (rc == 0)
 		rc = dev_catalog_load(&cat, devdir, err);
@@ -103,7 +100,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 	struct exp_sim_args a;
 	struct pol_param *pv;
 	struct pol_params pp;
-	char (*origin)[32];
+	char (*origin)[300];
 	char gen_path[512] = "";
 	size_t k;
 	int rc;
@@ -117,8 +114,13 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
 	for (k = 0; k < spec->nparams; k++) {
-		snprintf(origin[k], sizeof origin[k], "config line %d",
-			 spec->params[k].line);
+		if (spec->config_path != NULL)
+			snprintf(origin[k], sizeof origin[k], "%.*s:%d",
+				 (int)sizeof origin[k] - 16, spec->config_path,
+				 spec->params[k].line);
+		else
+			snprintf(origin[k], sizeof origin[k], "config line %d",
+				 spec->params[k].line);
 		pv[k].key = spec->params[k].key;
 		pv[k].value = spec->params[k].value;
 		pv[k].origin = origin[k];
@@ -132,6 +134,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		a.trace = spec->trace != NULL ? spec->trace : gen_path;
 		a.cluster = spec->cluster;
 		a.policy = spec->policy;
+		a.catalog = spec->catalog;
 		a.devices_dir = spec->devices_dir;
 		a.params = &pp;
 		a.seed = spec->seed;

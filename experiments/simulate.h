@@ -17,7 +17,8 @@
 struct exp_sim_args {
 	const char *trace;            /* trace v1 path */
 	const char *cluster;          /* "4x8:a100-80gb,..." */
-	const char *policy;           /* registry name */
+	const char *policy;           /* a name of catalog */
+	const struct pol_catalog *catalog;   /* NULL: the built-ins */
 	const struct pol_params *params;
 	uint64_t seed;
 	sim_time horizon_ns;          /* 0: none */

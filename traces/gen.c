@@ -240,6 +240,18 @@ int gen_set(struct gen_opts *o, const char *key, const char *v,
 		}
 		return rc;
 	}
+	{
+		const char *names[64];
+		char near[64];
+		int i, n = 0;
+		for (i = 0; gen_keys[i][0] != NULL && n < 63; i++)
+			names[n++] = gen_keys[i][0];
+		names[n] = NULL;
+		if (sim_suggest_v(key, names, near, sizeof near))
+			return sim_err_set(err, SIM_ENOENT, "unknown generator "
+					   "option '%s' (did you mean %s?)",
+					   key, near);
+	}
 	return sim_err_set(err, SIM_ENOENT, "unknown generator option '%s'",
 			   key);
 }

@@ -21,7 +21,10 @@ static void on_sigint(int sig)
 	signal(SIGINT, SIG_DFL);      /* a second Ctrl-C kills */
 }
 
-enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK };
+#define MAX_PLUGINS 32
+
+enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK, O_PLUGIN,
+       O_DRY_RUN };
 
 static const struct cli_opt opts[] = {
 	[O_JOBS] = { NULL, 'j', "N", "worker processes (default 1)" },
@@ -37,21 +40,36 @@ static const struct cli_opt opts[] = {
 			"devices --help)" },
 	[O_NO_FORK] = { "no-fork", 0, NULL, "simulate in this process "
 			"(debugging)" },
+	[O_PLUGIN] = { "plugin", 0, "FILE.so", "load a policy plugin (runs its "
+		       "code); repeatable;\nbefore the config's plugins key "
+		       "(docs/POLICIES.md)" },
+	[O_DRY_RUN] = { "dry-run", 0, NULL, "check the config whole and print "
+			"the run matrix\n(one line per run) and its size; run "
+			"nothing" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const struct cli_spec spec = {
 	"run", "colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]\n"
-	"                   [--devices DIR] [--no-fork]",
+	"                   [--devices DIR] [--plugin FILE.so] [--dry-run]\n"
+	"                   [--no-fork]",
 	"Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):"
 	"\nthe cross product of its [sweep] and its replications, in N worker\n"
-	"processes, one transaction per run into the SQLite database.",
-	opts, "Ctrl-C stops after the runs in flight; --resume continues."
+	"processes, one transaction per run into the SQLite database.  The\n"
+	"config is checked whole first (every policy, parameter, range,\n"
+	"generator option, sweep value, device and trace): an error names\n"
+	"its file and line and nothing runs.",
+	opts, "Ctrl-C stops after the runs in flight; --resume continues (it "
+	"compares the\nparsed config: comments, key order and added "
+	"replications do not count;\na changed value is refused, naming its "
+	"key)."
 };
 
 struct run_args {
 	struct exp_run_request req;
 	struct exp_runner_opts o;
+	const char *plugins[MAX_PLUGINS];
+	int dry_run;
 };
 
 static int on_opt(void *ctx, int opt, char *v)
@@ -76,6 +94,13 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_DB: r->req.db_path = v; return 0;
 	case O_DEVICES: r->req.devices_dir = v; return 0;
 	case O_NO_FORK: r->o.no_fork = 1; return 0;
+	case O_DRY_RUN: r->dry_run = 1; return 0;
+	case O_PLUGIN:
+		if (r->req.nplugins == MAX_PLUGINS)
+			return cli_usage_error("run: more than %d --plugin",
+					       MAX_PLUGINS);
+		r->plugins[r->req.nplugins++] = v;
+		return 0;
 	}
 	return 2;
 }
@@ -88,6 +113,65 @@ static void progress(void *ctx, const struct exp_progress *p)
 	exp_progress_line(p, line, sizeof line);
 	fprintf(stderr, "\r%-78s", line);
 	fflush(stderr);
+}
+
+/* The number of distinct values of field f over the runs. */
+static size_t distinct(const struct exp_matrix *m, int setting)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < m->nruns; i++) {
+		const char *v = setting ? m->runs[i].setting :
+			m->runs[i].variant;
+		for (k = 0; k < i; k++)
+			if (strcmp(v, setting ? m->runs[k].setting :
+				   m->runs[k].variant) == 0)
+				break;
+		n += k == i;
+	}
+	return n;
+}
+
+/* --dry-run: the checked matrix, one line per run, and its size. */
+static int dry_run(const struct run_args *ra)
+{
+	struct exp_plan plan;
+	struct sim_err err = { 0, "" };
+	size_t i, k, nv, ns;
+	int rc = exp_plan_load(&plan, &ra->req, &err);
+
+	if (rc != 0) {
+		exp_plan_fini(&plan);
+		return cli_report(&err);
+	}
+	printf("%-5s %-28s %-28s %-20s %4s %s\n", "run", "variant",
+	       "parameters", "setting", "rep", "seed");
+	for (i = 0; i < plan.m.nruns; i++) {
+		const struct exp_run_spec *s = &plan.m.runs[i];
+		char params[512] = "-";
+		size_t len = 0;
+		for (k = 0; k < s->nparams && len < sizeof params; k++) {
+			int w = snprintf(params + len, sizeof params - len,
+					 "%s%s=%s", k ? "," : "",
+					 s->params[k].key, s->params[k].value);
+			if (w < 0)
+				break;
+			len += (size_t)w;
+		}
+		printf("%-5d %-28s %-28s %-20s %4d %llu\n", s->index,
+		       s->variant, params, s->setting[0] ? s->setting : "-",
+		       s->replication, (unsigned long long)s->seed);
+	}
+	nv = distinct(&plan.m, 0);
+	ns = distinct(&plan.m, 1);
+	printf("%zu runs = %zu variant%s x %zu setting%s x %d "
+	       "replication%s (experiment %s, into %s); nothing was run\n",
+	       plan.m.nruns, nv, nv == 1 ? "" : "s", ns, ns == 1 ? "" : "s",
+	       plan.cfg->replications, plan.cfg->replications == 1 ? "" : "s",
+	       plan.cfg->name,
+	       ra->req.db_path ? ra->req.db_path : plan.cfg->db);
+	exp_plan_fini(&plan);
+	return 0;
 }
 
 static int run(int argc, char **argv)
@@ -112,6 +196,9 @@ static int run(int argc, char **argv)
 	if (req->resume && req->overwrite)
 		return cli_usage_error("run: --resume and --overwrite exclude "
 				       "each other");
+	req->plugins = ra.plugins;
+	if (ra.dry_run)
+		return dry_run(&ra);
 	o->simulate = exp_simulate;
 	o->stop = &stop_flag;
 	if (isatty(2))
