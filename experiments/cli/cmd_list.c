@@ -15,7 +15,7 @@
 
 #include "models/device.h"
 #include "sim/datadir.h"
-#include "policies/policy.h"
+#include "policies/catalog.h"
 #include "experiments/cli/cli.h"
 #include "sim/suggest.h"
 #include "experiments/cli/list_models.h"
@@ -49,11 +49,18 @@ static struct cli_spec models_spec = {
 	NULL
 };
 
+static const struct cli_opt policies_opts[] = {
+	{ "plugin", 0, "FILE.so", "load a policy plugin first (runs its "
+	  "code); repeatable" },
+	{ NULL, 0, NULL, NULL }
+};
+
 static struct cli_spec policies_spec = {
-	"list policies", "colosim list policies [NAME]",
-	"The policy registry (policies/registry.c); with NAME, that policy's\n"
-	"parameters: key, type, range, default, help (docs/POLICIES.md).",
-	no_opts, NULL
+	"list policies", "colosim list policies [NAME] [--plugin FILE.so]",
+	"The policies: the built-in registry (policies/registry.c) and the\n"
+	"plugins loaded; with NAME, that policy's parameters: key, type,\n"
+	"range, default, help (docs/POLICIES.md).",
+	policies_opts, NULL
 };
 
 struct devices_args {
@@ -255,45 +262,74 @@ static void print_policy(const struct pol_ops *o)
 	}
 }
 
-/* The one operand of `list policies`: a policy name. */
+struct policies_args {
+	const char *name;
+	struct pol_catalog pols;
+};
+
+/* `list policies`: --plugin, and the one operand, a policy name. */
 static int policies_opt(void *ctx, int opt, char *v)
 {
-	const char **name = ctx;
+	struct policies_args *a = ctx;
+	struct sim_err err = { 0, "" };
 
-	(void)opt;
-	if (*name != NULL)
+	if (opt == 0)
+		return pol_catalog_load(&a->pols, v, &err) ? cli_report(&err)
+							   : 0;
+	if (a->name != NULL)
 		return cli_usage_error("list policies: unexpected '%s'", v);
-	*name = v;
+	a->name = v;
+	return 0;
+}
+
+static int show_policy(const struct pol_catalog *c, const char *name)
+{
+	const struct pol_ops *o = pol_catalog_find(c, name);
+	char known[1024];
+
+	if (o == NULL && strcmp(name, pol_template.zName) == 0)
+		o = &pol_template;       /* not registered */
+	if (o == NULL) {
+		size_t len;
+		pol_catalog_names(c, known, sizeof known);
+		len = strlen(known);
+		snprintf(known + len, sizeof known - len, ", %s",
+			 pol_template.zName);
+		return cli_unknown("list policies", "policy", name, known);
+	}
+	print_policy(o);
+	if (pol_catalog_origin(c, o) != NULL)
+		printf("\n(plugin %s)\n", pol_catalog_origin(c, o));
 	return 0;
 }
 
 static int list_policies(int argc, char **argv)
 {
-	const char *name = NULL;
+	struct policies_args a;
 	size_t i;
-	int rc = cli_parse(&policies_spec, argc, argv, policies_opt, &name);
+	int rc;
 
-	if (rc != 0)
+	a.name = NULL;
+	pol_catalog_init(&a.pols);
+	rc = cli_parse(&policies_spec, argc, argv, policies_opt, &a);
+	if (rc != 0) {
+		pol_catalog_fini(&a.pols);
 		return rc == CLI_HELP ? 0 : rc;
-	if (name != NULL) {
-		const struct pol_ops *o = pol_find(name);
-		char known[512];
-
-		if (o == NULL && strcmp(name, pol_template.zName) == 0)
-			o = &pol_template;       /* not registered */
-		if (o == NULL) {
-			pol_names(known, sizeof known);
-			return cli_usage_error("list policies: unknown policy "
-					       "'%s' (known: %s, %s)", name,
-					       known, pol_template.zName);
-		}
-		print_policy(o);
-		return 0;
+	}
+	if (a.name != NULL) {
+		rc = show_policy(&a.pols, a.name);
+		pol_catalog_fini(&a.pols);
+		return rc;
 	}
 	printf("%-12s %s\n", "policy", "description");
-	for (i = 0; pol_registry[i] != NULL; i++)
-		printf("%-12s %s\n", pol_registry[i]->zName,
-		       pol_registry[i]->zDesc);
+	for (i = 0; i < a.pols.n; i++)
+		if (a.pols.origin[i] != NULL)
+			printf("%-12s %s  (plugin %s)\n", a.pols.v[i]->zName,
+			       a.pols.v[i]->zDesc, a.pols.origin[i]);
+		else
+			printf("%-12s %s\n", a.pols.v[i]->zName,
+			       a.pols.v[i]->zDesc);
+	pol_catalog_fini(&a.pols);
 	return 0;
 }
 

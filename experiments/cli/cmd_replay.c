@@ -11,6 +11,7 @@
 
 #include "experiments/json.h"
 #include "experiments/simulate.h"
+#include "policies/catalog.h"
 #include "experiments/cli/cli.h"
 #include "sim/num.h"
 #include "sim/world/world.h"
@@ -18,7 +19,7 @@
 #define MAX_PARAMS 64
 
 enum { O_POLICY, O_CLUSTER, O_SEED, O_PARAM, O_HORIZON, O_MAX_EVENTS,
-       O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_JSON };
+       O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_PLUGIN, O_JSON };
 
 static const struct cli_opt opts[] = {
 	[O_POLICY] = { "policy", 0, "P", "a policy (colosim list policies)" },
@@ -39,6 +40,8 @@ static const struct cli_opt opts[] = {
 	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: "
 			"$COLOSIM_DEVICES,\n./models/devices, the binary's "
 			"checkout or prefix)" },
+	[O_PLUGIN] = { "plugin", 0, "FILE.so", "load a policy plugin (runs its "
+		       "code); repeatable\n(docs/POLICIES.md, \"Plugins\")" },
 	[O_JSON] = { "json", 0, NULL, "one JSON object instead of a table" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -52,6 +55,7 @@ static const struct cli_spec spec = {
 
 struct replay_args {
 	struct exp_sim_args a;
+	struct pol_catalog pols;
 	struct pol_param pv[MAX_PARAMS];
 	struct pol_params params;
 	int json;
@@ -99,6 +103,12 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_CLUSTER: a->cluster = v; return 0;
 	case O_DEVICES: a->devices_dir = v; return 0;
 	case O_JSON: r->json = 1; return 0;
+	case O_PLUGIN: {
+		struct sim_err err = { 0, "" };
+		if (pol_catalog_load(&r->pols, v, &err) != 0)
+			return cli_report(&err);
+		return 0;
+	}
 	case O_PARAM: return on_param(r, v);
 	case O_SEED:
 		if (cli_parse_u64(v, 0, UINT64_MAX, &u))
@@ -192,13 +202,19 @@ static int run(int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	r.params.v = r.pv;
+	pol_catalog_init(&r.pols);
 	a->seed = 1;
-	if ((rc = cli_parse(&spec, argc, argv, on_opt, &r)) != 0)
+	a->catalog = &r.pols;
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &r)) != 0) {
+		pol_catalog_fini(&r.pols);
 		return rc == CLI_HELP ? 0 : rc;
-	if (a->trace == NULL || a->policy == NULL || a->cluster == NULL)
+	}
+	if (a->trace == NULL || a->policy == NULL || a->cluster == NULL) {
+		pol_catalog_fini(&r.pols);
 		return cli_missing("replay", a->trace == NULL ? "TRACE" :
 				   a->policy == NULL ? "--policy P" :
 				   "--cluster SPEC", spec.zUsage);
+	}
 	a->params = &r.params;
 	run_result_init(&res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -206,6 +222,7 @@ static int run(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc != 0) {
 		run_result_fini(&res);
+		pol_catalog_fini(&r.pols);
 		return cli_report(&err);
 	}
 	res.wall_s = (double)(t1.tv_sec - t0.tv_sec) +
@@ -217,6 +234,7 @@ static int run(int argc, char **argv)
 	else
 		print_table(a, &res);
 	run_result_fini(&res);
+	pol_catalog_fini(&r.pols);
 	return rc;
 }
 
