@@ -458,8 +458,11 @@ static int check_dup(struct parse_ctx *c, const struct exp_kv *list,
 
 	for (i = 0; i < n; i++)
 		if (strcmp(list[i].key, k) == 0) {
+			/* [experiment]/[cluster] keys are kept as "SEC.KEY" */
+			const char *shown = k[0] >= '0' && k[0] <= '9' &&
+				strchr(k, '.') ? strchr(k, '.') + 1 : k;
 			perr(c, SIM_EPARSE, "key '%s' repeated (first at line "
-			     "%d)", k, list[i].line);
+			     "%d)", shown, list[i].line);
 			return -1;
 		}
 	return 0;

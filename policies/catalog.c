@@ -132,6 +132,12 @@ static int check_tables(const struct pol_catalog *c, const char *path,
 					   "colosim's policies/policy.h)",
 					   path, name, o->iVersion,
 					   POL_IFACE_VERSION);
+		if (o == &pol_template)
+			return sim_err_set(err, SIM_EEXIST, "%s: returns "
+					   "colosim's own template, not a "
+					   "table of its own (a symbol clash: "
+					   "build it with -fvisibility=hidden)",
+					   path);
 		had = o->zName ? pol_catalog_find(c, o->zName) : NULL;
 		if (had != NULL)
 			return sim_err_set(err, SIM_EEXIST, "%s: policy %s is "

@@ -188,7 +188,10 @@ struct pol_ops {
 ** It returns the plugin's ops tables, NULL-terminated; they must live as
 ** long as the plugin is loaded (static tables do).  iHostVersion is the
 ** loading colosim's POL_IFACE_VERSION, for a plugin that wants to refuse
-** or adapt.  Write it with POL_PLUGIN(&pol_NAME, ...) after the tables.
+** or adapt.  Write it with POL_PLUGIN(&pol_NAME, ...) after the tables,
+** and build with -fvisibility=hidden: the colosim binary exports its own
+** symbols (pol_template, pol_find, ...), and a plugin's global of the
+** same name would otherwise bind to colosim's instead of its own.
 ** `colosim replay|run|list --plugin FILE.so` (or a config's `plugins`
 ** key) loads it with dlopen and checks every table before use (an
 ** interface version newer than this colosim's, a name a built-in or
@@ -202,9 +205,16 @@ struct pol_ops {
 
 typedef const struct pol_ops *const *(*pol_plugin_fn)(int iHostVersion);
 
+#if defined(__GNUC__)
+#define POL__EXPORT __attribute__((visibility("default")))
+#else
+#define POL__EXPORT
+#endif
 #define POL_PLUGIN(...)                                                  \
-	const struct pol_ops *const *colosim_policy_plugin(int iHostVersion); \
-	const struct pol_ops *const *colosim_policy_plugin(int iHostVersion) \
+	POL__EXPORT const struct pol_ops *const *                        \
+	colosim_policy_plugin(int iHostVersion);                         \
+	POL__EXPORT const struct pol_ops *const *                        \
+	colosim_policy_plugin(int iHostVersion)                          \
 	{                                                                \
 		static const struct pol_ops *const aList[] = {           \
 			__VA_ARGS__, NULL };                             \

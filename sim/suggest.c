@@ -9,32 +9,40 @@
 
 #define WORD_MAX 63
 
+static int low(char c)
+{
+	return tolower((unsigned char)c);
+}
+
+/* Optimal string alignment: insertions, deletions, substitutions and
+** swaps of two neighbours ("nwe" -> "new") cost 1 each.  Three rows:
+** d[i - 2], d[i - 1], d[i]. */
 int sim_edit_distance(const char *a, size_t na, const char *b, size_t nb,
 		      int cap)
 {
-	int row[WORD_MAX + 1], prev, cur;
+	int r[3][WORD_MAX + 1];
 	size_t i, j;
 
 	if (na > WORD_MAX || nb > WORD_MAX)
 		return cap;
 	for (j = 0; j <= nb; j++)
-		row[j] = (int)j;
+		r[0][j] = (int)j;
 	for (i = 1; i <= na; i++) {
-		prev = row[0];
-		row[0] = (int)i;
+		int *d = r[i % 3], *p = r[(i - 1) % 3], *pp = r[(i + 1) % 3];
+		d[0] = (int)i;
 		for (j = 1; j <= nb; j++) {
-			int same = tolower((unsigned char)a[i - 1]) ==
-				   tolower((unsigned char)b[j - 1]);
-			cur = row[j];
-			row[j] = prev + !same;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			if (cur + 1 < row[j])
-				row[j] = cur + 1;
-			prev = cur;
+			int v = p[j - 1] + (low(a[i - 1]) != low(b[j - 1]));
+			if (p[j] + 1 < v)
+				v = p[j] + 1;
+			if (d[j - 1] + 1 < v)
+				v = d[j - 1] + 1;
+			if (i > 1 && j > 1 && low(a[i - 1]) == low(b[j - 2]) &&
+			    low(a[i - 2]) == low(b[j - 1]) && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			d[j] = v;
 		}
 	}
-	return row[nb] < cap ? row[nb] : cap;
+	return r[na % 3][nb] < cap ? r[na % 3][nb] : cap;
 }
 
 int sim_typo_close(size_t len, int d)

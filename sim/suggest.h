@@ -4,8 +4,8 @@
 ** parameters, models, devices, config keys), so that they all judge a
 ** typo alike.
 **
-** A candidate is suggested when its distance to the word (Levenshtein,
-** ASCII case folded) is at most 1 for words of up to 3 characters and at
+** A candidate is suggested when its distance to the word (optimal string
+** alignment: Levenshtein plus swaps of neighbours, ASCII case folded) is at most 1 for words of up to 3 characters and at
 ** most 2 for longer ones, and smaller than the word itself (so "x" never
 ** suggests "y").  The nearest wins; the first of equals, in list order.
 ** Pure functions: no allocation, no state.
@@ -15,7 +15,8 @@
 
 #include <stddef.h>
 
-/* The edit distance of a[0..na) and b[0..nb), ASCII case folded, capped
+/* The edit distance of a[0..na) and b[0..nb) (insertions, deletions,
+** substitutions, neighbour swaps: 1 each), ASCII case folded, capped
 ** at cap (returns cap when it is at least cap; words past 63 characters
 ** are cap apart from everything). */
 int sim_edit_distance(const char *a, size_t na, const char *b, size_t nb,
