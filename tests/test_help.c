@@ -159,6 +159,22 @@ static void test_did_you_mean(void)
 	     "help')");
 }
 
+/* User docs speak for themselves: no reference to the project's issue
+** tracker ("issue 3", "Issue 9, item 6", "the issue's target").  A cited
+** upstream report (another project's "issue #149") is a source, allowed. */
+static void test_no_tracker_refs(void)
+{
+	char out[4096];
+	int rc = test_sh("grep -nIiE \"(\\bissue [0-9]|\\bissue.s |the issue "
+			 "(says|target))\" README.md docs/*.md", out,
+			 sizeof out, NULL, 0);
+
+	if (rc != 1)
+		fprintf(stderr, "\n  tracker references in user docs:\n%s",
+			out);
+	CU_ASSERT_EQUAL(rc, 1);          /* grep: no line matched */
+}
+
 TEST_REGISTER(help)
 {
 	static const struct test_case cases[] = {
@@ -166,6 +182,7 @@ TEST_REGISTER(help)
 		{ "help CMD is CMD --help, every command", test_help_cmd },
 		{ "did you mean, everywhere a name is typed",
 		  test_did_you_mean },
+		{ "no tracker references in user docs", test_no_tracker_refs },
 		{ NULL, NULL }
 	};
 	return test_add_suite("help", cases);
