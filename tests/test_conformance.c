@@ -71,7 +71,7 @@ static int run_checked(const char *trace, const struct pol_ops *pol,
 			break;
 	}
 	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = &w->jobs[j];
+		const struct world_job *job = world_job(w, j);
 		if ((job->state != JOB_DONE && job->state != JOB_FAILED) ||
 		    job->end_ns < job->submit_ns || job->nplaced != 0) {
 			if (bad++ < 3)

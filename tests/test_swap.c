@@ -18,6 +18,7 @@
 #include "models/link.h"
 #include "models/cluster.h"
 #include "sim/world/world_int.h"
+#include "sim/world/world_swap.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 
@@ -615,17 +616,18 @@ static int run_checked(const char *trace, const struct pol_ops *pol,
 			break;
 	}
 	for (j = 0; j < s.w->njobs; j++) {
-		const struct world_job *job = &s.w->jobs[j];
+		const struct world_job *job = world_job(s.w, j);
 		*nswaps += job->swaps + job->preemptions;
 		if ((job->state != JOB_DONE && job->state != JOB_FAILED) ||
-		    job->nplaced != 0 || job->swap_ != NULL) {
+		    job->nplaced != 0) {
 			if (bad++ < 3)
 				fprintf(stderr, "\n  %s/%s: job %s ended %s\n",
 					trace, pol->zName, job->tj.id,
 					job_state_name(job->state));
 		}
 	}
-	if (s.w->live_jobs != 0 || !s.w->trace_done)
+	if (s.w->live_jobs != 0 || !s.w->trace_done ||
+	    world_swap_inflight(s.w) != 0)
 		bad++;
 	sw_fini(&s);
 	return bad;

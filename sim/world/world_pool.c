@@ -1,48 +1,45 @@
 /*
-** world_load.c: the GPU pool and the memory pool (DistMind, ToN'24; see
-** world.h and docs/MODEL.md, "DistMind").
+** world_pool.c: the GPU pool (DistMind, ToN'24; see world.h and
+** docs/MODEL.md, "DistMind"): the tenant kind "pool-executor" and the
+** services it serves.
 **
-** The memory pool: `mem_servers` memory servers, each with one NIC link;
-** every zoo model is sharded over min(servers, 4) of them, chosen by the
-** named stream ("mempool", zoo index), and every layer group is striped in
-** equal parts over its model's shards (DistMind's deploy_file.py).
+** A GPU that joins runs one executor, a gpu_tenant with id -1 - g whose
+** allocation is the CUDA context + the weights of the models in its cache
+** + the activations of the running batch.  It runs one pipe at a time: a
+** load (prefetch), or a batch of one pooled service, whose model is loaded
+** first if absent.  A pipe moves layer groups through three stages, one
+** group per stage at a time (a flow shop): network (one flow per shard,
+** memory-server NIC -> node NIC), PCIe (a flow on the GPU's host link),
+** both on the memory pool's loading net (world_mempool.h), and execute (a
+** work unit on the executor).  Flows share links max-min fairly with
+** every other load in the cluster (models/link.c), so without contention
+** a pipe ends exactly at the recurrence of link_pipeline; with
+** contention, later.  WORLD_LOAD_WHOLE is the same pipe with one group:
+** the whole model over the network, then over PCIe, then the whole batch.
 **
-** The GPU pool: a GPU that joins runs one executor, a gpu_tenant with id
-** -1 - g whose allocation is the CUDA context + the weights of the models
-** in its cache + the activations of the running batch.  It runs one pipe
-** at a time: a load (prefetch), or a batch of one pooled service, whose
-** model is loaded first if absent.  A pipe moves layer groups through three
-** stages, one group per stage at a time (a flow shop): network (one flow
-** per shard, memory-server NIC -> node NIC), PCIe (a flow on the GPU's
-** host link) and execute (a work unit on the executor).  Flows share links
-** max-min fairly with every other load in the cluster (models/link.c), so
-** without contention a pipe ends exactly at the recurrence of
-** link_pipeline; with contention, later.  WORLD_LOAD_WHOLE is the same
-** pipe with one group: the whole model over the network, then over PCIe,
-** then the whole batch.
+** The executor times its own work units: its kind has no xUnitDone, and
+** its xChanged reschedules the unit's completion whenever the GPU's speeds
+** change.  A pooled service (svc_set_external, service.h) has no replicas:
+** its requests come to pool_route.
 **
 ** Invariants: a pool GPU's load counts the requests dispatched to it and
 ** not finished; the executor's mem_bytes = base + cached weights +
-** running activations, never over capacity (evictions make room, LRU among
-** idle resident models); a flow's completion event is rescheduled only
-** when its rate changed, so an undisturbed flow ends at its exact drain
-** time.
+** running activations, never over capacity (evictions make room, LRU
+** among idle resident models).
 */
+#include "sim/world/world_pool.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-
-#include "models/link.h"
 #include "models/workload.h"
-#include "sim/rng.h"
 #include "sim/world/service.h"
 #include "sim/world/world_int.h"
+#include "sim/world/world_mempool.h"
 
-#define POOL_SHARDS_MAX 4             /* DistMind's distribution threshold */
-#define POOL_SLOT_PCIE POOL_SHARDS_MAX
+#define POOL_SLOT_PCIE MEMPOOL_SHARDS_MAX
 #define POOL_BYTES_PER_PARAM 4.0      /* FP32 weights, as PyTorch keeps them */
 
 enum { ENT_LOADING = 1, ENT_RESIDENT = 2 };
@@ -66,7 +63,6 @@ struct pool_entry {
 
 struct pool_gpu {
 	int in;
-	int h2d;                      /* link index */
 	struct gpu_tenant exec;       /* the executor, id -1 - g */
 	uint64_t base_bytes, act_bytes;
 	struct pool_entry *cache;
@@ -83,16 +79,14 @@ struct pool_gpu {
 	sim_time *gexec;
 	int net_started, net_done, net_left;
 	int pcie_started, pcie_done, exec_started, exec_done;
-	struct link_flow flow[POOL_SHARDS_MAX + 1];
-	double flow_rate[POOL_SHARDS_MAX + 1];
+	/* flow ids: 8 g + slot; slots 0..3 network (one per shard), 4 PCIe */
+	struct mempool_flow flow[MEMPOOL_SHARDS_MAX + 1];
 	sim_time busy_since, busy_ns;
 };
 
 struct world_pool {
-	struct link_net net;
-	int *ms_link, *node_link;
-	int (*shards)[POOL_SHARDS_MAX];
-	int nshards;
+	struct world_mempool *mp;
+	int created;                  /* 1 once g and the net exist */
 	enum world_load_mode mode;
 	int joined;                   /* any GPU ever joined */
 	struct pool_fifo q;
@@ -135,161 +129,50 @@ static struct pool_req fifo_pop(struct pool_fifo *f)
 
 /* ---- creation ---------------------------------------------------------- */
 
-static int zoo_index(const struct zoo_model *m)
-{
-	size_t i;
+static const struct world_kind pool_kind;
+static mempool_done_fn on_flow_done;
 
-	for (i = 0; i < zoo_count(); i++)
-		if (zoo_at(i) == m)
-			return (int)i;
-	return -1;
+static struct world_pool *pool_of(const struct world *w)
+{
+	return world__kind_state(w, &pool_kind);
 }
 
-/* The shards of zoo model zi among S servers: min(S, 4) distinct servers
-** drawn by the stream ("mempool", zi); returns their number or < 0. */
-static int shards_of(uint64_t seed, int S, int zi, int *out,
-		     struct sim_err *err)
-{
-	struct sim_rng r = { NULL, 0 };
-	int k = S < POOL_SHARDS_MAX ? S : POOL_SHARDS_MAX, i, rc;
-	int *src = malloc((size_t)(S > 0 ? S : 1) * sizeof *src);
-
-	if (src == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "pool: out of memory");
-	for (i = 0; i < S; i++)
-		src[i] = i;
-	rc = sim_rng_init(&r, seed, "mempool", (uint64_t)zi, err);
-	if (rc == 0 && k > 0)
-		gsl_ran_choose(r.r, out, (size_t)k, src, (size_t)S,
-			       sizeof *src);
-	sim_rng_fini(&r);
-	free(src);
-	return rc < 0 ? rc : k;
-}
-
-static int pool_create(struct world *w, struct sim_err *err)
-{
-	struct world_pool *p = calloc(1, sizeof *p);
-	int S = w->mem_servers, k, g, i, rc = 0;
-	char name[LINK_NAME_MAX];
-
-	if (p == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "pool: out of memory");
-	w->pool = p;
-	link_net_init(&p->net);
-	p->nshards = S < POOL_SHARDS_MAX ? S : POOL_SHARDS_MAX;
-	p->ms_link = malloc((size_t)S * sizeof *p->ms_link);
-	p->node_link = malloc((size_t)w->cl->nnodes * sizeof *p->node_link);
-	p->g = calloc((size_t)w->ngpus, sizeof *p->g);
-	p->shards = calloc(zoo_count(), sizeof *p->shards);
-	if (p->ms_link == NULL || p->node_link == NULL || p->g == NULL ||
-	    p->shards == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "pool: out of memory");
-	/* RDMA NICs: no latency figure in the config; 0 (docs/MODEL.md) */
-	for (k = 0; k < S && rc >= 0; k++) {
-		snprintf(name, sizeof name, "mem%d.nic", k);
-		rc = p->ms_link[k] = link_add(&p->net, name,
-					      w->mem_server_bytes_per_s, 0, err);
-	}
-	for (k = 0; k < w->cl->nnodes && rc >= 0; k++) {
-		snprintf(name, sizeof name, "node%d.nic", k);
-		rc = p->node_link[k] = link_add(&p->net, name,
-						w->nic_bytes_per_s, 0, err);
-	}
-	for (g = 0; g < w->ngpus && rc >= 0; g++) {
-		int d2h;
-		snprintf(name, sizeof name, "gpu%d", g);
-		rc = link_add_host(&p->net, w->gpus[g].dev, name, 1,
-				   &p->g[g].h2d, &d2h, err);
-		p->g[g].ent = -1;
-	}
-	/* seeded placement: a named stream per model, so a model's shards
-	** do not depend on which other models exist or load first */
-	for (i = 0; i < (int)zoo_count() && rc >= 0; i++)
-		rc = shards_of(w->seed, S, i, p->shards[i], err);
-	return rc < 0 ? rc : 0;
-}
-
+/* The pool's GPUs and the loading net, made on first use; NULL (err
+** filled) when that fails. */
 static struct world_pool *pool_get(struct world *w, struct sim_err *err)
 {
-	if (w->pool == NULL && pool_create(w, err) != 0)
-		return NULL;
-	return w->pool;
-}
-
-void world__pool_fini(struct world *w)
-{
-	struct world_pool *p = w->pool;
+	struct world_pool *p = pool_of(w);
 	int g;
 
-	if (p == NULL)
-		return;
-	/* The net first: link_net_fini walks the flows in flight (a
-	** horizon stop), which live in p->g. */
-	link_net_fini(&p->net);
-	for (g = 0; g < w->ngpus; g++) {
-		struct pool_gpu *pg = &p->g[g];
-		free(pg->cache);
-		free(pg->q.v);
-		free(pg->batch);
-		free(pg->gbytes);
-		free(pg->gexec);
+	if (p->created)
+		return p;
+	if (p->g == NULL) {
+		p->g = calloc((size_t)w->ngpus, sizeof *p->g);
+		if (p->g == NULL) {
+			sim_err_set(err, SIM_ENOMEM, "pool: out of memory");
+			return NULL;
+		}
+		for (g = 0; g < w->ngpus; g++)
+			p->g[g].ent = -1;
 	}
-	free(p->q.v);
-	free(p->g);
-	free(p->ms_link);
-	free(p->node_link);
-	free(p->shards);
-	free(p);
-	w->pool = NULL;
+	if (mempool_open(w, p->mp, on_flow_done, p, err) != 0)
+		return NULL;
+	p->created = 1;
+	return p;
 }
 
 /* ---- events -------------------------------------------------------------- */
 
-static int on_flow_done(struct sim *s, void *ctx, uint64_t arg);
 static int on_exec_done(struct sim *s, void *ctx, uint64_t arg);
 static int pipe_advance(struct world *w, int g);
 
-/* Reschedules the completion of every active flow whose rate changed. */
-static int net_resched(struct world *w)
-{
-	struct world_pool *p = w->pool;
-	struct link_flow *f;
-	int rc;
-
-	for (f = p->net.flows; f != NULL; f = f->next_) {
-		int g = f->id >> 3, slot = f->id & 7;
-		double *r = &p->g[g].flow_rate[slot];
-		sim_time fin;
-
-		/* unchanged rate: the event stands.  Drained: its end (drain +
-		** latency) cannot move, and link_flow_finish_time would count
-		** the latency again from the last settle */
-		if (f->ev != 0 && (*r == f->rate_bytes_per_s ||
-				   f->bytes_left <= 0))
-			continue;
-		if (f->ev != 0) {
-			sim_cancel(&w->sim, f->ev);
-			f->ev = 0;
-		}
-		*r = f->rate_bytes_per_s;
-		fin = link_flow_finish_time(f, w->sim.now);
-		if (fin == SIM_TIME_NEVER)
-			continue;
-		rc = sim_schedule_at(&w->sim, fin, SIM_PRIO_COMPLETE,
-				     on_flow_done, w, (uint64_t)f->id, &f->ev);
-		if (rc != 0)
-			return sim_fail(&w->sim, rc, "pool: cannot schedule a "
-					"transfer: %s", sim_strerror(rc));
-	}
-	return 0;
-}
-
-int world__pool_tenant_changed(struct world *w, struct gpu_tenant *t)
+/* xChanged: the executor times its own unit; reschedule its completion. */
+static int exec_changed(struct world *w, void *state, struct gpu_tenant *t)
 {
 	sim_time fin;
 	int g = -1 - t->id, rc;
 
+	(void)state;
 	if (t->ev != 0) {
 		sim_cancel(&w->sim, t->ev);
 		t->ev = 0;
@@ -307,40 +190,17 @@ int world__pool_tenant_changed(struct world *w, struct gpu_tenant *t)
 	return 0;
 }
 
-static int start_flow(struct world *w, int g, int slot, const int *path,
-		      int npath, double bytes)
+/* The loading net's flow id (8 g + slot) ended. */
+static int on_flow_done(struct world *w, void *ctx, int id)
 {
-	struct world_pool *p = w->pool;
-	struct link_flow *f = &p->g[g].flow[slot];
-	struct sim_err e = { 0, "" };
-	int rc;
-
-	memset(f, 0, sizeof *f);
-	f->id = g * 8 + slot;
-	p->g[g].flow_rate[slot] = -1;
-	rc = link_flow_start(&p->net, f, path, npath, bytes, 0, w->sim.now,
-			     &e);
-	if (rc != 0)
-		return sim_fail(&w->sim, rc, "pool: %s", e.msg);
-	return 0;
-}
-
-static int on_flow_done(struct sim *s, void *ctx, uint64_t arg)
-{
-	struct world *w = ctx;
-	struct world_pool *p = w->pool;
-	int g = (int)(arg >> 3), slot = (int)(arg & 7), rc;
+	struct world_pool *p = ctx;
+	int g = id >> 3, slot = id & 7;
 	struct pool_gpu *pg = &p->g[g];
 
-	(void)s;
-	pg->flow[slot].ev = 0;
-	link_flow_end(&p->net, &pg->flow[slot], w->sim.now);
 	if (slot == POOL_SLOT_PCIE)
 		pg->pcie_done++;
 	else if (--pg->net_left == 0)
 		pg->net_done++;
-	if ((rc = net_resched(w)) != 0)
-		return rc;
 	return pipe_advance(w, g);
 }
 
@@ -348,7 +208,7 @@ static int on_exec_done(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
 	int g = (int)arg, rc;
-	struct pool_gpu *pg = &w->pool->g[g];
+	struct pool_gpu *pg = &pool_of(w)->g[g];
 
 	(void)s;
 	pg->exec.ev = 0;
@@ -389,7 +249,7 @@ static uint64_t cached_bytes(const struct pool_gpu *pg)
 /* Sets the executor's allocation from its parts. */
 static int exec_resize(struct world *w, int g, struct sim_err *err)
 {
-	struct pool_gpu *pg = &w->pool->g[g];
+	struct pool_gpu *pg = &pool_of(w)->g[g];
 
 	return gpu_resize(&w->gpus[g], &pg->exec, pg->base_bytes +
 			  cached_bytes(pg) + pg->act_bytes, w->sim.now, 0, err);
@@ -405,7 +265,7 @@ static void drop_entry(struct pool_gpu *pg, int k)
 static int make_room(struct world *w, int g, uint64_t extra,
 		     const struct zoo_model *keep)
 {
-	struct pool_gpu *pg = &w->pool->g[g];
+	struct pool_gpu *pg = &pool_of(w)->g[g];
 	const struct gpu *gp = &w->gpus[g];
 
 	while (gpu_mem_free(gp, -1) < extra) {
@@ -474,8 +334,8 @@ static int pipe_groups(struct pool_gpu *pg, int n)
 static int pipe_setup(struct world *w, int g, const struct zoo_model *m,
 		      int load, int exec, sim_time batch_ns)
 {
-	struct pool_gpu *pg = &w->pool->g[g];
-	int n = load && w->pool->mode == WORLD_LOAD_PIPELINED ?
+	struct pool_gpu *pg = &pool_of(w)->g[g];
+	int n = load && pool_of(w)->mode == WORLD_LOAD_PIPELINED ?
 		(int)m->ngroups : 1, k, rc;
 
 	if (n < 1)
@@ -519,7 +379,7 @@ static int try_run(struct world *w, int g);
 
 static int pipe_finish(struct world *w, int g)
 {
-	struct pool_gpu *pg = &w->pool->g[g];
+	struct pool_gpu *pg = &pool_of(w)->g[g];
 	int k, rc;
 
 	pg->active = 0;
@@ -532,10 +392,11 @@ static int pipe_finish(struct world *w, int g)
 		if ((rc = exec_resize(w, g, NULL)) != 0)
 			return sim_fail(&w->sim, rc, "pool: GPU %d: cannot "
 					"release activations", g);
-		svc_pool_batch(w, pg->task_job, pg->nbatch, pg->busy_since);
+		svc_external_batch(w, pg->task_job, pg->nbatch,
+				   pg->busy_since);
 		for (k = 0; k < pg->nbatch; k++) {
 			pg->load--;
-			if ((rc = svc_pool_done(w, pg->batch[k].job,
+			if ((rc = svc_external_done(w, pg->batch[k].job,
 						pg->batch[k].t_arr)) != 0)
 				return rc;
 		}
@@ -546,31 +407,25 @@ static int pipe_finish(struct world *w, int g)
 	return pool_dispatch(w);
 }
 
-static int pipe_advance(struct world *w, int g)
+/* Starts the network and PCIe stages that can start; 1 if any did. */
+static int start_transfers(struct world *w, struct world_pool *p, int g)
 {
-	struct world_pool *p = w->pool;
 	struct pool_gpu *pg = &p->g[g];
-	int rc, changed = 0;
+	int n, changed = 0;
 
 	/* network: one group at a time, one flow per shard */
 	while (pg->net_left == 0 && pg->net_started == pg->net_done &&
 	       pg->net_started < pg->ngroups) {
 		double b = pg->gbytes[pg->net_started];
-		int zi = zoo_index(pg->m), s;
 		pg->net_started++;
-		if (b <= 0 || zi < 0) {
+		if (b <= 0 || (n = mempool_fetch(w, p->mp, g, pg->m, b,
+						 pg->flow, 8 * g)) == 0) {
 			pg->net_done++;
 			continue;
 		}
-		for (s = 0; s < p->nshards; s++) {
-			int path[2];
-			path[0] = p->ms_link[p->shards[zi][s]];
-			path[1] = p->node_link[w->gpus[g].node];
-			if ((rc = start_flow(w, g, s, path, 2,
-					     b / p->nshards)) != 0)
-				return rc;
-		}
-		pg->net_left = p->nshards;
+		if (n < 0)
+			return n;
+		pg->net_left = n;
 		changed = 1;
 	}
 	/* PCIe: a group that crossed the network */
@@ -582,12 +437,23 @@ static int pipe_advance(struct world *w, int g)
 			pg->pcie_done++;
 			continue;
 		}
-		if ((rc = start_flow(w, g, POOL_SLOT_PCIE, &pg->h2d, 1,
-				     b)) != 0)
-			return rc;
+		if ((n = mempool_to_gpu(w, p->mp, g, b,
+					&pg->flow[POOL_SLOT_PCIE],
+					8 * g + POOL_SLOT_PCIE)) != 0)
+			return n;
 		changed = 1;
 	}
-	if (changed && (rc = net_resched(w)) != 0)
+	return changed;
+}
+
+static int pipe_advance(struct world *w, int g)
+{
+	struct world_pool *p = pool_of(w);
+	struct pool_gpu *pg = &p->g[g];
+	int rc;
+
+	if ((rc = start_transfers(w, p, g)) < 0 ||
+	    (rc == 1 && (rc = mempool_resched(w, p->mp)) != 0))
 		return rc;
 	if (pg->pcie_done == pg->ngroups && pg->ent >= 0 &&
 	    pg->cache[pg->ent].state == ENT_LOADING) {
@@ -619,7 +485,7 @@ static int pipe_advance(struct world *w, int g)
 ** its queue, with up to its max batch of that service's queued requests. */
 static int try_run(struct world *w, int g)
 {
-	struct pool_gpu *pg = &w->pool->g[g];
+	struct pool_gpu *pg = &pool_of(w)->g[g];
 	const struct world_job *job;
 	const struct zoo_model *m;
 	uint64_t act;
@@ -628,7 +494,7 @@ static int try_run(struct world *w, int g)
 
 	if (!pg->in || pg->active || pg->q.n == 0)
 		return 0;
-	job = &w->jobs[fifo_at(&pg->q, 0)->job];
+	job = world__job(w, fifo_at(&pg->q, 0)->job);
 	m = job->model;
 	maxb = svc_max_batch(w, job->idx);   /* world_set_batch's */
 	if (pg->capbatch < maxb) {
@@ -673,13 +539,13 @@ static int try_run(struct world *w, int g)
 
 /* ---- routing ------------------------------------------------------------- */
 
-static int least_load(const struct world *w)
+static int least_load(const struct world *w, const struct world_pool *p)
 {
 	int g, best = -1;
 
 	for (g = 0; g < w->ngpus; g++)
-		if (w->pool->g[g].in && (best < 0 || w->pool->g[g].load <
-					 w->pool->g[best].load))
+		if (p->g[g].in && (best < 0 || p->g[g].load <
+				   p->g[best].load))
 			best = g;
 	return best;
 }
@@ -687,7 +553,7 @@ static int least_load(const struct world *w)
 /* Offers the pool's queue, in order, to the policy until it holds one. */
 static int pool_dispatch(struct world *w)
 {
-	struct world_pool *p = w->pool;
+	struct world_pool *p = pool_of(w);
 	int rc = 0;
 
 	if (p->dispatching)
@@ -695,23 +561,19 @@ static int pool_dispatch(struct world *w)
 	p->dispatching = 1;
 	while (p->q.n > 0) {
 		struct pool_req r = *fifo_at(&p->q, 0);
-		int g = -1;
-		if (w->pol->xOnRequest != NULL) {
-			rc = w->pol->xOnRequest(w, w->pol_state, r.job, &g);
-			if (rc < 0) {
-				rc = world__hook_rc(w, rc, "on_request");
-				break;
-			}
-		} else {
-			g = least_load(w);
-		}
+		int g;
+		if ((rc = world__ask_route(w, r.job, &g)) < 0)
+			break;
+		if (rc == 1)
+			g = least_load(w, p);
+		rc = 0;
 		if (g < 0)
 			break;
 		if (g >= w->ngpus || !p->g[g].in) {
 			rc = sim_fail(&w->sim, SIM_EINVAL, "policy %s routed a "
 				      "request of service %s to GPU %d, which "
 				      "is not in the pool", w->pol->zName,
-				      w->jobs[r.job].tj.id, g);
+				      world__job(w, r.job)->tj.id, g);
 			break;
 		}
 		fifo_pop(&p->q);
@@ -725,44 +587,32 @@ static int pool_dispatch(struct world *w)
 	return rc;
 }
 
-int world__pool_request(struct world *w, int j, sim_time t_arr)
+/* A request of pooled service j (svc_route_fn): into the pool's queue. */
+static int pool_route(struct world *w, void *ctx, int j, sim_time t_arr)
 {
+	struct world_pool *p = ctx;
 	struct pool_req r;
 	int rc;
 
 	r.job = j;
 	r.t_arr = t_arr;
-	if ((rc = fifo_push(&w->pool->q, r)) != 0)
+	if ((rc = fifo_push(&p->q, r)) != 0)
 		return rc;
 	return pool_dispatch(w);
 }
 
 /* ---- the view ------------------------------------------------------------ */
 
-int world_pool_servers(const struct world *w)
-{
-	return w->mem_servers;
-}
-
-int world_pool_shards(const struct world *w, const struct zoo_model *m,
-		      int *servers)
-{
-	int zi = zoo_index(m), k;
-
-	if (zi < 0)
-		return 0;
-	k = shards_of(w->seed, w->mem_servers, zi, servers, NULL);
-	return k < 0 ? 0 : k;
-}
-
 int world_pool_in(const struct world *w, int g)
 {
-	return w->pool != NULL && g >= 0 && g < w->ngpus && w->pool->g[g].in;
+	const struct world_pool *p = pool_of(w);
+
+	return p->g != NULL && g >= 0 && g < w->ngpus && p->g[g].in;
 }
 
 int world_pool_load(const struct world *w, int g)
 {
-	return world_pool_in(w, g) ? w->pool->g[g].load : 0;
+	return world_pool_in(w, g) ? pool_of(w)->g[g].load : 0;
 }
 
 int world_pool_has_model(const struct world *w, int g,
@@ -770,34 +620,34 @@ int world_pool_has_model(const struct world *w, int g,
 {
 	int k;
 
-	if (!world_pool_in(w, g) || (k = find_entry(&w->pool->g[g], m)) < 0)
+	if (!world_pool_in(w, g) || (k = find_entry(&pool_of(w)->g[g], m)) < 0)
 		return 0;
-	return w->pool->g[g].cache[k].state;
+	return pool_of(w)->g[g].cache[k].state;
 }
 
 int world_pool_queued(const struct world *w)
 {
-	return w->pool != NULL ? (int)w->pool->q.n : 0;
+	return (int)pool_of(w)->q.n;
 }
 
 sim_time world_pool_busy_ns(const struct world *w, int g)
 {
 	const struct pool_gpu *pg;
 
-	if (w->pool == NULL || g < 0 || g >= w->ngpus)
+	if (pool_of(w)->g == NULL || g < 0 || g >= w->ngpus)
 		return 0;
-	pg = &w->pool->g[g];
+	pg = &pool_of(w)->g[g];
 	return pg->busy_ns + (pg->active ? w->sim.now - pg->busy_since : 0);
 }
 
 int world_pool_serving(const struct world *w, int j)
 {
-	return j >= 0 && j < w->njobs && svc_is_pooled(w, j);
+	return j >= 0 && j < w->njobs && svc_is_external(w, j);
 }
 
 uint64_t world_pool_loads(const struct world *w)
 {
-	return w->pool != NULL ? w->pool->loads : 0;
+	return pool_of(w)->loads;
 }
 
 /* ---- actions ------------------------------------------------------------- */
@@ -836,7 +686,8 @@ int world_pool_join(struct world *w, int g, struct sim_err *err)
 	pg->base_bytes = pg->exec.mem_bytes = w->gpus[g].dev->ctx_bytes;
 	pg->act_bytes = 0;
 	pg->ncache = 0;
-	if ((rc = gpu_attach(&w->gpus[g], &pg->exec, w->sim.now, 0, err)) != 0)
+	if ((rc = world__tenant_attach(w, &pool_kind, g, &pg->exec, 0,
+					err)) != 0)
 		return rc;
 	pg->in = 1;
 	p->joined = 1;
@@ -855,7 +706,7 @@ int world_pool_leave(struct world *w, int g, struct sim_err *err)
 	if (!world_pool_in(w, g))
 		return sim_err_set(err, SIM_ESTATE, "pool_leave: GPU %d is not "
 				   "in the pool", g);
-	pg = &w->pool->g[g];
+	pg = &pool_of(w)->g[g];
 	if (pg->load > 0 || pg->active)
 		return sim_err_set(err, SIM_ESTATE, "pool_leave: GPU %d is busy "
 				   "(%d requests%s)", g, pg->load,
@@ -870,23 +721,24 @@ int world_pool_leave(struct world *w, int g, struct sim_err *err)
 
 int world_pool_serve(struct world *w, int j, struct sim_err *err)
 {
+	struct world_pool *p;
 	struct world_job *job;
 
 	if (j < 0 || j >= w->njobs)
 		return sim_err_set(err, SIM_EINVAL, "pool_serve: no job %d", j);
-	job = &w->jobs[j];
+	job = world__job(w, j);
 	if (job->tj.kind != TRACE_INFER)
 		return sim_err_set(err, SIM_EINVAL, "pool_serve: job %s is not "
 				   "a service", job->tj.id);
 	if (job->state != JOB_PENDING)
 		return sim_err_set(err, SIM_ESTATE, "pool_serve: service %s is "
 				   "%s", job->tj.id, job_state_name(job->state));
-	if (pool_get(w, err) == NULL)
+	if ((p = pool_get(w, err)) == NULL)
 		return err != NULL && err->code ? err->code : SIM_ENOMEM;
-	pending_remove_job(w, j);
+	world__pending_remove(w, j);
 	job->state = JOB_RUNNING;
 	job->start_ns = w->sim.now;
-	return svc_set_pooled(w, j);
+	return svc_set_external(w, j, pool_route, p);
 }
 
 int world_pool_set_mode(struct world *w, enum world_load_mode mode,
@@ -914,13 +766,13 @@ int world_load_model(struct world *w, int g, const struct zoo_model *m,
 
 	if ((rc = check_gpu(w, g, "load_model", err)) != 0)
 		return rc;
-	if (m == NULL || zoo_index(m) < 0)
+	if (m == NULL || mempool_zoo_index(m) < 0)
 		return sim_err_set(err, SIM_EINVAL, "load_model: not a zoo "
 				   "model");
 	if (!world_pool_in(w, g))
 		return sim_err_set(err, SIM_ESTATE, "load_model: GPU %d is not "
 				   "in the pool", g);
-	pg = &w->pool->g[g];
+	pg = &pool_of(w)->g[g];
 	if (find_entry(pg, m) >= 0)
 		return 0;
 	if (pg->active)
@@ -954,7 +806,7 @@ int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 	if (!world_pool_in(w, g))
 		return sim_err_set(err, SIM_ESTATE, "evict_model: GPU %d is not "
 				   "in the pool", g);
-	pg = &w->pool->g[g];
+	pg = &pool_of(w)->g[g];
 	if ((k = find_entry(pg, m)) < 0)
 		return sim_err_set(err, SIM_ENOENT, "evict_model: %s is not on "
 				   "GPU %d", m != NULL ? m->name : "?", g);
@@ -965,4 +817,56 @@ int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 	if (pg->active && pg->ent >= 0)   /* the swap may have moved it */
 		pg->ent = find_entry(pg, pg->m);
 	return exec_resize(w, g, err);
+}
+
+/* ---- the kind ------------------------------------------------------------ */
+
+/* After gpu_fini (the executors are unlinked): drops the flows still on
+** the loading net (a horizon stop), then frees everything. */
+static void pool_fini(struct world *w, void *state)
+{
+	struct world_pool *p = state;
+	int g, k;
+
+	for (g = 0; p->g != NULL && g < w->ngpus; g++) {
+		struct pool_gpu *pg = &p->g[g];
+		for (k = 0; k <= POOL_SLOT_PCIE; k++)
+			mempool_drop(w, p->mp, &pg->flow[k]);
+		free(pg->cache);
+		free(pg->q.v);
+		free(pg->batch);
+		free(pg->gbytes);
+		free(pg->gexec);
+	}
+	free(p->q.v);
+	free(p->g);
+	free(p);
+}
+
+static const struct world_kind pool_kind = {
+	.iVersion = WORLD_KIND_VERSION,
+	.zName = "pool-executor",
+	.eJob = WORLD_NO_JOBS,
+	.xFini = pool_fini,
+	.xChanged = exec_changed,
+};
+
+int world_pool_init(struct world *w, const struct world_config *cfg,
+		    struct sim_err *err)
+{
+	struct world_pool *p = calloc(1, sizeof *p);
+	int rc;
+
+	(void)cfg;
+	if (p == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	p->mp = mempool_of(w);
+	if (p->mp == NULL) {
+		free(p);
+		return sim_err_set(err, SIM_EINVAL, "the GPU pool needs the "
+				   "memory pool, registered first");
+	}
+	if ((rc = world__kind_add(w, &pool_kind, p, err)) != 0)
+		free(p);
+	return rc;
 }
