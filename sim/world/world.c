@@ -59,17 +59,6 @@ int world__hook_rc(struct world *w, int rc, const char *hook)
 	return rc;
 }
 
-int world__ask_route(struct world *w, int j, int *to)
-{
-	int rc;
-
-	*to = -1;
-	if (w->pol->xOnRequest == NULL)
-		return 1;
-	rc = w->pol->xOnRequest(w, w->pol_state, j, to);
-	return rc < 0 ? world__hook_rc(w, rc, "on_request") : 0;
-}
-
 static int on_schedule(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;

@@ -21,6 +21,8 @@
 #ifndef COLOSIM_SIM_WORLD_INT_H
 #define COLOSIM_SIM_WORLD_INT_H
 
+#include <assert.h>
+
 #include "sim/world/world.h"
 
 /* ---- tenant kinds ---------------------------------------------------------
@@ -31,14 +33,16 @@
 ** for its state's lifetime and the actions it takes over.  Every handler
 ** is optional (NULL), gets the state given to world__kind_add, and returns
 ** 0 or a negative SIM_E* code that fails the run (after sim_fail, or with
-** the code alone).  A handler runs inside an event: it may change the
-** world through the calls of this header and the world_* actions, but must
-** not free what the core passed it.  Fields are only ever appended
+** the code alone); xPlace and xPreempt may also return WORLD_PASS.  A
+** handler runs inside an event: it may change the world through the calls
+** of this header and the world_* actions, but must not free what the core
+** passed it.  Fields are only ever appended
 ** (iVersion says which the table has).
 */
 
 #define WORLD_KIND_VERSION 1
 #define WORLD_KINDS_MAX 16            /* registrations per world */
+#define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
 #define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
 #define WORLD_PASS 1                  /* xPlace / xPreempt: not mine */
 
@@ -52,8 +56,8 @@ struct world_kind {
 	/* ---- the registration ---- */
 	/* At world_destroy, in reverse order of registration, after the
 	** GPUs' tenant lists are gone and before the job records are
-	** freed: frees the state and everything the kind owns.  The only
-	** call of a destroyed world; must not fail. */
+	** freed: frees the state and everything the kind owns.  The last
+	** call the kind gets; cannot fail. */
 	void (*xFini)(struct world *w, void *state);
 	/* world_results: adds the kind's run metrics (run_result_set, in
 	** registration order, after makespan and utilisation, before the
@@ -118,8 +122,10 @@ struct world_reg {
 ** a message; then nothing is registered and the caller keeps state. */
 int world__kind_add(struct world *w, const struct world_kind *k, void *state,
 		    struct sim_err *err);
-/* The state registered with k, or NULL when k is not registered. */
-void *world__kind_state(const struct world *w, const struct world_kind *k);
+/* The state registered with k, or NULL when k is not registered (O(1):
+** a feature's views may call it per GPU per request; below). */
+static inline void *world__kind_state(const struct world *w,
+				      const struct world_kind *k);
 /* Attaches t (id, mem_bytes, sm_cap and slice set by the caller; a tenant
 ** of no job has a negative id: policies read id >= 0 as a job index) to
 ** GPU g as a tenant of registered kind k: gpu_attach's refusals, or
@@ -156,7 +162,7 @@ typedef int world_init_fn(struct world *w, const struct world_config *cfg,
 int world__builtin_init(struct world *w, const struct world_config *cfg,
 			struct sim_err *err);
 
-/* ---- the core's state ------------------------------------------------------ */
+/* ---- the core's state ---------------------------------------------------- */
 
 /* Downsampled utilisation series: row k holds the cluster HBM and SM
 ** fractions, then (per_gpu) each GPU's pair. */
@@ -206,7 +212,42 @@ struct world {
 	int nxmetrics, capxmetrics;
 	struct world_reg kinds[WORLD_KINDS_MAX];
 	int nkinds;
+	/* kinds by table address: open addressing, never full */
+	const struct world_reg *kind_ix[WORLD_KIND_SLOTS];
 };
+
+/* A kind table's slot in kind_ix, before probing. */
+static inline unsigned world__kind_hash(const struct world_kind *k)
+{
+	uintptr_t h = (uintptr_t)k;
+
+	h ^= h >> 5 ^ h >> 11;
+	return (unsigned)h & (WORLD_KIND_SLOTS - 1);
+}
+
+static inline void *world__kind_state(const struct world *w,
+				      const struct world_kind *k)
+{
+	unsigned i = world__kind_hash(k);
+	const struct world_reg *r;
+
+	for (; (r = w->kind_ix[i]) != NULL;
+	     i = (i + 1) & (WORLD_KIND_SLOTS - 1))
+		if (r->kind == k)
+			return r->state;
+	return NULL;
+}
+
+/* The state of a kind registered at world_create (a built-in feature's
+** own): never NULL. */
+static inline void *world__kind_own(const struct world *w,
+				    const struct world_kind *k)
+{
+	void *state = world__kind_state(w, k);
+
+	assert(state != NULL);
+	return state;
+}
 
 /* Job j's record (0 <= j < njobs). */
 static inline struct world_job *world__job(const struct world *w, int j)
@@ -238,8 +279,18 @@ void world__free_placement(struct world_job *job);
 int world__hook_rc(struct world *w, int rc, const char *hook);
 /* Asks the policy's xOnRequest where a request of service j goes into
 ** *to (-1 first): 1 when the policy has no xOnRequest (the caller's
-** default applies), 0 when it answered, or its error (run failed). */
-int world__ask_route(struct world *w, int j, int *to);
+** default applies), 0 when it answered, or its error (run failed).
+** Inline: it runs once per request. */
+static inline int world__ask_route(struct world *w, int j, int *to)
+{
+	int rc;
+
+	*to = -1;
+	if (w->pol->xOnRequest == NULL)
+		return 1;
+	rc = w->pol->xOnRequest(w, w->pol_state, j, to);
+	return rc < 0 ? world__hook_rc(w, rc, "on_request") : 0;
+}
 /* A training job's total solo time on device d with this placement
 ** (docs/MODEL.md, "Training jobs"). */
 double world__train_total_ns(const struct world *w,

@@ -4,19 +4,17 @@
 **
 ** A world holds up to WORLD_KINDS_MAX registrations in an array inside
 ** struct world, so a registration's address (what every tenant's `owner`
-** points to) is stable until world_destroy.  Lookups are linear: a world
-** has a handful of kinds, and the hot paths (a GPU's completion, a speed
-** change) reach the kind through the tenant's owner without a lookup.
+** points to) is stable until world_destroy.  The hot paths (a GPU's
+** completion, a speed change) reach a kind through the tenant's owner; a
+** feature finds its state with world__kind_state, an open-addressed index
+** by table address (world_int.h), in O(1): the GPU pool's views run per
+** GPU per request.
 */
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/world/world_int.h"
 
-static int valid_job_kind(int e)
-{
-	return e == WORLD_NO_JOBS || e == TRACE_TRAIN || e == TRACE_INFER;
-}
 
 int world__kind_add(struct world *w, const struct world_kind *k, void *state,
 		    struct sim_err *err)
@@ -30,7 +28,7 @@ int world__kind_add(struct world *w, const struct world_kind *k, void *state,
 		return sim_err_set(err, SIM_EINVAL, "tenant kind %s targets "
 				   "version %d; this world has 1..%d", k->zName,
 				   k->iVersion, WORLD_KIND_VERSION);
-	if (!valid_job_kind(k->eJob))
+	if (k->eJob < WORLD_NO_JOBS)
 		return sim_err_set(err, SIM_EINVAL, "tenant kind %s: no trace "
 				   "kind %d", k->zName, k->eJob);
 	for (i = 0; i < w->nkinds; i++) {
@@ -48,6 +46,10 @@ int world__kind_add(struct world *w, const struct world_kind *k, void *state,
 				   "has at most %d", k->zName, WORLD_KINDS_MAX);
 	w->kinds[w->nkinds].kind = k;
 	w->kinds[w->nkinds].state = state;
+	for (i = (int)world__kind_hash(k); w->kind_ix[i] != NULL;
+	     i = (i + 1) & (WORLD_KIND_SLOTS - 1))
+		;
+	w->kind_ix[i] = &w->kinds[w->nkinds];
 	w->nkinds++;
 	return 0;
 }
@@ -62,15 +64,6 @@ static struct world_reg *reg_of(struct world *w, const struct world_kind *k)
 	return NULL;
 }
 
-void *world__kind_state(const struct world *w, const struct world_kind *k)
-{
-	int i;
-
-	for (i = 0; i < w->nkinds; i++)
-		if (w->kinds[i].kind == k)
-			return w->kinds[i].state;
-	return NULL;
-}
 
 int world__tenant_attach(struct world *w, const struct world_kind *k, int g,
 			 struct gpu_tenant *t, int allow_oversub,

@@ -7,8 +7,13 @@
 ** ("mempool", zoo index), and every layer group is striped in equal parts
 ** over its model's shards (DistMind's deploy_file.py).  The loading net
 ** (models/link.h) holds the servers' NICs, one NIC per node and each
-** GPU's host link, built on first use (mempool_open); its flows belong to
-** the client (the GPU pool) and share links max-min fairly.
+** GPU's host link, built on first use (mempool_open).  A load (struct
+** mempool_load) carries a model's layer groups through two stages, the
+** network (one flow per shard) and PCIe, one group per stage at a time;
+** its flows live in the client's struct (the GPU pool's) and share links
+** max-min fairly with every other load.  The flows' completion events
+** are this file's; each completion is passed on to the client
+** (mempool_done_fn).
 **
 ** Invariant: a flow's completion event is rescheduled only when its rate
 ** changed, so an undisturbed flow ends at its exact drain time.
@@ -130,6 +135,8 @@ int mempool_open(struct world *w, struct world_mempool *mp,
 
 /* ---- flows --------------------------------------------------------------- */
 
+static int resched(struct world *w, struct world_mempool *mp);
+
 static int on_flow_done(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world_mempool *mp = ctx;
@@ -144,12 +151,13 @@ static int on_flow_done(struct sim *s, void *ctx, uint64_t arg)
 				"%d in flight", id);
 	f->ev = 0;
 	link_flow_end(&mp->net, f, mp->w->sim.now);
-	if ((rc = mempool_resched(mp->w, mp)) != 0)
+	if ((rc = resched(mp->w, mp)) != 0)
 		return rc;
 	return mp->done(mp->w, mp->done_ctx, id);
 }
 
-int mempool_resched(struct world *w, struct world_mempool *mp)
+/* Reschedules the completion of every active flow whose rate changed. */
+static int resched(struct world *w, struct world_mempool *mp)
 {
 	struct link_flow *f;
 	int rc;
@@ -198,43 +206,112 @@ static int start_flow(struct world *w, struct world_mempool *mp,
 	return 0;
 }
 
-int mempool_fetch(struct world *w, struct world_mempool *mp, int g,
-		  const struct zoo_model *m, double bytes,
-		  struct mempool_flow *flows, int id0)
+/* Starts one group of ld over the network: its bytes striped in equal
+** parts over the model's shards; returns the number of flows, 0 for a
+** model not in the zoo (nothing to fetch), or an error. */
+static int fetch(struct world *w, struct world_mempool *mp,
+		 struct mempool_load *ld, double bytes)
 {
-	int zi = mempool_zoo_index(m), s, rc;
+	int zi = mempool_zoo_index(ld->m), s, rc;
 
 	if (zi < 0)
 		return 0;
 	for (s = 0; s < mp->nshards; s++) {
 		int path[2];
 		path[0] = mp->ms_link[mp->shards[zi][s]];
-		path[1] = mp->node_link[w->gpus[g].node];
-		if ((rc = start_flow(w, mp, &flows[s], id0 + s, path, 2,
+		path[1] = mp->node_link[w->gpus[ld->g].node];
+		if ((rc = start_flow(w, mp, &ld->flow[s], ld->id0 + s, path, 2,
 				     bytes / mp->nshards)) != 0)
 			return rc;
 	}
 	return mp->nshards;
 }
 
-int mempool_to_gpu(struct world *w, struct world_mempool *mp, int g,
-		   double bytes, struct mempool_flow *f, int id)
+void mempool_load_init(struct mempool_load *ld, int g, int id0,
+		       const struct zoo_model *m, const double *gbytes,
+		       int ngroups, int load)
 {
-	return start_flow(w, mp, f, id, &mp->h2d[g], 1, bytes);
+	ld->g = g;
+	ld->id0 = id0;
+	ld->m = m;
+	ld->gbytes = gbytes;
+	ld->ngroups = ngroups;
+	ld->net_left = 0;
+	ld->net_started = ld->net_done = ld->pcie_started = ld->pcie_done =
+		load ? 0 : ngroups;
 }
 
-void mempool_drop(struct world *w, struct world_mempool *mp,
-		  struct mempool_flow *f)
+/* Starts the network and PCIe stages that can start; 1 if any did. */
+static int start_stages(struct world *w, struct world_mempool *mp,
+			struct mempool_load *ld)
 {
-	if (f->f.active)
-		link_flow_end(&mp->net, &f->f, w->sim.now);
+	int n, changed = 0;
+
+	/* network: one group at a time, one flow per shard */
+	while (ld->net_left == 0 && ld->net_started == ld->net_done &&
+	       ld->net_started < ld->ngroups) {
+		double b = ld->gbytes[ld->net_started];
+		ld->net_started++;
+		if (b <= 0 || (n = fetch(w, mp, ld, b)) == 0) {
+			ld->net_done++;
+			continue;
+		}
+		if (n < 0)
+			return n;
+		ld->net_left = n;
+		changed = 1;
+	}
+	/* PCIe: a group that crossed the network */
+	while (ld->pcie_started == ld->pcie_done &&
+	       ld->pcie_started < ld->net_done) {
+		double b = ld->gbytes[ld->pcie_started];
+		ld->pcie_started++;
+		if (b <= 0) {
+			ld->pcie_done++;
+			continue;
+		}
+		if ((n = start_flow(w, mp, &ld->flow[MEMPOOL_SHARDS_MAX],
+				    ld->id0 + MEMPOOL_SHARDS_MAX,
+				    &mp->h2d[ld->g], 1, b)) != 0)
+			return n;
+		changed = 1;
+	}
+	return changed;
+}
+
+int mempool_load_step(struct world *w, struct world_mempool *mp,
+		      struct mempool_load *ld)
+{
+	int rc = start_stages(w, mp, ld);
+
+	return rc == 1 ? resched(w, mp) : rc;
+}
+
+void mempool_load_flow_done(struct mempool_load *ld, int id)
+{
+	if (id - ld->id0 == MEMPOOL_SHARDS_MAX)
+		ld->pcie_done++;
+	else if (--ld->net_left == 0)
+		ld->net_done++;
+}
+
+void mempool_load_drop(struct world *w, struct world_mempool *mp,
+		       struct mempool_load *ld)
+{
+	int k;
+
+	for (k = 0; k <= MEMPOOL_SHARDS_MAX; k++)
+		if (ld->flow[k].f.active)
+			link_flow_end(&mp->net, &ld->flow[k].f, w->sim.now);
 }
 
 /* ---- the view ------------------------------------------------------------ */
 
 int world_pool_servers(const struct world *w)
 {
-	return mempool_of(w)->servers;
+	const struct world_mempool *mp = world__kind_own(w, &mempool_kind);
+
+	return mp->servers;
 }
 
 int world_pool_shards(const struct world *w, const struct zoo_model *m,
@@ -244,7 +321,7 @@ int world_pool_shards(const struct world *w, const struct zoo_model *m,
 
 	if (zi < 0)
 		return 0;
-	k = shards_of(w->seed, mempool_of(w)->servers, zi, servers, NULL);
+	k = shards_of(w->seed, world_pool_servers(w), zi, servers, NULL);
 	return k < 0 ? 0 : k;
 }
 

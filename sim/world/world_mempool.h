@@ -14,7 +14,7 @@
 
 #define MEMPOOL_SHARDS_MAX 4          /* DistMind's distribution threshold */
 
-/* One flow on the loading net, owned by the client (alive while active). */
+/* One flow on the loading net, inside a struct mempool_load. */
 struct mempool_flow {
 	struct link_flow f;           /* first: the net's list points here */
 	double rate_sched;            /* rate when its completion was set */
@@ -40,21 +40,41 @@ int mempool_open(struct world *w, struct world_mempool *mp,
 		 mempool_done_fn *done, void *ctx, struct sim_err *err);
 /* Model m's index in the zoo, -1 for none. */
 int mempool_zoo_index(const struct zoo_model *m);
-/* Starts one layer group of model m towards GPU g: `bytes` striped in
-** equal parts over m's shards, one flow per shard into flows[0..), with
-** ids id0, id0 + 1, ...  Returns the number of flows, 0 when m is not a
-** zoo model (nothing to fetch), or an error (run failed).  The caller
-** reschedules (mempool_resched) once it has started what it starts. */
-int mempool_fetch(struct world *w, struct world_mempool *mp, int g,
-		  const struct zoo_model *m, double bytes,
-		  struct mempool_flow *flows, int id0);
-/* Starts a flow of `bytes` over GPU g's host link (H2D) as id. */
-int mempool_to_gpu(struct world *w, struct world_mempool *mp, int g,
-		   double bytes, struct mempool_flow *f, int id);
-/* Reschedules the completion of every active flow whose rate changed. */
-int mempool_resched(struct world *w, struct world_mempool *mp);
-/* Takes f off the net if active, without an event (the client's fini). */
-void mempool_drop(struct world *w, struct world_mempool *mp,
-		  struct mempool_flow *f);
+
+/*
+** A load of model m onto GPU g: its layer groups pass the network stage
+** (one flow per shard, each carrying an equal part of the group) and then
+** the PCIe stage, one group per stage at a time (the first two stages of
+** DistMind's pipe; docs/MODEL.md, "Links").  The client owns the struct
+** and the group sizes, keeps both alive while flows are active, and reads
+** pcie_done: groups that reached the GPU.  Flow ids: id0 + shard for the
+** network, id0 + MEMPOOL_SHARDS_MAX for PCIe.
+*/
+struct mempool_load {
+	int g, id0;
+	const struct zoo_model *m;
+	const double *gbytes;         /* per group; <= 0: nothing to move */
+	int ngroups;
+	int net_started, net_done, net_left;
+	int pcie_started, pcie_done;
+	struct mempool_flow flow[MEMPOOL_SHARDS_MAX + 1];
+};
+
+/* Sets ld up for ngroups groups of gbytes (borrowed); without `load`
+** every group counts as arrived already. */
+void mempool_load_init(struct mempool_load *ld, int g, int id0,
+		       const struct zoo_model *m, const double *gbytes,
+		       int ngroups, int load);
+/* Starts the stages that can start now (and reschedules the net when a
+** flow started); 0 or an error (run failed). */
+int mempool_load_step(struct world *w, struct world_mempool *mp,
+		      struct mempool_load *ld);
+/* The client's mempool_done_fn saw flow id of ld end: count it.  The
+** client then calls mempool_load_step. */
+void mempool_load_flow_done(struct mempool_load *ld, int id);
+/* Takes ld's active flows off the net without events (the client's
+** fini, for a stop with loads in flight). */
+void mempool_load_drop(struct world *w, struct world_mempool *mp,
+		       struct mempool_load *ld);
 
 #endif

@@ -9,11 +9,11 @@
 ** load (prefetch), or a batch of one pooled service, whose model is loaded
 ** first if absent.  A pipe moves layer groups through three stages, one
 ** group per stage at a time (a flow shop): network (one flow per shard,
-** memory-server NIC -> node NIC), PCIe (a flow on the GPU's host link),
-** both on the memory pool's loading net (world_mempool.h), and execute (a
-** work unit on the executor).  Flows share links max-min fairly with
-** every other load in the cluster (models/link.c), so without contention
-** a pipe ends exactly at the recurrence of link_pipeline; with
+** memory-server NIC -> node NIC) and PCIe (a flow on the GPU's host
+** link), the memory pool's load (struct mempool_load, world_mempool.h),
+** then execute (a work unit on the executor).  Flows share links max-min
+** fairly with every other load in the cluster (models/link.c), so without
+** contention a pipe ends exactly at the recurrence of link_pipeline; with
 ** contention, later.  WORLD_LOAD_WHOLE is the same pipe with one group:
 ** the whole model over the network, then over PCIe, then the whole batch.
 **
@@ -30,19 +30,19 @@
 #include "sim/world/world_pool.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/workload.h"
 #include "sim/world/service.h"
+#include "sim/world/world_cache.h"
 #include "sim/world/world_int.h"
 #include "sim/world/world_mempool.h"
 
-#define POOL_SLOT_PCIE MEMPOOL_SHARDS_MAX
+#define POOL_FLOW_IDS 8               /* GPU g's loads: flow ids 8 g + k */
 #define POOL_BYTES_PER_PARAM 4.0      /* FP32 weights, as PyTorch keeps them */
-
-enum { ENT_LOADING = 1, ENT_RESIDENT = 2 };
 
 struct pool_req {
 	int job;
@@ -54,19 +54,11 @@ struct pool_fifo {
 	size_t head, n, cap;
 };
 
-struct pool_entry {
-	const struct zoo_model *m;
-	uint64_t bytes;
-	int state;
-	sim_time last_use;
-};
-
 struct pool_gpu {
 	int in;
 	struct gpu_tenant exec;       /* the executor, id -1 - g */
 	uint64_t base_bytes, act_bytes;
-	struct pool_entry *cache;
-	int ncache, capcache;
+	struct mcache cache;          /* the models it holds */
 	struct pool_fifo q;           /* requests dispatched here */
 	int load;
 	/* the pipe */
@@ -74,17 +66,16 @@ struct pool_gpu {
 	const struct zoo_model *m;
 	struct pool_req *batch;
 	int nbatch, capbatch;
+	struct mempool_load ld;       /* the network and PCIe stages */
 	int ngroups, capg;
 	double *gbytes;
 	sim_time *gexec;
-	int net_started, net_done, net_left;
-	int pcie_started, pcie_done, exec_started, exec_done;
-	/* flow ids: 8 g + slot; slots 0..3 network (one per shard), 4 PCIe */
-	struct mempool_flow flow[MEMPOOL_SHARDS_MAX + 1];
+	int exec_started, exec_done;
 	sim_time busy_since, busy_ns;
 };
 
 struct world_pool {
+	struct world *w;              /* for its events */
 	struct world_mempool *mp;
 	int created;                  /* 1 once g and the net exist */
 	enum world_load_mode mode;
@@ -134,7 +125,7 @@ static mempool_done_fn on_flow_done;
 
 static struct world_pool *pool_of(const struct world *w)
 {
-	return world__kind_state(w, &pool_kind);
+	return world__kind_own(w, &pool_kind);
 }
 
 /* The pool's GPUs and the loading net, made on first use; NULL (err
@@ -164,7 +155,7 @@ static struct world_pool *pool_get(struct world *w, struct sim_err *err)
 /* ---- events -------------------------------------------------------------- */
 
 static int on_exec_done(struct sim *s, void *ctx, uint64_t arg);
-static int pipe_advance(struct world *w, int g);
+static int pipe_advance(struct world *w, struct world_pool *p, int g);
 
 /* xChanged: the executor times its own unit; reschedule its completion. */
 static int exec_changed(struct world *w, void *state, struct gpu_tenant *t)
@@ -172,7 +163,6 @@ static int exec_changed(struct world *w, void *state, struct gpu_tenant *t)
 	sim_time fin;
 	int g = -1 - t->id, rc;
 
-	(void)state;
 	if (t->ev != 0) {
 		sim_cancel(&w->sim, t->ev);
 		t->ev = 0;
@@ -182,33 +172,30 @@ static int exec_changed(struct world *w, void *state, struct gpu_tenant *t)
 	fin = gpu_finish_time(t, w->sim.now);
 	if (fin == SIM_TIME_NEVER)
 		return 0;
-	rc = sim_schedule_at(&w->sim, fin, SIM_PRIO_COMPLETE, on_exec_done, w,
-			     (uint64_t)g, &t->ev);
+	rc = sim_schedule_at(&w->sim, fin, SIM_PRIO_COMPLETE, on_exec_done,
+			     state, (uint64_t)g, &t->ev);
 	if (rc != 0)
 		return sim_fail(&w->sim, rc, "pool: cannot schedule a batch: %s",
 				sim_strerror(rc));
 	return 0;
 }
 
-/* The loading net's flow id (8 g + slot) ended. */
+/* A flow of GPU g's load ended (mempool_done_fn). */
 static int on_flow_done(struct world *w, void *ctx, int id)
 {
 	struct world_pool *p = ctx;
-	int g = id >> 3, slot = id & 7;
-	struct pool_gpu *pg = &p->g[g];
+	int g = id / POOL_FLOW_IDS;
 
-	if (slot == POOL_SLOT_PCIE)
-		pg->pcie_done++;
-	else if (--pg->net_left == 0)
-		pg->net_done++;
-	return pipe_advance(w, g);
+	mempool_load_flow_done(&p->g[g].ld, id);
+	return pipe_advance(w, p, g);
 }
 
 static int on_exec_done(struct sim *s, void *ctx, uint64_t arg)
 {
-	struct world *w = ctx;
+	struct world_pool *p = ctx;
+	struct world *w = p->w;
 	int g = (int)arg, rc;
-	struct pool_gpu *pg = &pool_of(w)->g[g];
+	struct pool_gpu *pg = &p->g[g];
 
 	(void)s;
 	pg->exec.ev = 0;
@@ -216,7 +203,7 @@ static int on_exec_done(struct sim *s, void *ctx, uint64_t arg)
 	if ((rc = world__gpu_changed(w, g)) != 0)
 		return rc;
 	pg->exec_done++;
-	return pipe_advance(w, g);
+	return pipe_advance(w, p, g);
 }
 
 /* ---- memory -------------------------------------------------------------- */
@@ -226,82 +213,34 @@ static uint64_t model_bytes(const struct zoo_model *m)
 	return (uint64_t)((double)m->params * POOL_BYTES_PER_PARAM);
 }
 
-static int find_entry(const struct pool_gpu *pg, const struct zoo_model *m)
-{
-	int k;
-
-	for (k = 0; k < pg->ncache; k++)
-		if (pg->cache[k].m == m)
-			return k;
-	return -1;
-}
-
-static uint64_t cached_bytes(const struct pool_gpu *pg)
-{
-	uint64_t b = 0;
-	int k;
-
-	for (k = 0; k < pg->ncache; k++)
-		b += pg->cache[k].bytes;
-	return b;
-}
-
 /* Sets the executor's allocation from its parts. */
-static int exec_resize(struct world *w, int g, struct sim_err *err)
+static int exec_resize(struct world *w, struct world_pool *p, int g,
+		       struct sim_err *err)
 {
-	struct pool_gpu *pg = &pool_of(w)->g[g];
+	struct pool_gpu *pg = &p->g[g];
 
 	return gpu_resize(&w->gpus[g], &pg->exec, pg->base_bytes +
-			  cached_bytes(pg) + pg->act_bytes, w->sim.now, 0, err);
-}
-
-static void drop_entry(struct pool_gpu *pg, int k)
-{
-	pg->cache[k] = pg->cache[--pg->ncache];
+			  mcache_bytes(&pg->cache) + pg->act_bytes, w->sim.now, 0,
+			  err);
 }
 
 /* Evicts idle resident models (least recently used first, never `keep`)
 ** until `extra` more bytes fit; SIM_ENOSPC when they cannot. */
-static int make_room(struct world *w, int g, uint64_t extra,
-		     const struct zoo_model *keep)
+static int make_room(struct world *w, struct world_pool *p, int g,
+		     uint64_t extra, const struct zoo_model *keep)
 {
-	struct pool_gpu *pg = &pool_of(w)->g[g];
+	struct pool_gpu *pg = &p->g[g];
 	const struct gpu *gp = &w->gpus[g];
 
 	while (gpu_mem_free(gp, -1) < extra) {
-		int k, lru = -1;
-		for (k = 0; k < pg->ncache; k++)
-			if (pg->cache[k].state == ENT_RESIDENT &&
-			    pg->cache[k].m != keep &&
-			    (lru < 0 || pg->cache[k].last_use <
-			     pg->cache[lru].last_use))
-				lru = k;
+		int lru = mcache_lru(&pg->cache, keep);
 		if (lru < 0)
 			return SIM_ENOSPC;
-		drop_entry(pg, lru);
-		if (exec_resize(w, g, NULL) != 0)
+		mcache_drop(&pg->cache, lru);
+		if (exec_resize(w, p, g, NULL) != 0)
 			return SIM_ENOSPC;
 	}
 	return 0;
-}
-
-static int add_entry(struct pool_gpu *pg, const struct zoo_model *m,
-		     int state, sim_time now)
-{
-	if (pg->ncache == pg->capcache) {
-		int cap = pg->capcache ? 2 * pg->capcache : 8;
-		struct pool_entry *c = realloc(pg->cache,
-					       (size_t)cap * sizeof *c);
-		if (c == NULL)
-			return SIM_ENOMEM;
-		pg->cache = c;
-		pg->capcache = cap;
-	}
-	pg->cache[pg->ncache].m = m;
-	pg->cache[pg->ncache].bytes = model_bytes(m);
-	pg->cache[pg->ncache].state = state;
-	pg->cache[pg->ncache].last_use = now;
-	return pg->ncache++;
 }
 
 /* ---- the pipe ------------------------------------------------------------ */
@@ -331,11 +270,12 @@ static int pipe_groups(struct pool_gpu *pg, int n)
 ** forward FLOPs with cumulative rounding (the parts sum to batch_ns).
 ** Whole: one group.  Without a load: one group of execution only.
 */
-static int pipe_setup(struct world *w, int g, const struct zoo_model *m,
-		      int load, int exec, sim_time batch_ns)
+static int pipe_setup(struct world *w, struct world_pool *p, int g,
+		      const struct zoo_model *m, int load, int exec,
+		      sim_time batch_ns)
 {
-	struct pool_gpu *pg = &pool_of(w)->g[g];
-	int n = load && pool_of(w)->mode == WORLD_LOAD_PIPELINED ?
+	struct pool_gpu *pg = &p->g[g];
+	int n = load && p->mode == WORLD_LOAD_PIPELINED ?
 		(int)m->ngroups : 1, k, rc;
 
 	if (n < 1)
@@ -362,34 +302,31 @@ static int pipe_setup(struct world *w, int g, const struct zoo_model *m,
 	}
 	pg->active = 1;
 	pg->m = m;
-	pg->net_started = pg->net_done = pg->pcie_started = pg->pcie_done = 0;
+	mempool_load_init(&pg->ld, g, POOL_FLOW_IDS * g, m, pg->gbytes, n,
+			  load);
 	pg->exec_started = pg->exec_done = 0;
-	pg->net_left = 0;
-	if (!load)
-		pg->net_started = pg->net_done = pg->pcie_started =
-			pg->pcie_done = n;
 	if (!exec)
 		pg->exec_started = pg->exec_done = n;
 	pg->busy_since = w->sim.now;
 	return 0;
 }
 
-static int pool_dispatch(struct world *w);
-static int try_run(struct world *w, int g);
+static int pool_dispatch(struct world *w, struct world_pool *p);
+static int try_run(struct world *w, struct world_pool *p, int g);
 
-static int pipe_finish(struct world *w, int g)
+static int pipe_finish(struct world *w, struct world_pool *p, int g)
 {
-	struct pool_gpu *pg = &pool_of(w)->g[g];
+	struct pool_gpu *pg = &p->g[g];
 	int k, rc;
 
 	pg->active = 0;
 	pg->busy_ns += w->sim.now - pg->busy_since;
-	if ((k = find_entry(pg, pg->m)) >= 0)
-		pg->cache[k].last_use = w->sim.now;
+	if ((k = mcache_find(&pg->cache, pg->m)) >= 0)
+		pg->cache.v[k].last_use = w->sim.now;
 	pg->ent = -1;
 	if (pg->task_job >= 0) {
 		pg->act_bytes = 0;
-		if ((rc = exec_resize(w, g, NULL)) != 0)
+		if ((rc = exec_resize(w, p, g, NULL)) != 0)
 			return sim_fail(&w->sim, rc, "pool: GPU %d: cannot "
 					"release activations", g);
 		svc_external_batch(w, pg->task_job, pg->nbatch,
@@ -402,67 +339,26 @@ static int pipe_finish(struct world *w, int g)
 		}
 		pg->nbatch = 0;
 	}
-	if ((rc = try_run(w, g)) != 0)
+	if ((rc = try_run(w, p, g)) != 0)
 		return rc;
-	return pool_dispatch(w);
+	return pool_dispatch(w, p);
 }
 
-/* Starts the network and PCIe stages that can start; 1 if any did. */
-static int start_transfers(struct world *w, struct world_pool *p, int g)
+static int pipe_advance(struct world *w, struct world_pool *p, int g)
 {
-	struct pool_gpu *pg = &p->g[g];
-	int n, changed = 0;
-
-	/* network: one group at a time, one flow per shard */
-	while (pg->net_left == 0 && pg->net_started == pg->net_done &&
-	       pg->net_started < pg->ngroups) {
-		double b = pg->gbytes[pg->net_started];
-		pg->net_started++;
-		if (b <= 0 || (n = mempool_fetch(w, p->mp, g, pg->m, b,
-						 pg->flow, 8 * g)) == 0) {
-			pg->net_done++;
-			continue;
-		}
-		if (n < 0)
-			return n;
-		pg->net_left = n;
-		changed = 1;
-	}
-	/* PCIe: a group that crossed the network */
-	while (pg->pcie_started == pg->pcie_done &&
-	       pg->pcie_started < pg->net_done) {
-		double b = pg->gbytes[pg->pcie_started];
-		pg->pcie_started++;
-		if (b <= 0) {
-			pg->pcie_done++;
-			continue;
-		}
-		if ((n = mempool_to_gpu(w, p->mp, g, b,
-					&pg->flow[POOL_SLOT_PCIE],
-					8 * g + POOL_SLOT_PCIE)) != 0)
-			return n;
-		changed = 1;
-	}
-	return changed;
-}
-
-static int pipe_advance(struct world *w, int g)
-{
-	struct world_pool *p = pool_of(w);
 	struct pool_gpu *pg = &p->g[g];
 	int rc;
 
-	if ((rc = start_transfers(w, p, g)) < 0 ||
-	    (rc == 1 && (rc = mempool_resched(w, p->mp)) != 0))
+	if ((rc = mempool_load_step(w, p->mp, &pg->ld)) != 0)
 		return rc;
-	if (pg->pcie_done == pg->ngroups && pg->ent >= 0 &&
-	    pg->cache[pg->ent].state == ENT_LOADING) {
-		pg->cache[pg->ent].state = ENT_RESIDENT;
+	if (pg->ld.pcie_done == pg->ngroups && pg->ent >= 0 &&
+	    pg->cache.v[pg->ent].state == MCACHE_LOADING) {
+		pg->cache.v[pg->ent].state = MCACHE_RESIDENT;
 		p->loads++;
 	}
 	/* execute: a group that crossed PCIe */
 	while (pg->exec_started == pg->exec_done &&
-	       pg->exec_started < pg->pcie_done) {
+	       pg->exec_started < pg->ld.pcie_done) {
 		sim_time t = pg->gexec[pg->exec_started];
 		struct gpu_work_profile prof;
 		pg->exec_started++;
@@ -476,16 +372,16 @@ static int pipe_advance(struct world *w, int g)
 			  w->sim.now);
 		return world__gpu_changed(w, g);
 	}
-	if (pg->exec_done == pg->ngroups && pg->pcie_done == pg->ngroups)
-		return pipe_finish(w, g);
+	if (pg->exec_done == pg->ngroups && pg->ld.pcie_done == pg->ngroups)
+		return pipe_finish(w, p, g);
 	return 0;
 }
 
 /* Starts the next batch on GPU g if it is idle: the service at the head of
 ** its queue, with up to its max batch of that service's queued requests. */
-static int try_run(struct world *w, int g)
+static int try_run(struct world *w, struct world_pool *p, int g)
 {
-	struct pool_gpu *pg = &pool_of(w)->g[g];
+	struct pool_gpu *pg = &p->g[g];
 	const struct world_job *job;
 	const struct zoo_model *m;
 	uint64_t act;
@@ -517,24 +413,25 @@ static int try_run(struct world *w, int g)
 	/* memory: the activations of the batch (FP32), and the weights if
 	** the model is missing */
 	act = (uint64_t)pg->nbatch * m->act_infer_bytes;
-	e = find_entry(pg, m);
+	e = mcache_find(&pg->cache, m);
 	load = e < 0;
-	if (make_room(w, g, act + (load ? model_bytes(m) : 0), m) != 0)
+	if (make_room(w, p, g, act + (load ? model_bytes(m) : 0), m) != 0)
 		return sim_fail(&w->sim, SIM_ENOSPC, "pool: model %s with a "
 				"batch of %d does not fit on GPU %d (%s)",
 				m->name, pg->nbatch, g, w->gpus[g].dev->name);
-	if (load && (e = add_entry(pg, m, ENT_LOADING, w->sim.now)) < 0)
+	if (load && (e = mcache_add(&pg->cache, m, model_bytes(m),
+				    MCACHE_LOADING, w->sim.now)) < 0)
 		return e;
 	pg->act_bytes = act;
-	if ((rc = exec_resize(w, g, NULL)) != 0)
+	if ((rc = exec_resize(w, p, g, NULL)) != 0)
 		return sim_fail(&w->sim, rc, "pool: GPU %d: resize failed", g);
 	pg->task_job = job->idx;
 	pg->ent = load ? e : -1;
-	if ((rc = pipe_setup(w, g, m, load, 1,
+	if ((rc = pipe_setup(w, p, g, m, load, 1,
 			     wl_infer_batch_ns(m, w->gpus[g].dev,
 					       pg->nbatch))) != 0)
 		return rc;
-	return pipe_advance(w, g);
+	return pipe_advance(w, p, g);
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -551,9 +448,8 @@ static int least_load(const struct world *w, const struct world_pool *p)
 }
 
 /* Offers the pool's queue, in order, to the policy until it holds one. */
-static int pool_dispatch(struct world *w)
+static int pool_dispatch(struct world *w, struct world_pool *p)
 {
-	struct world_pool *p = pool_of(w);
 	int rc = 0;
 
 	if (p->dispatching)
@@ -580,7 +476,7 @@ static int pool_dispatch(struct world *w)
 		if ((rc = fifo_push(&p->g[g].q, r)) != 0)
 			break;
 		p->g[g].load++;
-		if ((rc = try_run(w, g)) != 0)
+		if ((rc = try_run(w, p, g)) != 0)
 			break;
 	}
 	p->dispatching = 0;
@@ -598,31 +494,50 @@ static int pool_route(struct world *w, void *ctx, int j, sim_time t_arr)
 	r.t_arr = t_arr;
 	if ((rc = fifo_push(&p->q, r)) != 0)
 		return rc;
-	return pool_dispatch(w);
+	return pool_dispatch(w, p);
 }
 
 /* ---- the view ------------------------------------------------------------ */
 
+/* GPU g's pool slot when it is in the pool, else NULL.  O(1) and without
+** a lookup (policies ask per GPU per request): a pool GPU is exclusive
+** and holds exactly its executor, embedded in its slot, whose owner is
+** this kind's registration. */
+static inline const struct pool_gpu *pool_at(const struct world *w, int g)
+{
+	const struct gpu_tenant *t;
+	const struct world_reg *r;
+
+	if (g < 0 || g >= w->ngpus || (t = w->gpus[g].tenants) == NULL)
+		return NULL;
+	r = t->owner;
+	if (r->kind != &pool_kind)
+		return NULL;
+	return (const struct pool_gpu *)((const char *)t -
+					 offsetof(struct pool_gpu, exec));
+}
+
 int world_pool_in(const struct world *w, int g)
 {
-	const struct world_pool *p = pool_of(w);
-
-	return p->g != NULL && g >= 0 && g < w->ngpus && p->g[g].in;
+	return pool_at(w, g) != NULL;
 }
 
 int world_pool_load(const struct world *w, int g)
 {
-	return world_pool_in(w, g) ? pool_of(w)->g[g].load : 0;
+	const struct pool_gpu *pg = pool_at(w, g);
+
+	return pg != NULL ? pg->load : 0;
 }
 
 int world_pool_has_model(const struct world *w, int g,
 			 const struct zoo_model *m)
 {
+	const struct pool_gpu *pg = pool_at(w, g);
 	int k;
 
-	if (!world_pool_in(w, g) || (k = find_entry(&pool_of(w)->g[g], m)) < 0)
+	if (pg == NULL || (k = mcache_find(&pg->cache, m)) < 0)
 		return 0;
-	return pool_of(w)->g[g].cache[k].state;
+	return pg->cache.v[k].state;
 }
 
 int world_pool_queued(const struct world *w)
@@ -632,11 +547,12 @@ int world_pool_queued(const struct world *w)
 
 sim_time world_pool_busy_ns(const struct world *w, int g)
 {
+	const struct world_pool *p = pool_of(w);
 	const struct pool_gpu *pg;
 
-	if (pool_of(w)->g == NULL || g < 0 || g >= w->ngpus)
+	if (p->g == NULL || g < 0 || g >= w->ngpus)
 		return 0;
-	pg = &pool_of(w)->g[g];
+	pg = &p->g[g];
 	return pg->busy_ns + (pg->active ? w->sim.now - pg->busy_since : 0);
 }
 
@@ -685,7 +601,7 @@ int world_pool_join(struct world *w, int g, struct sim_err *err)
 	pg->exec.slice = -1;
 	pg->base_bytes = pg->exec.mem_bytes = w->gpus[g].dev->ctx_bytes;
 	pg->act_bytes = 0;
-	pg->ncache = 0;
+	mcache_clear(&pg->cache);
 	if ((rc = world__tenant_attach(w, &pool_kind, g, &pg->exec, 0,
 					err)) != 0)
 		return rc;
@@ -693,11 +609,12 @@ int world_pool_join(struct world *w, int g, struct sim_err *err)
 	p->joined = 1;
 	if ((rc = world__gpu_changed(w, g)) != 0)
 		return rc;
-	return pool_dispatch(w);
+	return pool_dispatch(w, p);
 }
 
 int world_pool_leave(struct world *w, int g, struct sim_err *err)
 {
+	struct world_pool *p = pool_of(w);
 	struct pool_gpu *pg;
 	int rc;
 
@@ -706,12 +623,12 @@ int world_pool_leave(struct world *w, int g, struct sim_err *err)
 	if (!world_pool_in(w, g))
 		return sim_err_set(err, SIM_ESTATE, "pool_leave: GPU %d is not "
 				   "in the pool", g);
-	pg = &pool_of(w)->g[g];
+	pg = &p->g[g];
 	if (pg->load > 0 || pg->active)
 		return sim_err_set(err, SIM_ESTATE, "pool_leave: GPU %d is busy "
 				   "(%d requests%s)", g, pg->load,
 				   pg->active ? ", a transfer" : "");
-	pg->ncache = 0;
+	mcache_clear(&pg->cache);
 	gpu_detach(&w->gpus[g], &pg->exec, w->sim.now);
 	pg->in = 0;
 	if ((rc = world__gpu_changed(w, g)) != 0)
@@ -761,6 +678,7 @@ int world_pool_set_mode(struct world *w, enum world_load_mode mode,
 int world_load_model(struct world *w, int g, const struct zoo_model *m,
 		     struct sim_err *err)
 {
+	struct world_pool *p = pool_of(w);
 	struct pool_gpu *pg;
 	int e, rc;
 
@@ -772,32 +690,34 @@ int world_load_model(struct world *w, int g, const struct zoo_model *m,
 	if (!world_pool_in(w, g))
 		return sim_err_set(err, SIM_ESTATE, "load_model: GPU %d is not "
 				   "in the pool", g);
-	pg = &pool_of(w)->g[g];
-	if (find_entry(pg, m) >= 0)
+	pg = &p->g[g];
+	if (mcache_find(&pg->cache, m) >= 0)
 		return 0;
 	if (pg->active)
 		return sim_err_set(err, SIM_ESTATE, "load_model: GPU %d is "
 				   "busy", g);
-	if (make_room(w, g, model_bytes(m), NULL) != 0)
+	if (make_room(w, p, g, model_bytes(m), NULL) != 0)
 		return sim_err_set(err, SIM_ENOSPC, "load_model: %s does not "
 				   "fit on GPU %d", m->name, g);
-	if ((e = add_entry(pg, m, ENT_LOADING, w->sim.now)) < 0)
+	if ((e = mcache_add(&pg->cache, m, model_bytes(m), MCACHE_LOADING,
+			    w->sim.now)) < 0)
 		return sim_err_set(err, e, "load_model: out of memory");
-	if ((rc = exec_resize(w, g, err)) != 0) {
-		drop_entry(pg, e);
+	if ((rc = exec_resize(w, p, g, err)) != 0) {
+		mcache_drop(&pg->cache, e);
 		return rc;
 	}
 	pg->task_job = -1;
 	pg->nbatch = 0;
 	pg->ent = e;
-	if ((rc = pipe_setup(w, g, m, 1, 0, 0)) != 0)
+	if ((rc = pipe_setup(w, p, g, m, 1, 0, 0)) != 0)
 		return sim_err_set(err, rc, "load_model: out of memory");
-	return pipe_advance(w, g);
+	return pipe_advance(w, p, g);
 }
 
 int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 		      struct sim_err *err)
 {
+	struct world_pool *p = pool_of(w);
 	struct pool_gpu *pg;
 	int k, rc;
 
@@ -806,17 +726,18 @@ int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 	if (!world_pool_in(w, g))
 		return sim_err_set(err, SIM_ESTATE, "evict_model: GPU %d is not "
 				   "in the pool", g);
-	pg = &pool_of(w)->g[g];
-	if ((k = find_entry(pg, m)) < 0)
+	pg = &p->g[g];
+	if ((k = mcache_find(&pg->cache, m)) < 0)
 		return sim_err_set(err, SIM_ENOENT, "evict_model: %s is not on "
 				   "GPU %d", m != NULL ? m->name : "?", g);
-	if (pg->cache[k].state != ENT_RESIDENT || (pg->active && pg->m == m))
+	if (pg->cache.v[k].state != MCACHE_RESIDENT ||
+	    (pg->active && pg->m == m))
 		return sim_err_set(err, SIM_ESTATE, "evict_model: %s is in use "
 				   "on GPU %d", m->name, g);
-	drop_entry(pg, k);
+	mcache_drop(&pg->cache, k);
 	if (pg->active && pg->ent >= 0)   /* the swap may have moved it */
-		pg->ent = find_entry(pg, pg->m);
-	return exec_resize(w, g, err);
+		pg->ent = mcache_find(&pg->cache, pg->m);
+	return exec_resize(w, p, g, err);
 }
 
 /* ---- the kind ------------------------------------------------------------ */
@@ -826,13 +747,12 @@ int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 static void pool_fini(struct world *w, void *state)
 {
 	struct world_pool *p = state;
-	int g, k;
+	int g;
 
 	for (g = 0; p->g != NULL && g < w->ngpus; g++) {
 		struct pool_gpu *pg = &p->g[g];
-		for (k = 0; k <= POOL_SLOT_PCIE; k++)
-			mempool_drop(w, p->mp, &pg->flow[k]);
-		free(pg->cache);
+		mempool_load_drop(w, p->mp, &pg->ld);
+		mcache_fini(&pg->cache);
 		free(pg->q.v);
 		free(pg->batch);
 		free(pg->gbytes);
@@ -860,6 +780,7 @@ int world_pool_init(struct world *w, const struct world_config *cfg,
 	(void)cfg;
 	if (p == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	p->w = w;
 	p->mp = mempool_of(w);
 	if (p->mp == NULL) {
 		free(p);

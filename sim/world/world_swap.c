@@ -79,7 +79,7 @@ uint64_t world_swap_bytes(const struct world *w, int j, int g,
 ** out of memory. */
 static struct world_swapper *swapper(struct world *w)
 {
-	struct world_swapper *sw = world__kind_state(w, &swap_kind);
+	struct world_swapper *sw = world__kind_own(w, &swap_kind);
 	int g;
 
 	if (sw->h2d != NULL)
@@ -143,7 +143,7 @@ static int reschedule(struct world *w)
 {
 	struct link_flow *f;
 
-	struct world_swapper *sw = world__kind_state(w, &swap_kind);
+	struct world_swapper *sw = world__kind_own(w, &swap_kind);
 
 	for (f = sw->net.flows; f != NULL; f = f->next_) {
 		struct swap_flow *sf = (struct swap_flow *)f;
@@ -176,7 +176,7 @@ static int reschedule(struct world *w)
 static int start_copy(struct world *w, int j, struct world_swap_copy *c)
 {
 	struct world_job *job = world__job(w, j);
-	struct world_swapper *sw = world__kind_state(w, &swap_kind);
+	struct world_swapper *sw = world__kind_own(w, &swap_kind);
 	int k, rc;
 
 	if (sw->nlive == sw->caplive) {
@@ -278,7 +278,7 @@ static int copy_done(struct world *w, struct world_swapper *sw,
 static int on_copy_done(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
-	struct world_swapper *sw = world__kind_state(w, &swap_kind);
+	struct world_swapper *sw = world__kind_own(w, &swap_kind);
 	int j = (int)(arg >> 16), k = (int)(arg & 0xffff);
 	struct world_swap_copy *c = copy_of(sw, j);
 	struct link_flow *f;
