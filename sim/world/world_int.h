@@ -8,7 +8,8 @@
 ** trace, the policy and the scheduling pass.  Everything else is a feature
 ** with its own .c/.h pair and its own state: the training worker
 ** (world_train.c), the inference replica (service.c, world_svc.c), the GPU
-** pool's executor (world_pool.c), the memory pool (world_mempool.c) and
+** pool's executor (world_pool.c, its model cache world_cache.c), the
+** memory pool (world_mempool.c) and
 ** swapping (world_swap.c).  Each registers a `struct world_kind`, a const
 ** table of handlers, with an opaque state pointer; the core calls features
 ** only through those tables and never names one.  Features call what this
