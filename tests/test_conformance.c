@@ -4,85 +4,35 @@
 ** after each event that time never goes backwards and no GPU or MIG slice
 ** holds more memory than it has; at the end, that every job ended exactly
 ** once (done or failed), and that the same seed gives the same metrics.
+** The stepping and its invariants are tw_step_checked (tests/world_util.c),
+** which test_swap.c runs at a cost.
 ** Leaks are checked by running this suite under `make SANITIZE=1 check`.
 */
 #include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "experiments/simulate.h"
-#include "models/device.h"
-#include "models/cluster.h"
-#include "sim/world/world_int.h"
+#include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 
 #define CLUSTER "2x4:a100-80gb"
 
-extern const struct pol_ops pol_template;
-
-/* Runs trace under pol stepping event by event; returns the number of
-** invariant violations found (and prints the first few). */
-static int run_checked(const char *trace, const struct pol_ops *pol,
-		       const struct dev_catalog *cat)
+/* Runs trace under pol (seed 7, no event budget) stepping event by event
+** with the invariants of tw_step_checked; returns the number of violations
+** found (and prints the first few). */
+static int run_checked(const char *trace, const struct pol_ops *pol)
 {
-	struct cluster_spec cl;
-	struct world_config cfg;
-	struct world *w = NULL;
-	struct sim_err err = { 0, "" };
-	sim_time last = 0;
-	int bad = 0, g, j, s;
+	struct world_config cfg = tw_config(pol);
+	struct tw_world t;
+	int bad = 1;
 
-	if (cluster_parse(&cl, CLUSTER, cat, "test", &err) != 0)
-		return 1;
-	memset(&cfg, 0, sizeof cfg);
-	cfg.cluster = &cl;
-	cfg.trace_path = trace;
-	cfg.policy = pol;
 	cfg.seed = 7;
-	if (world_create(&w, &cfg, &err) != 0) {
-		fprintf(stderr, "\n  %s/%s: %s\n", trace, pol->zName, err.msg);
-		return 1;
-	}
-	for (;;) {
-		enum sim_stop_reason why =
-			sim_run(&w->sim, SIM_TIME_MAX, w->sim.events + 1);
-		if (w->sim.now < last && bad++ < 3)
-			fprintf(stderr, "\n  %s: time went back\n", pol->zName);
-		last = w->sim.now;
-		for (g = 0; g < w->ngpus; g++) {
-			const struct gpu *gp = &w->gpus[g];
-			if (gp->mem_used > gp->dev->hbm_bytes && bad++ < 3)
-				fprintf(stderr, "\n  %s: GPU %d over capacity\n",
-					pol->zName, g);
-			for (s = 0; s < gp->nslices; s++)
-				if (gp->slices[s].mem_used >
-				    gp->slices[s].hbm_bytes && bad++ < 3)
-					fprintf(stderr, "\n  %s: slice over "
-						"capacity\n", pol->zName);
-		}
-		if (why == SIM_STOP_ERROR) {
-			fprintf(stderr, "\n  %s/%s: %s\n", trace, pol->zName,
-				w->sim.err.msg);
-			bad++;
-			break;
-		}
-		if (why != SIM_STOP_BUDGET)
-			break;
-	}
-	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = world_job(w, j);
-		if ((job->state != JOB_DONE && job->state != JOB_FAILED) ||
-		    job->end_ns < job->submit_ns || job->nplaced != 0) {
-			if (bad++ < 3)
-				fprintf(stderr, "\n  %s/%s: job %s ended %s\n",
-					trace, pol->zName, job->tj.id,
-					job_state_name(job->state));
-		}
-	}
-	if (w->live_jobs != 0 || !w->trace_done)
-		bad++;
-	world_destroy(w);
+	cfg.max_events = 0;
+	if (tw_open(&t, trace, CLUSTER, &cfg, NULL) == 0)
+		bad = tw_step_checked(&t, NULL);
+	tw_close(&t);
 	return bad;
 }
 
@@ -103,33 +53,25 @@ static int same_metrics(const struct run_result *a,
 
 static void check_policy(const struct pol_ops *pol)
 {
-	struct dev_catalog cat = { NULL, 0 };
 	struct sim_err err = { 0, "" };
 	glob_t gl;
 	size_t t;
 
-	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
-			      0);
 	CU_ASSERT_EQUAL_FATAL(glob("traces/ref/*.csv", 0, NULL, &gl), 0);
 	CU_ASSERT(gl.gl_pathc >= 1);
 	for (t = 0; t < gl.gl_pathc; t++) {
 		struct run_result a, b;
-		struct exp_sim_args args;
 		int rc1, rc2;
 
-		CU_ASSERT_EQUAL(run_checked(gl.gl_pathv[t], pol, &cat), 0);
-		memset(&args, 0, sizeof args);
-		args.trace = gl.gl_pathv[t];
-		args.cluster = CLUSTER;
-		args.policy = pol->zName;
-		args.seed = 11;
-		args.devices_dir = "models/devices";
+		CU_ASSERT_EQUAL(run_checked(gl.gl_pathv[t], pol), 0);
 		if (pol_find(pol->zName) != pol)
 			continue;        /* the template is not registered */
 		run_result_init(&a);
 		run_result_init(&b);
-		rc1 = exp_simulate_args(&args, &a, &err);
-		rc2 = exp_simulate_args(&args, &b, &err);
+		rc1 = tw_run(gl.gl_pathv[t], pol->zName, CLUSTER, 11, NULL, &a,
+			     &err);
+		rc2 = tw_run(gl.gl_pathv[t], pol->zName, CLUSTER, 11, NULL, &b,
+			     &err);
 		CU_ASSERT_EQUAL(rc1, 0);
 		CU_ASSERT_EQUAL(rc2, 0);
 		CU_ASSERT(same_metrics(&a, &b));
@@ -140,7 +82,6 @@ static void check_policy(const struct pol_ops *pol)
 		run_result_fini(&b);
 	}
 	globfree(&gl);
-	dev_catalog_fini(&cat);
 }
 
 static void test_registered(void)
@@ -149,8 +90,6 @@ static void test_registered(void)
 
 	CU_ASSERT_PTR_NOT_NULL(pol_registry[0]);
 	for (i = 0; pol_registry[i] != NULL; i++) {
-		CU_ASSERT_PTR_NOT_NULL(pol_registry[i]->xSchedule);
-		CU_ASSERT(pol_registry[i]->iVersion <= POL_IFACE_VERSION);
 		check_policy(pol_registry[i]);
 	}
 }
@@ -170,19 +109,14 @@ static void test_seeds(void)
 
 	for (i = 0; pol_registry[i] != NULL; i++)
 		for (seed = 1; seed <= 4; seed++) {
-			struct exp_sim_args args;
 			struct run_result r;
 			struct sim_err err = { 0, "" };
 			int rc;
 
-			memset(&args, 0, sizeof args);
-			args.trace = "traces/ref/mixed-small.csv";
-			args.cluster = CLUSTER;
-			args.policy = pol_registry[i]->zName;
-			args.seed = seed;
-			args.devices_dir = "models/devices";
 			run_result_init(&r);
-			rc = exp_simulate_args(&args, &r, &err);
+			rc = tw_run("traces/ref/mixed-small.csv",
+				    pol_registry[i]->zName, CLUSTER, seed, NULL,
+				    &r, &err);
 			if (rc != 0)
 				fprintf(stderr, "\n  %s seed %llu: %s\n",
 					pol_registry[i]->zName,
@@ -198,24 +132,162 @@ static void test_seeds(void)
 /* Names are unique and every table is complete. */
 static void test_registry_table(void)
 {
-	size_t i, k;
+	struct sim_err e = { 0, "" };
+	const struct pol_ops *with_tmpl[2] = { &pol_template, NULL };
+	size_t i;
 
-	for (i = 0; pol_registry[i] != NULL; i++) {
-		CU_ASSERT_PTR_NOT_NULL(pol_registry[i]->zName);
-		CU_ASSERT_PTR_NOT_NULL(pol_registry[i]->zDesc);
-		for (k = 0; k < i; k++)
-			CU_ASSERT_STRING_NOT_EQUAL(pol_registry[i]->zName,
-						   pol_registry[k]->zName);
+	CU_ASSERT_EQUAL(pol_registry_check(pol_registry, &pol_template, &e), 0);
+	if (e.code != 0)
+		fprintf(stderr, "\n  %s\n", e.msg);
+	CU_ASSERT_EQUAL(pol_registry_check(with_tmpl, &pol_template, &e), 0);
+	for (i = 0; pol_registry[i] != NULL; i++)
 		CU_ASSERT_PTR_EQUAL(pol_find(pol_registry[i]->zName),
 				    pol_registry[i]);
-	}
 	CU_ASSERT_PTR_NULL(pol_find("no-such-policy"));
+	CU_ASSERT_PTR_NULL(pol_find(pol_template.zName));  /* unregistered */
+}
+
+/* The registry check catches what a careless copy of the template does:
+** keep its name (any case), keep its description, reuse a name, or carry
+** a broken parameter table. */
+static int reg_fault(const struct pol_ops *a, const struct pol_ops *b,
+		     const char *what)
+{
+	const struct pol_ops *reg[4] = { pol_registry[0], a, b, NULL };
+	struct sim_err e = { 0, "" };
+	int rc = pol_registry_check(reg, &pol_template, &e);
+
+	if (rc == 0 || strstr(e.msg, what) == NULL)
+		fprintf(stderr, "\n  registry: rc %d '%s', want '%s'\n", rc,
+			e.msg, what);
+	return rc != 0 && strstr(e.msg, what) != NULL;
+}
+
+static void test_registry_catches_copies(void)
+{
+	static const struct pol_param_def bad_table[] = {
+		{ .zKey = "headroom", .eType = POL_PDOUBLE, .lo = 0, .hi = 0.5,
+		  .zDefault = "0.7", .zHelp = "h" },
+		POL_PARAM_END };
+	struct pol_ops copy = pol_template, upper = pol_template;
+	struct pol_ops desc = pol_template, twin = pol_template;
+	struct pol_ops tab = pol_template, shout = pol_template;
+
+	/* step 1 of the old template, followed literally */
+	CU_ASSERT(reg_fault(&copy, NULL, "kept its name"));
+	upper.zName = "Template";
+	CU_ASSERT(reg_fault(&upper, NULL, "a name is lower-case"));
+	desc.zName = "mine";
+	CU_ASSERT(reg_fault(&desc, NULL, "the template's description"));
+	twin.zName = "mine";
+	twin.zDesc = "my policy";
+	CU_ASSERT(reg_fault(&twin, &twin, "registered twice"));
+	CU_ASSERT(reg_fault(&twin, pol_find("exclusive"), "registered twice"));
+	shout.zName = pol_registry[0]->zName;
+	shout.zDesc = "my policy";
+	CU_ASSERT(reg_fault(&shout, NULL, "registered twice"));
+	tab.zName = "mine";
+	tab.zDesc = "my policy";
+	tab.aParam = bad_table;
+	CU_ASSERT(reg_fault(&tab, NULL, "'headroom': a default out of"));
+	tab.aParam = NULL;
+	tab.xSchedule = NULL;
+	CU_ASSERT(reg_fault(&tab, NULL, "no xSchedule"));
+}
+
+/*
+** docs/POLICIES.md documents every policy's parameter table as it is:
+** under the heading "#### Parameters of `NAME`", one row
+** "| `key` | type | range | default | help |" per parameter, with the
+** first four cells as the table says (pol_ptype_name, pol_param_range,
+** zDefault or "(none)") and no row for a key the table lacks.
+*/
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf != NULL)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Checks NAME's section of doc; returns the faults found (and prints). */
+static int doc_faults(const char *doc, const struct pol_ops *o)
+{
+	char head[128], row[512], range[256];
+	const struct pol_param_def *d;
+	const char *sec, *end, *line;
+	int bad = 0, rows = 0, defs = 0;
+
+	snprintf(head, sizeof head, "\n#### Parameters of `%s`\n", o->zName);
+	if ((sec = strstr(doc, head)) == NULL) {
+		fprintf(stderr, "\n  docs/POLICIES.md: no '%s'\n", head + 1);
+		return 1;
+	}
+	sec += strlen(head);
+	end = strstr(sec, "\n#");
+	if (end == NULL)
+		end = sec + strlen(sec);
+	for (d = o->aParam; d != NULL && d->zKey != NULL; d++, defs++) {
+		const char *hit;
+		pol_param_range(d, range, sizeof range);
+		snprintf(row, sizeof row, "\n| `%s` | %s | %s | %s |", d->zKey,
+			 pol_ptype_name(d->eType), range,
+			 d->zDefault ? d->zDefault : "(none)");
+		hit = strstr(sec - 1, row);
+		if (hit == NULL || hit >= end) {
+			fprintf(stderr, "\n  docs/POLICIES.md, %s: no row "
+				"'%s'\n", o->zName, row + 1);
+			bad++;
+		}
+	}
+	for (line = sec; line < end; line = strchr(line, '\n') + 1) {
+		if (strncmp(line, "| `", 3) == 0)
+			rows++;
+		if (strchr(line, '\n') == NULL)
+			break;
+	}
+	if (rows != defs) {
+		fprintf(stderr, "\n  docs/POLICIES.md, %s: %d rows for %d "
+			"parameters\n", o->zName, rows, defs);
+		bad++;
+	}
+	return bad;
+}
+
+static void test_docs_match_tables(void)
+{
+	char *doc = slurp("docs/POLICIES.md");
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	for (i = 0; pol_registry[i] != NULL; i++)
+		CU_ASSERT_EQUAL(doc_faults(doc, pol_registry[i]), 0);
+	CU_ASSERT_EQUAL(doc_faults(doc, &pol_template), 0);
+	free(doc);
 }
 
 TEST_REGISTER(conformance)
 {
 	static const struct test_case cases[] = {
 		{ "registry table", test_registry_table },
+		{ "the registry check catches careless copies",
+		  test_registry_catches_copies },
+		{ "docs/POLICIES.md matches every parameter table",
+		  test_docs_match_tables },
 		{ "every policy on every reference trace", test_registered },
 		{ "the template on every reference trace", test_template },
 		{ "every policy under four seeds", test_seeds },

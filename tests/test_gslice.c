@@ -2,7 +2,8 @@
 ** test_gslice.c: the GSLICE policy (policies/gslice.c): the knee probe
 ** against the hand-derived knee of the MPS model, the tuner's convergence
 ** to that knee, adaptive batching on constructed windows, the standby
-** re-allocation's memory cost and lossless switch, and bad parameters.
+** re-allocation's memory cost and lossless switch, bad parameters, and
+** training jobs in the trace (kept off the services' GPUs).
 */
 #include <math.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "models/device.h"
 #include "models/workload.h"
 #include "policies/gslice.h"
+#include "sim/world/view.h"
 #include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
@@ -23,6 +25,20 @@ static const struct dev_profile *v100(struct dev_catalog *cat)
 	if (dev_catalog_load(cat, "models/devices", &e) != 0)
 		return NULL;
 	return dev_catalog_find(cat, "v100-16gb");
+}
+
+/* GSLICE's knee of `model` at max batch b on device d: its rule over the
+** MPS model's speeds (the probe pol_probe_mps makes for a placed job). */
+static double knee(const struct zoo_model *m, const struct dev_profile *d,
+		   int b, double tol)
+{
+	struct gpu_work_profile p;
+	double speed[101];
+
+	wl_infer_profile(m, d, b, &p);
+	if (world_mps_speeds(d, &p, 100, speed) != 0)
+		return -1;
+	return gslice_knee_of(speed, tol);
 }
 
 /*
@@ -45,13 +61,22 @@ static void test_knee(void)
 		return;
 	wl_infer_profile(m, d, 16, &p);
 	want = ceil(100 * p.alpha * p.sat / (p.alpha + 0.05) - 1e-9) / 100;
-	TEST_ASSERT_CLOSE(gslice_knee(m, d, 16, 0.05), want, 1e-12);
+	TEST_ASSERT_CLOSE(knee(m, d, 16, 0.05), want, 1e-12);
 	TEST_ASSERT_CLOSE(want, 0.70, 1e-12);
 	/* knee_tol 0: the knee is sat itself, rounded up to a percent */
-	TEST_ASSERT_CLOSE(gslice_knee(m, d, 16, 0.0),
+	TEST_ASSERT_CLOSE(knee(m, d, 16, 0.0),
 			  ceil(100 * p.sat - 1e-9) / 100, 1e-12);
 	/* the knee grows with the batch (more work fills more SMs) */
-	CU_ASSERT(gslice_knee(m, d, 1, 0.05) < gslice_knee(m, d, 32, 0.05));
+	CU_ASSERT(knee(m, d, 1, 0.05) < knee(m, d, 32, 0.05));
+	/* no share reaches the whole GPU's speed within the tolerance: 1 */
+	{
+		double flat[101];
+		int k;
+		flat[0] = 1.0;
+		for (k = 1; k <= 100; k++)
+			flat[k] = 0.5;
+		TEST_ASSERT_CLOSE(gslice_knee_of(flat, 0.05), 1.0, 0);
+	}
 	dev_catalog_fini(&cat);
 }
 
@@ -96,7 +121,7 @@ static void test_converges_to_knee(void)
 
 static void test_adaptive_batching(void)
 {
-	struct world_svc_window wn;
+	struct pol_svc_window wn;
 
 	memset(&wn, 0, sizeof wn);
 	wn.max_batch = 16;
@@ -196,6 +221,31 @@ static void test_bad_params(void)
 	}
 }
 
+/* gslice with training in the trace, on MIG-capable A100s (run in MPS
+** mode): T takes the empty GPU 0 whole and runs at speed 1; the services
+** go to GPU 1 only (never beside training); T2 waits for an empty GPU and
+** starts when T ends. */
+static void test_gslice_with_training(void)
+{
+	struct tw_world r;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "gs_train.csv",
+		"T,train,0,resnet50,32,,30,,,,1,,,,,,,,\n"
+		"S1,infer,0,resnet50,8,,60,,,,1,,,,100,poisson,50,,2\n"
+		"S2,infer,0,resnet50,8,,60,,,,1,,,,100,poisson,50,,2\n"
+		"T2,train,1,resnet50,32,,10,,,,1,,,,,,,,\n",
+		pol_find("gslice"), "1x2:a100-80gb", NULL), 0);
+	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->mode, GPU_MODE_MPS);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "T")->first_gpu_, 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "T"), 30, 1e-9);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "S1")->first_gpu_, 1);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "S2")->first_gpu_, 1);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "T2"), 30, 1e-9);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "T2")->first_gpu_, 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "jobs_done"), 4, 0);
+	tw_close(&r);
+}
+
 TEST_REGISTER(gslice)
 {
 	static const struct test_case cases[] = {
@@ -206,6 +256,8 @@ TEST_REGISTER(gslice)
 		{ "standby re-allocation cost, nothing dropped",
 		  test_standby_cost },
 		{ "bad parameters are errors", test_bad_params },
+		{ "gslice beside training jobs",
+		  test_gslice_with_training },
 		{ NULL, NULL }
 	};
 	return test_add_suite("gslice", cases);

@@ -7,11 +7,14 @@
 **   colosim list devices [--dir DIR] [NAME]
 **       the device profiles: one line each, or every key of NAME with its
 **       value and source.
+**   colosim list policies [NAME]
+**       the policies: one line each, or NAME's parameter table.
 */
 #include <stdio.h>
 #include <string.h>
 
 #include "models/device.h"
+#include "sim/datadir.h"
 #include "policies/policy.h"
 #include "experiments/cli/cli.h"
 #include "experiments/cli/list_models.h"
@@ -22,13 +25,61 @@ struct list_topic {
 	int (*xRun)(int argc, char **argv);
 };
 
-static void devices_usage(FILE *f)
+static const struct cli_opt devices_opts[] = {
+	{ "devices", 0, "DIR", "the profiles' folder (default: "
+	  "$COLOSIM_DEVICES, else\n./models/devices, the binary's checkout, "
+	  "the binary's\nprefix, PREFIX/share/colosim/devices)" },
+	{ "dir", 0, "DIR", "the same as --devices" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct cli_spec devices_spec = {
+	"list devices", "colosim list devices [--devices DIR] [NAME]",
+	"Without NAME, prints one line per device profile found in DIR.\nWith "
+	"NAME (or an alias), prints every value of that profile with its "
+	"source.", devices_opts, NULL
+};
+
+static const struct cli_opt no_opts[] = { { NULL, 0, NULL, NULL } };
+
+static struct cli_spec models_spec = {
+	"list models", "colosim list models",
+	"The model zoo (models/zoo.h): sizes, FLOPs, activations.", no_opts,
+	NULL
+};
+
+static struct cli_spec policies_spec = {
+	"list policies", "colosim list policies [NAME]",
+	"The policy registry (policies/registry.c); with NAME, that policy's\n"
+	"parameters: key, type, range, default, help (docs/POLICIES.md).",
+	no_opts, NULL
+};
+
+struct devices_args {
+	const char *dir, *name;
+};
+
+static int devices_opt(void *ctx, int opt, char *v)
 {
-	fprintf(f, "usage: colosim list devices [--dir DIR] [NAME]\n\n"
-		   "Without NAME, prints one line per device profile found in "
-		   "DIR (default:\n$COLOSIM_DEVICES, else ./models/devices, "
-		   "else the installed profiles).\nWith NAME (or an alias), "
-		   "prints every value of that profile with its source.\n");
+	struct devices_args *a = ctx;
+
+	if (opt == 0 || opt == 1) {
+		a->dir = v;
+		return 0;
+	}
+	if (a->name != NULL)
+		return cli_usage_error("list devices: one NAME at most");
+	a->name = v;
+	return 0;
+}
+
+/* Operands of a topic that takes none are errors. */
+static int no_operand(void *ctx, int opt, char *v)
+{
+	const struct cli_spec *spec = ctx;
+
+	(void)opt;
+	return cli_usage_error("%s: unexpected '%s'", spec->zCmd, v);
 }
 
 static void print_key(const struct dev_profile *d, const char *key,
@@ -57,6 +108,8 @@ static void print_profile(const struct dev_profile *d)
 	NUM("fp32_flops", "%.4g", d->fp32_flops);
 	NUM("fp16_flops", "%.4g", d->fp16_flops);
 	NUM("bf16_flops", "%.4g", d->bf16_flops);
+	if (d->fp8_flops > 0)
+		NUM("fp8_flops", "%.4g", d->fp8_flops);
 	if (d->bf16_achieved_flops > 0)
 		NUM("bf16_achieved_flops", "%.4g", d->bf16_achieved_flops);
 	if (d->sm_clock_hz > 0)
@@ -112,32 +165,21 @@ static void print_profile(const struct dev_profile *d)
 
 static int list_devices(int argc, char **argv)
 {
+	struct devices_args a = { NULL, NULL };
 	struct dev_catalog cat;
 	struct sim_err err;
-	const char *dir = NULL, *name = NULL;
+	const char *dir, *name;
+	char devdir[4096];
 	size_t i;
-	int a;
+	int rc;
 
-	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
-			devices_usage(stdout);
-			return 0;
-		} else if (strcmp(argv[a], "--dir") == 0) {
-			if (++a >= argc)
-				return cli_usage_error("list devices: --dir "
-						       "needs a directory");
-			dir = argv[a];
-		} else if (argv[a][0] == '-') {
-			return cli_usage_error("list devices: unknown option "
-					       "'%s' (try --help)", argv[a]);
-		} else if (name == NULL) {
-			name = argv[a];
-		} else {
-			return cli_usage_error("list devices: one NAME at most");
-		}
-	}
+	if ((rc = cli_parse(&devices_spec, argc, argv, devices_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	dir = a.dir;
+	name = a.name;
 	sim_err_clear(&err);
-	if (dev_catalog_load(&cat, dir ? dir : dev_default_dir(), &err) != 0)
+	if (dev_find_dir(dir, devdir, sizeof devdir, &err) != 0 ||
+	    dev_catalog_load(&cat, devdir, &err) != 0)
 		return cli_report(&err);
 	if (name != NULL) {
 		const struct dev_profile *d = dev_catalog_find(&cat, name);
@@ -175,31 +217,75 @@ static int list_devices(int argc, char **argv)
 
 static int list_models(int argc, char **argv)
 {
-	if (argc > 1) {
-		if (strcmp(argv[1], "--help") == 0) {
-			printf("usage: colosim list models\n\nThe model zoo "
-			       "(models/zoo.h): sizes, FLOPs, activations.\n");
-			return 0;
-		}
-		return cli_usage_error("list models: unexpected '%s'",
-				       argv[1]);
-	}
+	int rc = cli_parse(&models_spec, argc, argv, no_operand,
+			   &models_spec);
+
+	if (rc != 0)
+		return rc == CLI_HELP ? 0 : rc;
 	return cli_list_models(stdout);
+}
+
+/* One policy's parameter table: key, type, range, default, help (the
+** columns of its table in docs/POLICIES.md). */
+static void print_policy(const struct pol_ops *o)
+{
+	const struct pol_param_def *d;
+	char range[256];
+
+	printf("%s: %s\n", o->zName, o->zDesc);
+	if (o->iVersion < 2) {
+		printf("(interface version %d: parameters are read by its "
+		       "xInit, not declared)\n", o->iVersion);
+		return;
+	}
+	if (o->aParam == NULL || o->aParam[0].zKey == NULL) {
+		printf("no parameters\n");
+		return;
+	}
+	printf("\n  %-20s %-8s %-34s %-12s %s\n", "key", "type", "range",
+	       "default", "help");
+	for (d = o->aParam; d->zKey != NULL; d++) {
+		pol_param_range(d, range, sizeof range);
+		printf("  %-20s %-8s %-34s %-12s %s\n", d->zKey,
+		       pol_ptype_name(d->eType), range,
+		       d->zDefault ? d->zDefault : "(none)", d->zHelp);
+	}
+}
+
+/* The one operand of `list policies`: a policy name. */
+static int policies_opt(void *ctx, int opt, char *v)
+{
+	const char **name = ctx;
+
+	(void)opt;
+	if (*name != NULL)
+		return cli_usage_error("list policies: unexpected '%s'", v);
+	*name = v;
+	return 0;
 }
 
 static int list_policies(int argc, char **argv)
 {
+	const char *name = NULL;
 	size_t i;
+	int rc = cli_parse(&policies_spec, argc, argv, policies_opt, &name);
 
-	if (argc > 1) {
-		if (strcmp(argv[1], "--help") == 0) {
-			printf("usage: colosim list policies\n\nThe policy "
-			       "registry (policies/registry.c); parameters: "
-			       "docs/POLICIES.md.\n");
-			return 0;
+	if (rc != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (name != NULL) {
+		const struct pol_ops *o = pol_find(name);
+		char known[512];
+
+		if (o == NULL && strcmp(name, pol_template.zName) == 0)
+			o = &pol_template;       /* not registered */
+		if (o == NULL) {
+			pol_names(known, sizeof known);
+			return cli_usage_error("list policies: unknown policy "
+					       "'%s' (known: %s, %s)", name,
+					       known, pol_template.zName);
 		}
-		return cli_usage_error("list policies: unexpected '%s'",
-				       argv[1]);
+		print_policy(o);
+		return 0;
 	}
 	printf("%-12s %s\n", "policy", "description");
 	for (i = 0; pol_registry[i] != NULL; i++)

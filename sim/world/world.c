@@ -526,6 +526,10 @@ static int start(struct world *w, const struct world_config *cfg,
 
 	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0)
 		return rc;
+	if ((rc = world__view_init(w, err)) != 0 ||
+	    (rc = pol_params_fill(w->pol, cfg->params, w->pol_state,
+				  err)) != 0)
+		return rc;
 	if (w->pol->xInit != NULL &&
 	    (rc = w->pol->xInit(w, w->pol_state, cfg->params, err)) != 0) {
 		if (err != NULL && err->code == 0)
@@ -604,6 +608,7 @@ void world_destroy(struct world *w)
 	free(w->series.v);
 	free(w->xmetrics);
 	free(w->pol_state);
+	world__view_fini(w);
 	if (w->tr != NULL)
 		trace_close(w->tr);
 	sim_fini(&w->sim);

@@ -5,10 +5,11 @@
 **
 ** Ownership: world_create copies what it needs from its config except the
 ** device catalog and cluster spec, which are borrowed and must outlive the
-** world.  Policies see the world through the const accessors below and act
-** only through the world_* action calls, each of which validates its request
-** and returns 0 or a SIM_E* code with a message, leaving the world unchanged
-** on failure.
+** world.  Policies see the world only through policies/policy.h (the pol_*
+** view and actions, sim/world/view.c, built on the calls below); the
+** accessors here are the world's own API, for the engine, the experiments
+** and tests.  Every world_* action validates its request and returns 0 or
+** a SIM_E* code with a message, leaving the world unchanged on failure.
 **
 ** Lifecycle of a job: PENDING (arrived, waiting) -> RUNNING (tenants on its
 ** GPUs) -> DONE; RUNNING -> PREEMPTED (back in the queue, progress kept) ->

@@ -215,6 +215,7 @@ struct world {
 	int nkinds;
 	/* kinds by table address: open addressing, never full */
 	const struct world_reg *kind_ix[WORLD_KIND_SLOTS];
+	struct world_view *view;      /* the policy view's state (view.c) */
 };
 
 /* A kind table's slot in kind_ix, before probing. */
@@ -303,5 +304,10 @@ double world__train_total_ns(const struct world *w,
 double world__res_quant(struct sim_sample *s, double q);
 double world__res_mean(const struct sim_sample *s);
 int world__res_lat_hist(struct sim_sample *s, struct run_result *res);
+
+/* sim/world/view.c: the policy view's state (device kinds, the policy's
+** random stream): made before xInit, freed by world_destroy. */
+int world__view_init(struct world *w, struct sim_err *err);
+void world__view_fini(struct world *w);
 
 #endif
