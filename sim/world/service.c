@@ -80,7 +80,24 @@ struct world_service {
 	long pool_out;           /* requests handed to the pool, unfinished */
 	int backlog_uncounted;   /* failed: its backlog (kept, unserved) no
 				    longer counts in w->req_queued */
+	/* the whole run, for the service's result row (svc_job_result) */
+	uint64_t n_req, n_served, n_slo_ok;
+	struct sim_sample lat_all_ms;
 };
+
+/* Exact latencies kept per service before its histogram takes over
+** (sim/stats.h: quantiles then within 1%): 8 KiB per service. */
+#define SVC_LAT_EXACT 1024
+
+/* Counts one served request of service sv in its whole-run tally. */
+static void tally(struct world_service *sv, sim_time lat, sim_time slo_ns)
+{
+	sv->n_served++;
+	if (lat <= slo_ns)
+		sv->n_slo_ok++;
+	/* out of memory: the moments still count, the quantiles go NaN */
+	(void)sim_sample_add(&sv->lat_all_ms, sim_time_to_ms(lat));
+}
 
 static int fifo_push(struct req_fifo *f, sim_time t)
 {
@@ -274,6 +291,7 @@ int svc_create(struct world *w, int j)
 	sv->max_batch = job->tj.batch > 0 ? job->tj.batch : 1;
 	sv->win.t0 = w->sim.now;
 	sim_sample_init(&sv->win.lat_ms, 0);
+	sim_sample_init(&sv->lat_all_ms, SVC_LAT_EXACT);
 	sv->end_ns = job->tj.duration_ns > 0 ?
 		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :
 		SIM_TIME_MAX;
@@ -294,6 +312,7 @@ void svc_destroy(struct world *w, int j)
 		trace_arrivals_close(sv->arr);
 	sim_rng_fini(&sv->rng);
 	sim_sample_fini(&sv->win.lat_ms);
+	sim_sample_fini(&sv->lat_all_ms);
 	if (!sv->backlog_uncounted)
 		w->req_queued -= sv->backlog.n;
 	free(sv->backlog.t);
@@ -412,6 +431,7 @@ static int on_request(struct sim *s, void *ctx, uint64_t arg)
 	(void)s;
 	w->jobs[j].svc->req_ev = 0;
 	w->req_total++;
+	w->jobs[j].svc->n_req++;
 	w->jobs[j].svc->win.arrivals++;
 	if ((rc = route(w, j, w->sim.now)) != 0)
 		return rc;
@@ -470,6 +490,7 @@ int svc_batch_done(struct world *w, int j, int k)
 			return sim_fail(&w->sim, rc, "out of memory");
 		w->req_served++;
 		wn->served++;
+		tally(sv, lat, job->tj.slo_ns);
 		if (lat <= job->tj.slo_ns)
 			w->req_slo_ok++;
 		else
@@ -634,10 +655,29 @@ int svc_pool_done(struct world *w, int j, sim_time t_arr)
 		return sim_fail(&w->sim, rc, "out of memory");
 	w->req_served++;
 	sv->win.served++;
+	tally(sv, lat, job->tj.slo_ns);
 	if (lat <= job->tj.slo_ns)
 		w->req_slo_ok++;
 	else
 		sv->win.slo_miss++;
 	sv->pool_out--;
 	return check_later(w, j);
+}
+
+void svc_job_result(struct world *w, int j, struct res_job *r)
+{
+	struct world_service *sv = w->jobs[j].svc;
+	struct sim_sample *s;
+
+	if (sv == NULL)
+		return;
+	s = &sv->lat_all_ms;
+	r->req_total = sv->n_req;
+	r->req_served = sv->n_served;
+	r->req_slo_ok = sv->n_slo_ok;
+	r->slo_ms = sim_time_to_ms(w->jobs[j].tj.slo_ns);
+	r->lat_mean_ms = s->n ? s->mean : (double)NAN;
+	r->lat_p50_ms = s->n ? sim_sample_quantile(s, 0.50) : (double)NAN;
+	r->lat_p95_ms = s->n ? sim_sample_quantile(s, 0.95) : (double)NAN;
+	r->lat_p99_ms = s->n ? sim_sample_quantile(s, 0.99) : (double)NAN;
 }

@@ -109,7 +109,10 @@ int world__gpu_changed(struct world *w, int g)
 {
 	struct gpu_tenant *t;
 	sim_time now = w->sim.now;
+	int rc0 = world__plog_sync(w, g);
 
+	if (rc0 != 0)
+		return rc0;
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
 		if (t->id < 0) {         /* a pool executor (world_load.c) */
 			int rc = world__pool_tenant_changed(w, t);
@@ -328,6 +331,8 @@ static int read_ahead(struct world *w)
 		world__maybe_stop(w);
 		return 0;
 	}
+	if (w->jitter != NULL && (rc = world__jitter_row(w, &w->next_tj)) != 0)
+		return rc;
 	if (w->next_tj.submit_ns < w->sim.now)
 		return sim_fail(&w->sim, SIM_EPARSE, "%s:%ld: submit_s: "
 				"%.9g is earlier than the previous row's "
@@ -521,7 +526,8 @@ int world_create(struct world **out, const struct world_config *cfg,
 		world_destroy(w);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
-	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0) {
+	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0 ||
+	    (rc = world__jitter_init(w, cfg->arrival_jitter_ns, err)) != 0) {
 		world_destroy(w);
 		return rc;
 	}
@@ -579,6 +585,8 @@ void world_destroy(struct world *w)
 	sim_sample_fini(&w->queue_s);
 	sim_sample_fini(&w->slowdown);
 	sim_sample_fini(&w->lat_ms);
+	world__plog_fini(w);
+	world__jitter_fini(w);
 	sim_fini(&w->sim);
 	free(w);
 }

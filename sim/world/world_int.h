@@ -58,6 +58,10 @@ struct world {
 	int preempt_cost;             /* WORLD_PREEMPT_* */
 	struct world_swapper *swapper; /* host links of swap copies; NULL
 					  until the first swap */
+	struct world_plog *plog;      /* placement log (world_plog.c); NULL
+					 until the first GPU change */
+	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
+					 NULL when off */
 };
 
 struct world_metric {
@@ -83,6 +87,22 @@ double world__train_total_ns(const struct world *w,
 int world__swap_out(struct world *w, int j, int as_preempt,
 		    struct sim_err *err);
 void world__swap_fini(struct world *w);
+
+/* sim/world/world_plog.c: the placement log.  sync(g) records the tenants
+** of GPU g that came and went (called by world__gpu_changed); results adds
+** every interval to res (open ones end -1); fini frees it. */
+int world__plog_sync(struct world *w, int g);
+int world__plog_results(struct world *w, struct run_result *res);
+void world__plog_fini(struct world *w);
+/* sim/world/world_jitter.c: arrival jitter of j_ns (0: off); row shifts
+** the row just read (0, or a sim_fail code for a row out of order). */
+int world__jitter_init(struct world *w, sim_time j_ns, struct sim_err *err);
+int world__jitter_row(struct world *w, struct trace_job *tj);
+void world__jitter_fini(struct world *w);
+/* sim/world/service.c: the whole-run request counts and latencies of
+** service j into its result row (no-op for a training job). */
+struct res_job;
+void svc_job_result(struct world *w, int j, struct res_job *r);
 
 /* world_load.c: the GPU pool.  pool_request takes one request of a pooled
 ** service; pool_tenant_changed reschedules an executor (tenant id < 0). */
