@@ -539,6 +539,15 @@ static int on_experiment(struct parse_ctx *c, const char *k, const char *v)
 				    "'%s'", v);
 		return 1;
 	}
+	if (strcmp(k, "arrival_jitter_s") == 0) {
+		if (parse_double(v, &cfg->arrival_jitter_s) ||
+		    !(cfg->arrival_jitter_s >= 0 &&
+		      cfg->arrival_jitter_s <= 1e8))
+			return perr(c, SIM_EPARSE, "arrival_jitter_s: expected "
+				    "seconds in [0, 1e8] (0: the trace's "
+				    "times), got '%s'", v);
+		return 1;
+	}
 	if (strcmp(k, "replications") == 0) {
 		if (parse_int(v, 1, 100000, &cfg->replications))
 			return perr(c, SIM_EPARSE, "replications: expected an "
@@ -577,7 +586,7 @@ static int on_experiment(struct parse_ctx *c, const char *k, const char *v)
 	}
 	return perr(c, SIM_EPARSE, "unknown key '%s' (known: name, trace, "
 		    "gen.KEY, cluster, horizon_s, replications, seed, db, "
-		    "devices, policy)", k);
+		    "devices, policy, arrival_jitter_s)", k);
 }
 
 static int on_cluster(struct parse_ctx *c, const char *k, const char *v)
@@ -1171,6 +1180,7 @@ static int build_spec(struct exp_run_spec *s, const struct exp_config *cfg,
 	s->seed = exp_replication_seed(cfg->seed, r);
 	s->copts = &cfg->copts;
 	s->horizon_s = cfg->horizon_s;
+	s->arrival_jitter_s = cfg->arrival_jitter_s;
 	s->policy = xstrdup(pol);
 	s->cluster = cfg->cluster ? xstrdup(cfg->cluster) : NULL;
 	s->trace = cfg->trace ? xstrdup(cfg->trace) : NULL;

@@ -52,6 +52,63 @@ void rep_stat_compute(const double *x, size_t n, double conf,
 	}
 }
 
+double rep_rel_diff(double diff, double base, double variant)
+{
+	double ab = fabs(base), av = fabs(variant);
+
+	if (!isfinite(diff) || !(ab > 0) || !isfinite(av) ||
+	    ab < REP_REL_MIN * (ab > av ? ab : av))
+		return NAN;
+	return diff / base;
+}
+
+int rep_keep_metrics(struct rep_table *t, const char *list,
+		     struct sim_err *err)
+{
+	struct rep_row *rows;
+	size_t n = 0, i, start;
+	const char *p;
+
+	/* Every name must be in the table. */
+	for (p = list; *p; ) {
+		size_t l = strcspn(p, ",");
+		int found = 0;
+		for (i = 0; i < t->nrows && !found; i++)
+			found = strlen(t->rows[i].metric) == l &&
+				strncmp(t->rows[i].metric, p, l) == 0;
+		if (l == 0 || !found)
+			return sim_err_set(err, SIM_ENOENT, "--metric: no metric "
+					   "'%.*s' in experiment %s (see the "
+					   "report without --metric)", (int)l,
+					   p, t->experiment);
+		p += l + (p[l] == ',');
+	}
+	rows = calloc(t->nrows + 1, sizeof *rows);
+	if (rows == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	/* Per setting (rows are grouped by setting), the listed metrics in
+	** the list's order. */
+	for (start = 0; start < t->nrows; ) {
+		size_t end = start;
+		while (end < t->nrows &&
+		       strcmp(t->rows[end].setting, t->rows[start].setting) == 0)
+			end++;
+		for (p = list; *p; p += strcspn(p, ",") +
+		     (p[strcspn(p, ",")] == ',')) {
+			size_t l = strcspn(p, ",");
+			for (i = start; i < end; i++)
+				if (strlen(t->rows[i].metric) == l &&
+				    strncmp(t->rows[i].metric, p, l) == 0)
+					rows[n++] = t->rows[i];
+		}
+		start = end;
+	}
+	free(t->rows);
+	t->rows = rows;
+	t->nrows = n;
+	return 0;
+}
+
 /* ------------------------------------------------------------ collection */
 
 struct obs {
@@ -143,9 +200,8 @@ int rep_list_experiments(struct store *s, char **out, struct sim_err *err)
 	return 0;
 }
 
-/* Finds the experiment's id and name (the only one when name is NULL). */
-static int pick_experiment(struct store *s, const char *name, int64_t *id,
-			   char **name_out, struct sim_err *err)
+int rep_find_experiment(struct store *s, const char *name, int64_t *id,
+			char **name_out, struct sim_err *err)
 {
 	sqlite3 *db = store_db(s);
 	sqlite3_stmt *st;
@@ -366,7 +422,8 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 	memset(t, 0, sizeof *t);
 	memset(&c, 0, sizeof c);
 	t->conf = conf;
-	if ((rc = pick_experiment(s, experiment, &id, &t->experiment, err)) ||
+	if ((rc = rep_find_experiment(s, experiment, &id, &t->experiment,
+				       err)) ||
 	    (rc = run_counts(s, id, t, err)) ||
 	    (rc = collect(s, id, &c, err)))
 		goto out;
@@ -443,7 +500,8 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 					for (i = 0; i < nb; i++)
 						bm += bgrp[i].v;
 					bm /= (double)nb;
-					r->rel = bm != 0 ? r->diff.mean / bm : (double)NAN;
+					r->rel = rep_rel_diff(r->diff.mean, bm,
+							      r->stat.mean);
 				}
 				t->nrows++;
 			}
@@ -577,7 +635,7 @@ static void render_table(FILE *f, const struct rep_table *t)
 		if (isfinite(r->rel))
 			fprintf(f, " %+7.1f%%", r->rel * 100);
 		else
-			fprintf(f, " %8s", "-");
+			fprintf(f, " %8s", "n/a");
 		fputc('\n', f);
 	}
 	if (t->nrows == 0)

@@ -3,6 +3,8 @@
 */
 #include "experiments/cli/cli.h"
 
+#include "experiments/warn.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -82,4 +84,13 @@ int cli_parse_u64(const char *s, unsigned long long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+void cli_print_warnings(const struct exp_warnings *w)
+{
+	size_t i;
+
+	for (i = 0; w != NULL && i < w->n; i++)
+		fprintf(stderr, "colosim: warning: %s: %s\n",
+			exp_warn_name(w->v[i].kind), w->v[i].msg);
 }

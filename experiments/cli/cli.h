@@ -48,6 +48,10 @@ int cli_missing(const char *cmd, const char *what, const char *usage);
 int cli_check_value(const char *cmd, const char *opt,
 		    const char *const *names, int have_value);
 
+/* Prints each warning as "colosim: warning: KIND: MESSAGE" to stderr. */
+struct exp_warnings;
+void cli_print_warnings(const struct exp_warnings *w);
+
 /* Parses a whole decimal or floating value; 0 on success, -1 if malformed. */
 int cli_parse_double(const char *s, double *out);
 int cli_parse_u64(const char *s, unsigned long long *out);

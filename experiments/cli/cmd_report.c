@@ -1,7 +1,9 @@
 /*
 ** cmd_report.c: `colosim report DB [--experiment NAME] [--baseline POLICY]
-** [--format table|csv|json] [--conf LEVEL]`: policies x metrics with
-** confidence intervals and paired differences (experiments/report.h).
+** [--format table|csv|json] [--conf LEVEL] [--metric NAME[,NAME]]`:
+** policies x metrics with confidence intervals and paired differences
+** (experiments/report.h), then the experiment's warnings on stderr
+** (experiments/warn.h).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +11,14 @@
 
 #include "experiments/report.h"
 #include "experiments/store.h"
+#include "experiments/warn.h"
 #include "experiments/cli/cli.h"
 
 static void help(FILE *f)
 {
 	fputs("usage: colosim report DB [--experiment NAME] [--baseline POLICY]\n"
-	      "                      [--format table|csv|json] [--conf LEVEL]\n\n"
+	      "                      [--format table|csv|json] [--conf LEVEL]\n"
+	      "                      [--metric NAME[,NAME...]]\n\n"
 	      "Prints, for each policy (and swept policy parameter) and each "
 	      "metric,\nthe mean over replications with its confidence "
 	      "interval (Student t,\nLEVEL 0.95 by default) and the paired "
@@ -26,18 +30,22 @@ static void help(FILE *f)
 	      "exclusive if it ran,\n"
 	      "                     else the first policy)\n"
 	      "  --format FMT       table (default), csv or json\n"
-	      "  --conf LEVEL       confidence level in (0, 1), default 0.95\n",
-	      f);
+	      "  --conf LEVEL       confidence level in (0, 1), default 0.95\n"
+	      "  --metric LIST      only these metrics, in this order\n\n"
+	      "Warnings about the experiment (identical replications, a "
+	      "policy that had\nnothing to act on, a swept key that changes "
+	      "nothing) go to stderr.\n", f);
 }
 
 static const char *const value_opts[] = {
 	"--experiment", "-e", "--baseline", "-b", "--format", "-f", "--conf",
-	NULL
+	"--metric", "-m", NULL
 };
 
 static int cmd_report(int argc, char **argv)
 {
-	const char *db = NULL, *exp = NULL, *base = NULL;
+	const char *db = NULL, *exp = NULL, *base = NULL, *metrics = NULL;
+	struct exp_warnings warn = { NULL, 0 };
 	enum rep_format fmt = REP_TABLE;
 	double conf = 0.95;
 	struct store *st = NULL;
@@ -73,6 +81,8 @@ static int cmd_report(int argc, char **argv)
 				return cli_usage_error("report: --format: "
 					"expected table, csv or json, got '%s'",
 					v);
+		} else if (strcmp(a, "--metric") == 0 || strcmp(a, "-m") == 0) {
+			metrics = argv[++i];
 		} else if (strcmp(a, "--conf") == 0) {
 			if (cli_parse_double(argv[++i], &conf) != 0 ||
 			    !(conf > 0 && conf < 1))
@@ -96,6 +106,12 @@ static int cmd_report(int argc, char **argv)
 	if ((rc = store_open(&st, db, STORE_READ, &err)) != 0)
 		return cli_report(&err);
 	rc = rep_build(st, exp, base, conf, &t, &err);
+	if (rc == 0 && metrics != NULL &&
+	    (rc = rep_keep_metrics(&t, metrics, &err)) != 0)
+		rep_table_fini(&t);
+	if (rc == 0 && (rc = exp_warnings_build(st, t.experiment, base, &warn,
+						&err)) != 0)
+		rep_table_fini(&t);
 	store_close(st);
 	if (rc != 0)
 		return cli_report(&err);
@@ -106,9 +122,12 @@ static int cmd_report(int argc, char **argv)
 	fputs(out, stdout);
 	free(out);
 	if (fflush(stdout) != 0) {
+		exp_warnings_fini(&warn);
 		perror("colosim: report: stdout");
 		return 1;
 	}
+	cli_print_warnings(&warn);
+	exp_warnings_fini(&warn);
 	return 0;
 }
 
