@@ -41,6 +41,15 @@ struct plot_opts {
 	const char *gnuplot;       /* program; NULL: "gnuplot" from PATH */
 	const char *scripts_dir;   /* NULL: plot_find_scripts() */
 	double conf;               /* CI level; 0 means 0.95 */
+	/* What to draw.  All unset: the default figures.  Any set: only
+	** what is asked. */
+	const char *metrics;       /* "a,b": these metrics' bars, paired
+				      differences and sweep figures */
+	int want_gpu;              /* 1: the figure of GPU gpu */
+	int gpu;
+	int timeline;              /* 1: the cluster timeline */
+	int replication;           /* the run (per variant) of the gpu and
+				      timeline figures; default 0 */
 };
 
 struct plot_output {

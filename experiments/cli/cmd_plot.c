@@ -1,6 +1,7 @@
 /*
 ** cmd_plot.c: `colosim plot DB --experiment NAME [--out DIR]
-** [--format pdf,png,svg]`: paper figures through gnuplot (plots/plot.h).
+** [--format pdf,png,svg] [--metric LIST] [--gpu N] [--timeline]
+** [--replication R]`: paper figures through gnuplot (plots/plot.h).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,13 +15,19 @@ static void help(FILE *f)
 {
 	fputs("usage: colosim plot DB [--experiment NAME] [--out DIR]\n"
 	      "                    [--format pdf,png,svg] [--conf LEVEL]\n"
-	      "                    [--scripts DIR] [--gnuplot PROGRAM]\n\n"
+	      "                    [--scripts DIR] [--gnuplot PROGRAM]\n"
+	      "                    [--metric NAME[,NAME...]] [--gpu N] "
+	      "[--timeline]\n"
+	      "                    [--replication R]\n\n"
 	      "Writes, per setting of the experiment: jct_cdf (job completion "
-	      "time CDF),\nhbm_util (HBM allocated over time), makespan and "
-	      "mem_util (bars with\nconfidence intervals), latency_cdf and slo "
-	      "(inference), each as NAME.dat\n(the plotted numbers) and one "
-	      "figure per format.  Figures without data\nare skipped with a "
-	      "note.\n\n"
+	      "time CDF),\nhbm_util (HBM allocated over time), makespan, "
+	      "mem_util and slo (bars with\nconfidence intervals) and their "
+	      "paired differences against the baseline\n(NAME_diff), "
+	      "latency_cdf; per numeric swept key, sweep-KEY-NAME (the\n"
+	      "metric against it).  Each as NAME.dat (the plotted numbers) "
+	      "and one\nfigure per format; figures without data are skipped "
+	      "with a note.\nWith --metric, --gpu or --timeline only what "
+	      "they ask for is drawn.\n\n"
 	      "  --experiment NAME  which experiment (needed when DB holds "
 	      "several)\n"
 	      "  --out DIR          output folder (default figures/NAME, or "
@@ -32,7 +39,15 @@ static void help(FILE *f)
 	      "  --scripts DIR      the gnuplot scripts (default: $COLOSIM_PLOTS,"
 	      "\n                     ./plots, PREFIX/share/colosim/plots)\n"
 	      "  --gnuplot PROGRAM  the gnuplot to run (default: gnuplot in "
-	      "PATH)\n", f);
+	      "PATH)\n"
+	      "  --metric LIST      these metrics' bars, paired differences "
+	      "and sweeps\n"
+	      "  --gpu N            GPU N's tenants, HBM and SM over time "
+	      "(gpuN-vK)\n"
+	      "  --timeline         every GPU's placements over time "
+	      "(timeline-vK)\n"
+	      "  --replication R    the run of --gpu and --timeline, per "
+	      "variant (default 0)\n", f);
 }
 
 /* Parses "pdf,png" into PLOT_* bits; 0 on a bad list. */
@@ -59,7 +74,8 @@ static unsigned parse_formats(const char *s)
 
 static const char *const value_opts[] = {
 	"--experiment", "-e", "--out", "-o", "--format", "-f", "--conf",
-	"--scripts", "--gnuplot", NULL
+	"--scripts", "--gnuplot", "--metric", "-m", "--gpu", "--replication",
+	NULL
 };
 
 static int cmd_plot(int argc, char **argv)
@@ -80,6 +96,10 @@ static int cmd_plot(int argc, char **argv)
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			help(stdout);
 			return 0;
+		}
+		if (strcmp(a, "--timeline") == 0) {
+			o.timeline = 1;
+			continue;
 		}
 		if (a[0] == '-' && (rc = cli_check_value("plot", a,
 				value_opts, i + 1 < argc)) != 0)
@@ -104,6 +124,23 @@ static int cmd_plot(int argc, char **argv)
 			o.scripts_dir = argv[++i];
 		} else if (strcmp(a, "--gnuplot") == 0) {
 			o.gnuplot = argv[++i];
+		} else if (strcmp(a, "--metric") == 0 || strcmp(a, "-m") == 0) {
+			o.metrics = argv[++i];
+		} else if (strcmp(a, "--gpu") == 0 ||
+			   strcmp(a, "--replication") == 0) {
+			unsigned long long u;
+			if (cli_parse_u64(argv[i + 1], &u) != 0 ||
+			    u > 1000000)
+				return cli_usage_error("plot: %s: expected an "
+					"index in 0..1000000, got '%s'", a,
+					argv[i + 1]);
+			if (a[2] == 'g') {
+				o.want_gpu = 1;
+				o.gpu = (int)u;
+			} else {
+				o.replication = (int)u;
+			}
+			i++;
 		} else if (a[0] == '-') {
 			return cli_usage_error("plot: unknown option '%s' (try "
 					       "--help)", a);
