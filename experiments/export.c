@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "experiments/json.h"
 #include "experiments/report.h"
 
 static const char *const table_names[EXPORT__COUNT] = {
@@ -384,23 +385,6 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A JSON string; bytes that are not UTF-8 become '?'. */
-static json_t *jtext(const char *s)
-{
-	json_t *j = json_string(s);
-	char *c;
-	size_t i;
-
-	if (j != NULL || (c = strdup(s)) == NULL)
-		return j;
-	for (i = 0; c[i]; i++)
-		if ((unsigned char)c[i] >= 0x80)
-			c[i] = '?';
-	j = json_string(c);
-	free(c);
-	return j;
-}
-
 /* A swept value: a number when the whole text reads as a finite one. */
 static json_t *jsweep(const char *s)
 {
@@ -415,7 +399,7 @@ static json_t *jsweep(const char *s)
 	d = strtod(s, &end);
 	if (*s && *end == '\0' && isfinite(d))
 		return json_real(d);
-	return jtext(s);
+	return exp_json_text(s);
 }
 
 /* Writes one cell of the current row: CSV to f, or into the JSON row. */
@@ -445,7 +429,7 @@ static int put_cell(struct exporter *x, FILE *f, json_t *row,
 		} else {
 			const char *s = (const char *)sqlite3_column_text(st,
 									 c->col);
-			j = row ? jtext(s ? s : "") : NULL;
+			j = row ? exp_json_text(s ? s : "") : NULL;
 			if (!row)
 				csv_field(f, s ? s : "");
 		}

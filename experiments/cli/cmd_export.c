@@ -3,7 +3,7 @@
 ** [--experiment NAME] [--format csv|json] [-o FILE] [--metric LIST]
 ** [--upgrade]`: wide tables for analysis (experiments/export.h).
 */
-#include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,41 +13,73 @@
 #include "experiments/store.h"
 #include "experiments/cli/cli.h"
 
-static void help(FILE *f)
-{
-	fputs("usage: colosim export TABLE DB [--experiment NAME] "
-	      "[--format csv|json]\n"
-	      "                      [-o FILE] [--metric NAME[,NAME...]] "
-	      "[--upgrade]\n\n"
-	      "Writes one table of the results database in wide form: one row "
-	      "per run\n(runs), job (jobs), series sample (series), latency "
-	      "bin (latency) or\nplacement interval (placements), with one "
-	      "column per swept parameter\nand, for runs, one per metric.  "
-	      "Empty (CSV) or null (JSON) means the\nvalue does not apply; "
-	      "units are in the column names (docs/RESULTS.md,\n"
-	      "\"Exporting\").\n\n"
-	      "  TABLE              runs, jobs, series, latency or placements\n"
-	      "  --experiment NAME  one experiment (default: all of them)\n"
-	      "  --format FMT       csv (default) or json (an array of "
-	      "objects)\n"
-	      "  -o FILE            write to FILE (default: standard output)\n"
-	      "  --metric LIST      runs: only these metric columns, in this "
-	      "order\n"
-	      "  --upgrade          migrate a database of an older schema "
-	      "first (adds\n"
-	      "                     tables and views, changes no stored row)\n",
-	      f);
-}
+enum { O_EXPERIMENT, O_FORMAT, O_OUTPUT, O_METRIC, O_UPGRADE };
 
-static const struct option opts[] = {
-	{ "experiment", required_argument, NULL, 'e' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "metric", required_argument, NULL, 'm' },
-	{ "upgrade", no_argument, NULL, 'u' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const struct cli_opt opts[] = {
+	[O_EXPERIMENT] = { "experiment", 'e', "NAME", "one experiment "
+			   "(default: all of them)" },
+	[O_FORMAT] = { "format", 'f', "FMT", "csv (default) or json (an array "
+		       "of objects)" },
+	[O_OUTPUT] = { "output", 'o', "FILE", "write to FILE (default: "
+		       "standard output)" },
+	[O_METRIC] = { "metric", 'm', "LIST", "runs: only these metric "
+		       "columns, in this order" },
+	[O_UPGRADE] = { "upgrade", 0, NULL, "migrate a database of an older "
+			"schema first (adds\ntables and views, changes no "
+			"stored row)" },
+	{ NULL, 0, NULL, NULL }
 };
+
+static const struct cli_spec spec = {
+	"export", "colosim export TABLE DB [--experiment NAME] "
+	"[--format csv|json]\n"
+	"                      [-o FILE] [--metric NAME[,NAME...]] "
+	"[--upgrade]",
+	"Writes one table of the results database in wide form: one row per "
+	"run\n(runs), job (jobs), series sample (series), latency bin "
+	"(latency) or\nplacement interval (placements), with one column per "
+	"swept parameter\nand, for runs, one per metric.  Empty (CSV) or null "
+	"(JSON) means the\nvalue does not apply; units are in the column names "
+	"(docs/RESULTS.md,\n\"Exporting\").  TABLE: runs, jobs, series, "
+	"latency or placements.", opts, NULL
+};
+
+struct export_args {
+	const char *table, *db, *out;
+	int upgrade;
+	struct exp_export_opts o;
+};
+
+static int on_opt(void *ctx, int opt, char *v)
+{
+	struct export_args *a = ctx;
+
+	switch (opt) {
+	case CLI_OPERAND:
+		if (a->table == NULL)
+			a->table = v;
+		else if (a->db == NULL)
+			a->db = v;
+		else
+			return cli_usage_error("export: one TABLE and one DB "
+					       "only (got '%s' too)", v);
+		return 0;
+	case O_EXPERIMENT: a->o.experiment = v; return 0;
+	case O_OUTPUT: a->out = v; return 0;
+	case O_METRIC: a->o.metrics = v; return 0;
+	case O_UPGRADE: a->upgrade = 1; return 0;
+	case O_FORMAT:
+		if (strcmp(v, "csv") == 0)
+			a->o.format = EXPORT_CSV;
+		else if (strcmp(v, "json") == 0)
+			a->o.format = EXPORT_JSON;
+		else
+			return cli_usage_error("export: --format: expected csv "
+					       "or json, got '%s'", v);
+		return 0;
+	}
+	return 2;
+}
 
 /* Opens db for reading, migrating it first when upgrade is set. */
 static int open_store(const char *db, int upgrade, struct store **st,
@@ -65,78 +97,36 @@ static int open_store(const char *db, int upgrade, struct store **st,
 
 static int cmd_export(int argc, char **argv)
 {
-	struct exp_export_opts o;
-	const char *table = NULL, *db = NULL, *out_path = NULL;
+	struct export_args a;
 	struct store *st = NULL;
 	struct sim_err err = { 0, "" };
-	int c, rc, upgrade = 0;
+	int rc;
 	FILE *f = stdout;
 
-	memset(&o, 0, sizeof o);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:f:o:m:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			o.experiment = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "csv") == 0)
-				o.format = EXPORT_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				o.format = EXPORT_JSON;
-			else
-				return cli_usage_error("export: --format: "
-					"expected csv or json, got '%s'",
-					optarg);
-			break;
-		case 'o':
-			out_path = optarg;
-			break;
-		case 'm':
-			o.metrics = optarg;
-			break;
-		case 'u':
-			upgrade = 1;
-			break;
-		case 'h':
-			help(stdout);
-			return 0;
-		case ':':
-			return cli_usage_error("export: %s needs a value",
-					       argv[optind - 1]);
-		default:
-			return cli_usage_error("export: unknown option '%s' "
-					       "(try --help)", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		table = argv[optind++];
-	if (optind < argc)
-		db = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("export: one TABLE and one DB only (got "
-				       "'%s' too)", argv[optind]);
-	if (table == NULL || db == NULL)
-		return cli_missing("export", table ? "DB" : "TABLE", "colosim "
+	memset(&a, 0, sizeof a);
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (a.table == NULL || a.db == NULL)
+		return cli_missing("export", a.table ? "DB" : "TABLE", "colosim "
 				   "export runs|jobs|series|latency|placements "
 				   "DB [--format csv|json]");
-	if ((rc = exp_export_find(table, &o.table, &err)) != 0)
+	if ((rc = exp_export_find(a.table, &a.o.table, &err)) != 0)
 		return cli_usage_error("export: %s", err.msg);
-	if ((rc = open_store(db, upgrade, &st, &err)) != 0)
+	if ((rc = open_store(a.db, a.upgrade, &st, &err)) != 0)
 		return cli_report(&err);
-	if (out_path != NULL && (f = fopen(out_path, "w")) == NULL) {
+	if (a.out != NULL && (f = fopen(a.out, "w")) == NULL) {
 		store_close(st);
-		perror(out_path);
+		fprintf(stderr, "colosim: %s: cannot write: %s\n", a.out,
+			strerror(errno));
 		return 1;
 	}
-	rc = exp_export(st, &o, f, &err);
+	rc = exp_export(st, &a.o, f, &err);
 	store_close(st);
 	if (f != stdout && fclose(f) != 0 && rc == 0)
-		rc = sim_err_set(&err, SIM_EIO, "%s: write failed", out_path);
+		rc = sim_err_set(&err, SIM_EIO, "%s: write failed", a.out);
 	if (rc != 0) {
-		if (out_path != NULL)
-			unlink(out_path);
+		if (a.out != NULL)
+			unlink(a.out);
 		return cli_report(&err);
 	}
 	if (f == stdout && fflush(stdout) != 0) {
