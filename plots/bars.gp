@@ -21,7 +21,7 @@ if (!horiz) {
     set xtics scale 0
     if (n > 4) { set xtics rotate by -30 left }
     plot datafile using 1:2:(int($6)):xtic(titles[int($1)]) with boxes linecolor variable notitle, \
-         '' using 1:2:3:4 with yerrorbars linecolor rgb '#000000' dashtype solid linewidth 1.5 pointtype 7 pointsize 0.35 notitle
+         '' using 1:2:3:4 with yerrorbars linecolor rgb '#000000' dashtype solid linewidth 1.5 pointtype 7 pointsize 0.35 * psz notitle
 } else {
     unset grid
     set grid xtics linecolor rgb '#d0d0d0' linewidth 0.5 dashtype 3
@@ -32,5 +32,5 @@ if (!horiz) {
     set xlabel ylabel
     set ytics scale 0
     plot datafile using ($2 / 2):1:($2 / 2):(0.3):(int($6)):ytic(titles[int($1)]) with boxxyerror linecolor variable notitle, \
-         '' using 2:1:3:4 with xerrorbars linecolor rgb '#000000' dashtype solid linewidth 1.5 pointtype 7 pointsize 0.35 notitle
+         '' using 2:1:3:4 with xerrorbars linecolor rgb '#000000' dashtype solid linewidth 1.5 pointtype 7 pointsize 0.35 * psz notitle
 }

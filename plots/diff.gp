@@ -23,7 +23,7 @@ if (!horiz) {
     set xtics scale 0
     if (n > 4) { set xtics rotate by -30 left }
     set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead linecolor rgb '#404040' linewidth 1 dashtype solid back
-    plot datafile using 1:2:3:4:(int($6)):xtic(titles[int($1)]) with yerrorbars linecolor variable dashtype solid linewidth 2 pointtype 7 pointsize 1.2 notitle, \
+    plot datafile using 1:2:3:4:(int($6)):xtic(titles[int($1)]) with yerrorbars linecolor variable dashtype solid linewidth 2 pointtype 7 pointsize 1.2 * psz notitle, \
          '' using 1:4:7 with labels offset 0,0.8 font smallfont textcolor rgb '#404040' notitle
 } else {
     unset grid
@@ -34,6 +34,6 @@ if (!horiz) {
     set xlabel ylabel
     set ytics scale 0
     set arrow 1 from first 0, graph 0 to first 0, graph 1 nohead linecolor rgb '#404040' linewidth 1 dashtype solid back
-    plot datafile using 2:1:3:4:(int($6)):ytic(titles[int($1)]) with xerrorbars linecolor variable dashtype solid linewidth 2 pointtype 7 pointsize 1.2 notitle, \
+    plot datafile using 2:1:3:4:(int($6)):ytic(titles[int($1)]) with xerrorbars linecolor variable dashtype solid linewidth 2 pointtype 7 pointsize 1.2 * psz notitle, \
          '' using 4:1:7 with labels left offset 0.8,0 font smallfont textcolor rgb '#404040' notitle
 }

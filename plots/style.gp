@@ -37,6 +37,8 @@ if (term eq 'svg') set terminal svg size 1020,px_h font 'Helvetica,18' linewidth
 set output outfile
 # a round tic step near x: 1, 2 or 5 times a power of ten
 nicestep(x) = (x <= 0 ? 1 : (ns_e = 10 ** floor(log10(x)), ns_f = x / ns_e, (ns_f < 1.5 ? 1 : ns_f < 3.5 ? 2 : ns_f < 7.5 ? 5 : 10) * ns_e))
+# point sizes: pdfcairo draws points larger against its 9 pt text
+psz = (term eq 'pdfcairo') ? 0.5 : 1.0
 # small print (annotations), in the terminal's own scale
 smallfont = (term eq 'pdfcairo') ? ',7' : ',14'
 
@@ -63,7 +65,7 @@ array DT[12] = ['', '-', '.', '-.', '_', '-..', '_.', '. ', '_..', '- ', \
                 '__.', '_ .']
 array PT[12] = [7, 5, 9, 11, 13, 3, 1, 2, 6, 4, 8, 10]
 do for [i=1:12] {
-    if (i == 1) { set linetype i linecolor rgb LC[i] linewidth 2 dashtype solid pointtype PT[i] pointsize 1 }
-    if (i > 1) { set linetype i linecolor rgb LC[i] linewidth 2 dashtype DT[i] pointtype PT[i] pointsize 1 }
+    if (i == 1) { set linetype i linecolor rgb LC[i] linewidth 2 dashtype solid pointtype PT[i] pointsize psz }
+    if (i > 1) { set linetype i linecolor rgb LC[i] linewidth 2 dashtype DT[i] pointtype PT[i] pointsize psz }
 }
 set linetype cycle 12
