@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "experiments/json.h"
+#include "experiments/names.h"
 #include "experiments/report.h"
 
 static const char *const table_names[EXPORT__COUNT] = {
@@ -54,61 +55,16 @@ int exp_export_find(const char *name, enum exp_export_table *t,
 
 /* ------------------------------------------------------------ the state */
 
-struct names {
-	char **v;
-	size_t n, cap;
-};
-
 struct exporter {
 	sqlite3 *db;
 	const struct exp_export_opts *o;
 	int64_t *ids;                 /* selected runs, ascending */
 	size_t nruns;
-	struct names keys;            /* swept keys, first-seen order */
+	struct exp_names keys;        /* swept keys, first-seen order */
 	char **sweep;                 /* nruns x keys.n, owned, NULL none */
-	struct names mets;            /* runs: metric columns, in order */
+	struct exp_names mets;        /* runs: metric columns, in order */
 	double *metv;                 /* nruns x mets.n, NaN none */
 };
-
-static void names_free(struct names *n)
-{
-	size_t i;
-
-	for (i = 0; i < n->n; i++)
-		free(n->v[i]);
-	free(n->v);
-	memset(n, 0, sizeof *n);
-}
-
-static int names_find(const struct names *n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n->n; i++)
-		if (strcmp(n->v[i], s) == 0)
-			return (int)i;
-	return -1;
-}
-
-/* Appends a copy of s unless present; its index, or -1 out of memory. */
-static int names_add(struct names *n, const char *s)
-{
-	int k = names_find(n, s);
-
-	if (k >= 0)
-		return k;
-	if (n->n == n->cap) {
-		size_t c = n->cap ? n->cap * 2 : 16;
-		char **p = realloc(n->v, c * sizeof *p);
-		if (p == NULL)
-			return -1;
-		n->v = p;
-		n->cap = c;
-	}
-	if ((n->v[n->n] = strdup(s)) == NULL)
-		return -1;
-	return (int)n->n++;
-}
 
 static void exporter_free(struct exporter *x)
 {
@@ -119,8 +75,8 @@ static void exporter_free(struct exporter *x)
 	free(x->sweep);
 	free(x->ids);
 	free(x->metv);
-	names_free(&x->keys);
-	names_free(&x->mets);
+	exp_names_fini(&x->keys);
+	exp_names_fini(&x->mets);
 }
 
 static int db_fail(struct exporter *x, const char *what, struct sim_err *err)
@@ -218,11 +174,11 @@ static int load_sweep(struct exporter *x, struct sim_err *err)
 			if (k == NULL || pos < 0)
 				continue;
 			if (pass == 0) {
-				if (names_add(&x->keys, k) < 0)
+				if (exp_names_add(&x->keys, k) < 0)
 					goto nomem;
 				continue;
 			}
-			ki = names_find(&x->keys, k);
+			ki = exp_names_find(&x->keys, k);
 			free(x->sweep[(size_t)pos * x->keys.n + (size_t)ki]);
 			if ((x->sweep[(size_t)pos * x->keys.n + (size_t)ki] =
 			     strdup(v ? v : "")) == NULL)
@@ -254,7 +210,7 @@ static int cmp_metric(const void *a, const void *b)
 
 /* The metric columns: --metric's list (each must be stored), or every
 ** metric stored, in the report's order. */
-static int metric_columns(struct exporter *x, const struct names *stored,
+static int metric_columns(struct exporter *x, const struct exp_names *stored,
 			  struct sim_err *err)
 {
 	const char *p = x->o->metrics;
@@ -262,7 +218,7 @@ static int metric_columns(struct exporter *x, const struct names *stored,
 	if (p == NULL) {
 		size_t i;
 		for (i = 0; i < stored->n; i++)
-			if (names_add(&x->mets, stored->v[i]) < 0)
+			if (exp_names_add(&x->mets, stored->v[i]) < 0)
 				return oom(err);
 		qsort(x->mets.v, x->mets.n, sizeof *x->mets.v, cmp_metric);
 		return 0;
@@ -275,13 +231,13 @@ static int metric_columns(struct exporter *x, const struct names *stored,
 					   "list '%s'", x->o->metrics);
 		memcpy(name, p, n);
 		name[n] = '\0';
-		if (names_find(stored, name) < 0)
+		if (exp_names_find(stored, name) < 0)
 			return sim_err_set(err, SIM_ENOENT, "--metric: no metric "
 					   "'%s' stored%s%s", name,
 					   x->o->experiment ? " in experiment "
 					   : "", x->o->experiment ?
 					   x->o->experiment : "");
-		if (names_add(&x->mets, name) < 0)
+		if (exp_names_add(&x->mets, name) < 0)
 			return oom(err);
 		p += n + (p[n] == ',');
 	}
@@ -296,7 +252,7 @@ static int load_metrics(struct exporter *x, struct sim_err *err)
 		" JOIN runs r ON r.id = m.run_id"
 		" JOIN experiments e ON e.id = r.experiment_id"
 		" WHERE (?1 IS NULL OR e.name = ?1) AND m.value IS NOT NULL";
-	struct names stored = { NULL, 0, 0 };
+	struct exp_names stored = { NULL, 0, 0 };
 	sqlite3_stmt *st;
 	size_t i;
 	int rc, pass;
@@ -312,19 +268,19 @@ static int load_metrics(struct exporter *x, struct sim_err *err)
 			if (k == NULL || pos < 0)
 				continue;
 			if (pass == 0) {
-				if (names_add(&stored, k) < 0) {
+				if (exp_names_add(&stored, k) < 0) {
 					rc = SQLITE_NOMEM;
 					break;
 				}
 				continue;
 			}
-			if ((mi = names_find(&x->mets, k)) >= 0)
+			if ((mi = exp_names_find(&x->mets, k)) >= 0)
 				x->metv[(size_t)pos * x->mets.n + (size_t)mi] =
 					sqlite3_column_double(st, 2);
 		}
 		if (rc != SQLITE_DONE) {
 			sqlite3_finalize(st);
-			names_free(&stored);
+			exp_names_fini(&stored);
 			return rc == SQLITE_NOMEM ? oom(err) :
 				db_fail(x, "read metrics", err);
 		}
@@ -332,20 +288,20 @@ static int load_metrics(struct exporter *x, struct sim_err *err)
 			break;
 		if ((rc = metric_columns(x, &stored, err)) != 0) {
 			sqlite3_finalize(st);
-			names_free(&stored);
+			exp_names_fini(&stored);
 			return rc;
 		}
 		x->metv = malloc((x->nruns * x->mets.n + 1) * sizeof *x->metv);
 		if (x->metv == NULL) {
 			sqlite3_finalize(st);
-			names_free(&stored);
+			exp_names_fini(&stored);
 			return oom(err);
 		}
 		for (i = 0; i < x->nruns * x->mets.n; i++)
 			x->metv[i] = NAN;
 	}
 	sqlite3_finalize(st);
-	names_free(&stored);
+	exp_names_fini(&stored);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/names.h"
 #include "experiments/report.h"
 #include "sim/strbuf.h"
 
@@ -31,11 +32,6 @@ const char *exp_warn_name(enum exp_warn_kind k)
 	return "?";
 }
 
-struct names {
-	char **v;
-	size_t n, cap;
-};
-
 struct wrun {
 	int64_t id;
 	int setting, variant, policy, rep;
@@ -47,7 +43,7 @@ struct wrun {
 struct wctx {
 	sqlite3 *db;
 	int64_t exp;
-	struct names settings, variants, policies, mets, keys;
+	struct exp_names settings, variants, policies, mets, keys;
 	int *skip;                    /* per metric: 1 = not compared */
 	struct wrun *r;               /* in run order */
 	size_t n;
@@ -57,55 +53,17 @@ struct wctx {
 	struct exp_warnings *out;
 };
 
-static void names_free(struct names *n)
-{
-	size_t i;
-
-	for (i = 0; i < n->n; i++)
-		free(n->v[i]);
-	free(n->v);
-}
-
-static int names_find(const struct names *n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n->n; i++)
-		if (strcmp(n->v[i], s) == 0)
-			return (int)i;
-	return -1;
-}
-
-static int names_add(struct names *n, const char *s)
-{
-	int k = names_find(n, s);
-
-	if (k >= 0)
-		return k;
-	if (n->n == n->cap) {
-		size_t c = n->cap ? n->cap * 2 : 16;
-		char **p = realloc(n->v, c * sizeof *p);
-		if (p == NULL)
-			return -1;
-		n->v = p;
-		n->cap = c;
-	}
-	if ((n->v[n->n] = strdup(s)) == NULL)
-		return -1;
-	return (int)n->n++;
-}
-
 static void ctx_free(struct wctx *c)
 {
 	size_t i;
 
-	names_free(&c->settings);
-	names_free(&c->variants);
-	names_free(&c->policies);
-	names_free(&c->mets);
+	exp_names_fini(&c->settings);
+	exp_names_fini(&c->variants);
+	exp_names_fini(&c->policies);
+	exp_names_fini(&c->mets);
 	for (i = 0; c->swv != NULL && i < c->n * c->keys.n; i++)
 		free(c->swv[i]);
-	names_free(&c->keys);
+	exp_names_fini(&c->keys);
 	free(c->swv);
 	free(c->mv);
 	free(c->skip);
@@ -168,9 +126,9 @@ static int load_runs(struct wctx *c, struct sim_err *err)
 		w = &c->r[c->n];
 		memset(w, 0, sizeof *w);
 		w->id = sqlite3_column_int64(st, 0);
-		w->setting = names_add(&c->settings, col_text(st, 1));
-		w->variant = names_add(&c->variants, col_text(st, 2));
-		w->policy = names_add(&c->policies, col_text(st, 3));
+		w->setting = exp_names_add(&c->settings, col_text(st, 1));
+		w->variant = exp_names_add(&c->variants, col_text(st, 2));
+		w->policy = exp_names_add(&c->policies, col_text(st, 3));
 		w->rep = sqlite3_column_int(st, 4);
 		if (w->setting < 0 || w->variant < 0 || w->policy < 0)
 			goto nomem;
@@ -237,7 +195,7 @@ static int index_runs(struct wctx *c, struct sim_err *err)
 static int load_table(struct wctx *c, const char *sql, int text,
 		      struct sim_err *err)
 {
-	struct names *nm = text ? &c->keys : &c->mets;
+	struct exp_names *nm = text ? &c->keys : &c->mets;
 	sqlite3_stmt *st;
 	size_t i;
 	int rc, pass;
@@ -252,11 +210,11 @@ static int load_table(struct wctx *c, const char *sql, int text,
 			if (w == NULL)
 				continue;
 			if (pass == 0) {
-				if (names_add(nm, col_text(st, 1)) < 0)
+				if (exp_names_add(nm, col_text(st, 1)) < 0)
 					goto nomem;
 				continue;
 			}
-			k = names_find(nm, col_text(st, 1));
+			k = exp_names_find(nm, col_text(st, 1));
 			if (!text) {
 				w->m[k] = sqlite3_column_double(st, 2);
 			} else if (w->sw[k] == NULL &&
@@ -451,7 +409,7 @@ static int pick_baseline(const struct wctx *c, const char *baseline)
 	size_t i;
 
 	if (baseline != NULL) {
-		int v = names_find(&c->variants, baseline);
+		int v = exp_names_find(&c->variants, baseline);
 		if (v >= 0)
 			return v;
 	}
@@ -598,7 +556,7 @@ static int rule_noop_sweep(struct wctx *c)
 
 	for (k = 0; rc == 0 && k < c->keys.n; k++) {
 		struct sim_strbuf vals = {0};
-		struct names seen = { NULL, 0, 0 };
+		struct exp_names seen = { NULL, 0, 0 };
 		struct sig *g = NULL;
 		size_t n = 0, i, groups = 0, dead = 0, nv = 0;
 		if (strcmp(c->keys.v[k], "policy") == 0)
@@ -608,18 +566,18 @@ static int rule_noop_sweep(struct wctx *c)
 		for (i = 0; i < n; ) {
 			size_t j = i, ndist = 0;
 			int all = 1;
-			struct names dist = { NULL, 0, 0 };
+			struct exp_names dist = { NULL, 0, 0 };
 			while (j < n && strcmp(g[j].s, g[i].s) == 0) {
 				const struct wrun *w = &c->r[g[j].run];
-				if (names_find(&dist, w->sw[k]) < 0) {
-					if (names_add(&dist, w->sw[k]) < 0)
+				if (exp_names_find(&dist, w->sw[k]) < 0) {
+					if (exp_names_add(&dist, w->sw[k]) < 0)
 						rc = SIM_ENOMEM;
 					ndist++;
 				}
 				all &= same(c, &c->r[g[i].run], w);
 				j++;
 			}
-			names_free(&dist);
+			exp_names_fini(&dist);
 			if (ndist >= 2) {
 				groups++;
 				dead += all;
@@ -628,9 +586,9 @@ static int rule_noop_sweep(struct wctx *c)
 		}
 		for (i = 0; i < n; i++) {
 			const char *v = c->r[g[i].run].sw[k];
-			if (names_find(&seen, v) >= 0)
+			if (exp_names_find(&seen, v) >= 0)
 				continue;
-			if (names_add(&seen, v) < 0)
+			if (exp_names_add(&seen, v) < 0)
 				rc = SIM_ENOMEM;
 			list_add(&vals, &nv, v);
 		}
@@ -648,7 +606,7 @@ static int rule_noop_sweep(struct wctx *c)
 		if (vals.oom)
 			rc = SIM_ENOMEM;
 		free(vals.s);
-		names_free(&seen);
+		exp_names_fini(&seen);
 		for (i = 0; i < n; i++)
 			free(g[i].s);
 		free(g);

@@ -384,58 +384,37 @@ static void add_place(struct run_result *res, int job, int gpu, double t0,
 	run_result_add_place(res, &pl);
 }
 
+static int fill_sweep(void *ctx, const struct exp_run_spec *sp,
+		      struct run_result *res)
+{
+	int pol = strcmp(sp->policy, "colti") == 0, r = sp->replication, k;
+
+	(void)ctx;
+	run_result_set(res, "makespan_s", sp->horizon_s + 100 * pol + r);
+	run_result_set(res, "slo_attainment", r == 0 ? 0.9 : 1.0);
+	for (k = 0; k < 3; k++) {
+		struct res_job j;
+		memset(&j, 0, sizeof j);
+		snprintf(j.id, sizeof j.id, "j%d", k);
+		strcpy(j.kind, k == 1 ? "infer" : "train");
+		strcpy(j.model, "resnet50");
+		j.gpus = k == 1 ? 2 : 1;
+		run_result_add_job(res, &j);
+	}
+	add_place(res, 0, 0, 0, 10);
+	add_place(res, 1, 0, 5, 15);
+	add_place(res, 1, 1, 5, 15);
+	add_place(res, 2, 1, 1, -1);
+	for (k = 0; k < 5; k++) {
+		struct res_series pt = { 0, k, 0.5, 0.25 };
+		run_result_add_series(res, &pt);
+	}
+	return 0;
+}
+
 static const char *build_sweep_db(void)
 {
-	static char path[512];
-	struct exp_config *cfg = NULL;
-	struct exp_matrix m;
-	struct store *s = NULL;
-	struct sim_err err = { 0, "" };
-	size_t i;
-	int64_t id;
-
-	snprintf(path, sizeof path, "%s/sweep.db", test_tmpdir());
-	unlink(path);
-	CU_ASSERT_EQUAL_FATAL(exp_config_parse(&cfg, "sw.ini", SWEEP_CFG,
-					       strlen(SWEEP_CFG), &err), 0);
-	CU_ASSERT_EQUAL_FATAL(exp_matrix_build(&m, cfg, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(m.nruns, 18);
-	CU_ASSERT_EQUAL_FATAL(store_open(&s, path, STORE_WRITE, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(store_add_experiment(s, cfg, (long)m.nruns, &id,
-						   &err), 0);
-	for (i = 0; i < m.nruns; i++) {
-		const struct exp_run_spec *sp = &m.runs[i];
-		int pol = strcmp(sp->policy, "colti") == 0, r = sp->replication;
-		struct run_result res;
-		int k;
-		run_result_init(&res);
-		run_result_set(&res, "makespan_s", sp->horizon_s + 100 * pol + r);
-		run_result_set(&res, "slo_attainment", r == 0 ? 0.9 : 1.0);
-		for (k = 0; k < 3; k++) {
-			struct res_job j;
-			memset(&j, 0, sizeof j);
-			snprintf(j.id, sizeof j.id, "j%d", k);
-			strcpy(j.kind, k == 1 ? "infer" : "train");
-			strcpy(j.model, "resnet50");
-			j.gpus = k == 1 ? 2 : 1;
-			run_result_add_job(&res, &j);
-		}
-		add_place(&res, 0, 0, 0, 10);
-		add_place(&res, 1, 0, 5, 15);
-		add_place(&res, 1, 1, 5, 15);
-		add_place(&res, 2, 1, 1, -1);
-		for (k = 0; k < 5; k++) {
-			struct res_series pt = { 0, k, 0.5, 0.25 };
-			run_result_add_series(&res, &pt);
-		}
-		CU_ASSERT_EQUAL(store_put_run(s, id, sp, STORE_RUN_DONE, NULL,
-					      &res, &err), 0);
-		run_result_fini(&res);
-	}
-	store_close(s);
-	exp_matrix_fini(&m);
-	exp_config_free(cfg);
-	return path;
+	return test_store_build("sweep.db", SWEEP_CFG, fill_sweep, NULL);
 }
 
 static int plot_db(const char *db, struct plot_opts *o, const char *dir,
