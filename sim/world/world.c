@@ -531,6 +531,12 @@ int world_create(struct world **out, const struct world_config *cfg,
 		world_destroy(w);
 		return rc;
 	}
+	if ((rc = world__view_init(w, err)) != 0 ||
+	    (rc = pol_params_fill(w->pol, cfg->params, w->pol_state,
+				  err)) != 0) {
+		world_destroy(w);
+		return rc;
+	}
 	if (w->pol->xInit != NULL &&
 	    (rc = w->pol->xInit(w, w->pol_state, cfg->params, err)) != 0) {
 		if (err != NULL && err->code == 0)
@@ -579,6 +585,7 @@ void world_destroy(struct world *w)
 	free(w->series.v);
 	free(w->xmetrics);
 	free(w->pol_state);
+	world__view_fini(w);
 	if (w->tr != NULL)
 		trace_close(w->tr);
 	sim_sample_fini(&w->jct_s);

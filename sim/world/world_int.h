@@ -62,6 +62,7 @@ struct world {
 					 until the first GPU change */
 	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
 					 NULL when off */
+	struct world_view *view;      /* the policy view's state (view.c) */
 };
 
 struct world_metric {
@@ -103,6 +104,10 @@ void world__jitter_fini(struct world *w);
 ** service j into its result row (no-op for a training job). */
 struct res_job;
 void svc_job_result(struct world *w, int j, struct res_job *r);
+/* sim/world/view.c: the policy view's state (device kinds, the policy's
+** random stream): made before xInit, freed by world_destroy. */
+int world__view_init(struct world *w, struct sim_err *err);
+void world__view_fini(struct world *w);
 
 /* world_load.c: the GPU pool.  pool_request takes one request of a pooled
 ** service; pool_tenant_changed reschedules an executor (tenant id < 0). */
