@@ -114,6 +114,10 @@ struct world_config {
 	** the job leaves its GPUs at once) or WORLD_PREEMPT_SWAP (it is
 	** swapped out and pays the copy back in; docs/MODEL.md, "Swapping"). */
 	int preempt_cost;
+	/* Arrival jitter: each trace row arrives up to this much later, a
+	** uniform draw per row from the replication's stream, order kept
+	** (sim/world/world_jitter.c; docs/RESULTS.md).  0: the trace's times. */
+	sim_time arrival_jitter_ns;
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };
