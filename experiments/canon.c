@@ -145,7 +145,7 @@ int exp__canon_build(struct exp_config *cfg, struct sim_err *err)
 	static const char *const defaults[][2] = {
 		{ "seed", "1" }, { "horizon_s", "0" },
 		{ "cluster.preempt_cost", "free" },
-		{ "cluster.memory_servers", "0" },
+		{ "cluster.memory_servers", "0" }, { "arrival_jitter_s", "0" },
 	};
 	struct sim_strbuf t = { NULL, 0, 0, 0 };
 	size_t cap = 0, i, k;

@@ -339,9 +339,9 @@ static void test_resume(void)
 				      "'100': not set"));
 }
 
-/* A database of schema 1 (before config_canon) migrates when opened for
+/* A database of schema 2 (before config_canon) migrates when opened for
 ** writing and its experiment resumes. */
-static void test_schema1_migrates(void)
+static void test_schema2_migrates(void)
 {
 	char db[600];
 	struct exp_run_stats st;
@@ -355,8 +355,8 @@ static void test_schema1_migrates(void)
 	CU_ASSERT_EQUAL(exec_sql(db, "ALTER TABLE experiments DROP COLUMN "
 				 "config_canon; ALTER TABLE experiments DROP "
 				 "COLUMN replications; PRAGMA user_version = "
-				 "1"), SQLITE_OK);
-	CU_ASSERT_EQUAL(q_int(db, "PRAGMA user_version"), 1);
+				 "2"), SQLITE_OK);
+	CU_ASSERT_EQUAL(q_int(db, "PRAGMA user_version"), 2);
 	cfg = put("v1.ini", "; resumed\n" RES "replications = 2\n"
 		  "policy = mps\n");
 	CU_ASSERT_EQUAL(run(cfg, db, 1, &st, &err), 0);
@@ -409,8 +409,8 @@ TEST_REGISTER(cfgcheck)
 		  test_whole_check },
 		{ "the canonical form resume compares", test_canonical_form },
 		{ "resume by the parsed config", test_resume },
-		{ "a schema 1 database migrates and resumes",
-		  test_schema1_migrates },
+		{ "a schema 2 database migrates and resumes",
+		  test_schema2_migrates },
 		{ "run --dry-run prints the matrix", test_dry_run },
 		{ NULL, NULL }
 	};
