@@ -12,6 +12,7 @@
 #include "policies/catalog.h"
 #include "models/cluster.h"
 #include "experiments/runner.h"
+#include "experiments/timeline.h"
 #include "sim/world/world.h"
 #include "traces/gen.h"
 
@@ -48,6 +49,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.memory_server_nic_bytes_per_s =
 			a->memory_server_nic_bytes_per_s;
 		cfg.preempt_cost = a->preempt_cost;
+		cfg.timeline = a->timeline_path != NULL;
 		cfg.arrival_jitter_ns = a->arrival_jitter_ns;
 		rc = world_create(&w, &cfg, err);
 	}
@@ -55,6 +57,8 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		rc = world_run(w, err);
 	if (rc == 0)
 		rc = world_results(w, res, err);
+	if (rc == 0 && a->timeline_path != NULL)
+		rc = exp_timeline_write(a->timeline_path, w, err);
 	world_destroy(w);
 	dev_catalog_fini(&cat);
 	return rc;

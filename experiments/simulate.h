@@ -29,6 +29,8 @@ struct exp_sim_args {
 	int memory_servers;           /* DistMind memory pool; 0: one per node */
 	double memory_server_nic_bytes_per_s;   /* 0: nic_bytes_per_s */
 	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
+	const char *timeline_path;    /* write the run's timeline there
+					 (experiments/timeline.h); NULL: no */
 	sim_time arrival_jitter_ns;   /* world_config's; 0: none */
 };
 

@@ -63,6 +63,7 @@ struct gpu_tenant {
 	int slice;                /* MIG slice index, -1 for the whole GPU */
 	/* the current work unit; the model updates these */
 	int busy;
+	uint64_t units;           /* work units begun (gpu_begin) so far */
 	struct gpu_work_profile prof;
 	double work_left_ns;      /* solo time still to run */
 	double speed;             /* current speed, 0 when idle */

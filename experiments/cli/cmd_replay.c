@@ -19,7 +19,7 @@
 #define MAX_PARAMS 64
 
 enum { O_POLICY, O_CLUSTER, O_SEED, O_PARAM, O_HORIZON, O_MAX_EVENTS,
-       O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_PLUGIN, O_JSON };
+       O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_PLUGIN, O_TIMELINE, O_JSON };
 
 static const struct cli_opt opts[] = {
 	[O_POLICY] = { "policy", 0, "P", "a policy (colosim list policies)" },
@@ -42,6 +42,10 @@ static const struct cli_opt opts[] = {
 			"checkout or prefix)" },
 	[O_PLUGIN] = { "plugin", 0, "FILE.so", "load a policy plugin (runs its "
 		       "code); repeatable\n(docs/POLICIES.md, \"Plugins\")" },
+	[O_TIMELINE] = { "timeline", 0, "FILE", "write the run's timeline as a "
+			 "Chrome trace (JSON):\na track per GPU, spans per work "
+			 "unit, swap and model\nload, HBM and SM counters; open "
+			 "it in ui.perfetto.dev" },
 	[O_JSON] = { "json", 0, NULL, "one JSON object instead of a table" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -103,6 +107,7 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_CLUSTER: a->cluster = v; return 0;
 	case O_DEVICES: a->devices_dir = v; return 0;
 	case O_JSON: r->json = 1; return 0;
+	case O_TIMELINE: a->timeline_path = v; return 0;
 	case O_PLUGIN: {
 		struct sim_err err = { 0, "" };
 		if (pol_catalog_load(&r->pols, v, &err) != 0)

@@ -112,6 +112,8 @@ int world__gpu_changed(struct world *w, int g)
 	sim_time now = w->sim.now;
 	int rc, rc0 = world__plog_sync(w, g);
 
+	if (rc0 == 0 && w->tl != NULL)
+		rc0 = world__tl_sync(w, g);
 	if (rc0 != 0)
 		return rc0;
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
@@ -576,6 +578,8 @@ int world_create(struct world **out, const struct world_config *cfg,
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
 	if ((rc = world__builtin_init(w, cfg, err)) != 0 ||
 	    (rc = alloc_core(w, cfg, err)) != 0 ||
+	    (cfg->timeline && (rc = world__tl_init(w)) != 0 &&
+	     sim_err_set(err, rc, "out of memory")) ||
 	    (rc = start(w, cfg, err)) != 0) {
 		world_destroy(w);
 		return rc;
@@ -617,6 +621,7 @@ void world_destroy(struct world *w)
 	if (w->tr != NULL)
 		trace_close(w->tr);
 	world__plog_fini(w);
+	world__tl_fini(w);
 	world__jitter_fini(w);
 	sim_fini(&w->sim);
 	free(w);
