@@ -603,6 +603,24 @@ int store_find_experiment(struct store *s, const char *name, int64_t *id,
 	return db_fail(s, rc, "find experiment", err);
 }
 
+/* Binds what an experiment row says of its config, ?2 .. ?8: path, text,
+** hash, version, total_runs, canonical form, replications. */
+static int bind_config(struct store *s, sqlite3_stmt *st,
+		       const struct exp_config *cfg, long total_runs,
+		       struct sim_err *err)
+{
+	int rc;
+
+	if ((rc = bind_text(s, st, 2, cfg->path, err)) ||
+	    (rc = bind_text(s, st, 3, cfg->text, err)) ||
+	    (rc = bind_text(s, st, 4, cfg->hash, err)) ||
+	    (rc = bind_text(s, st, 5, COLOSIM_VERSION, err)) ||
+	    (rc = bind_int(s, st, 6, total_runs, err)) ||
+	    (rc = bind_text(s, st, 7, cfg->canon_text, err)))
+		return rc;
+	return bind_int(s, st, 8, cfg->replications, err);
+}
+
 int store_add_experiment(struct store *s, const struct exp_config *cfg,
 			 long total_runs, int64_t *id, struct sim_err *err)
 {
@@ -617,13 +635,7 @@ int store_add_experiment(struct store *s, const struct exp_config *cfg,
 	if (rc != SQLITE_OK)
 		return db_fail(s, rc, "add experiment", err);
 	if ((rc = bind_text(s, st, 1, cfg->name, err)) ||
-	    (rc = bind_text(s, st, 2, cfg->path, err)) ||
-	    (rc = bind_text(s, st, 3, cfg->text, err)) ||
-	    (rc = bind_text(s, st, 4, cfg->hash, err)) ||
-	    (rc = bind_text(s, st, 5, COLOSIM_VERSION, err)) ||
-	    (rc = bind_int(s, st, 6, total_runs, err)) ||
-	    (rc = bind_text(s, st, 7, cfg->canon_text, err)) ||
-	    (rc = bind_int(s, st, 8, cfg->replications, err))) {
+	    (rc = bind_config(s, st, cfg, total_runs, err))) {
 		sqlite3_finalize(st);
 		return rc;
 	}
@@ -653,13 +665,7 @@ int store_update_experiment(struct store *s, int64_t id,
 	if (rc != SQLITE_OK)
 		return db_fail(s, rc, "update experiment", err);
 	if ((rc = bind_int(s, st, 1, id, err)) ||
-	    (rc = bind_text(s, st, 2, cfg->path, err)) ||
-	    (rc = bind_text(s, st, 3, cfg->text, err)) ||
-	    (rc = bind_text(s, st, 4, cfg->hash, err)) ||
-	    (rc = bind_text(s, st, 5, COLOSIM_VERSION, err)) ||
-	    (rc = bind_int(s, st, 6, total_runs, err)) ||
-	    (rc = bind_text(s, st, 7, cfg->canon_text, err)) ||
-	    (rc = bind_int(s, st, 8, cfg->replications, err))) {
+	    (rc = bind_config(s, st, cfg, total_runs, err))) {
 		sqlite3_finalize(st);
 		return rc;
 	}
