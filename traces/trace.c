@@ -432,8 +432,9 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 		} else if (is_empty(r->field[C_ARG]))
 			row_error(r, err, C_ARG, "file arrivals need the path "
 				  "of an arrival file");
-		strcpy(j->arrival_arg, r->field_long[C_ARG] ? "" :
-		       r->field[C_ARG]);
+		if (!r->field_long[C_ARG] &&
+		    strlen(r->field[C_ARG]) < sizeof j->arrival_arg)
+			strcpy(j->arrival_arg, r->field[C_ARG]);
 	} else {
 		row_error(r, err, C_ARR, "expected poisson, rates or file, "
 			  "got '%s'", shown(r, C_ARR));
