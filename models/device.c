@@ -67,7 +67,7 @@ static const struct field dev_fields[] = {
 	DF(ctx_bytes, F_U64, 1, R_NONNEG),
 	DF(sms, F_INT, 1, R_POS),
 	DF(fp32_flops, F_DBL, 1, R_POS),
-	DF(fp16_flops, F_DBL, 1, R_NONNEG),
+	DF(fp16_flops, F_DBL, 1, R_POS),
 	DF(bf16_flops, F_DBL, 1, R_NONNEG),
 	DF(bf16_achieved_flops, F_DBL, 0, R_NONNEG),
 	DF(sm_clock_hz, F_DBL, 0, R_NONNEG),
@@ -119,6 +119,97 @@ static const struct field mig_fields[] = {
 	MF(bw_frac, F_DBL, R_FRAC),
 };
 #define NMIG_FIELDS (sizeof mig_fields / sizeof mig_fields[0])
+
+/*
+** Magnitude bounds of the numeric keys (docs/LIMITS.md, "Device profiles").
+** The kind of range (> 0, >= 0, a fraction) is the field table's; these
+** add the physical span, so that every quantity the models derive from a
+** profile (times = work / rate, shares, products with trace sizes) stays
+** finite and every time fits int64 nanoseconds.  The spans are
+** assumptions, chosen orders of magnitude beyond any GPU built (an H200
+** has 1e15 FLOP/s, 5e12 B/s, 1.5e11 bytes): a value outside one is a
+** typo or a unit error, never a device.  A positive key may not be below
+** lo; a key >= 0 may be 0 (not measured) or in [lo, hi].
+*/
+struct dev_bound {
+	const char *key;
+	double lo, hi;
+};
+
+#define DEV_RATE_LO 1e3          /* bytes/s of a link or memory */
+#define DEV_RATE_HI 1e16
+#define DEV_FLOPS_LO 1e6
+#define DEV_FLOPS_HI 1e19
+#define DEV_BYTES_HI 1125899906842624.0   /* 2^50, 1 PiB */
+#define DEV_NS_HI 1e12           /* 1000 s: any latency or time slice */
+#define DEV_K_HI 100.0           /* contention coefficients */
+#define DEV_SMS_HI 65536.0
+
+static const struct dev_bound dev_bounds[] = {
+	{ "hbm_bytes", 1, DEV_BYTES_HI },
+	{ "hbm_bw_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "l2_bytes", 1, DEV_BYTES_HI },
+	{ "ctx_bytes", 0, DEV_BYTES_HI },
+	{ "sms", 1, DEV_SMS_HI },
+	{ "fp32_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "fp16_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "bf16_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "bf16_achieved_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "sm_clock_hz", 1e6, 1e11 },
+	{ "pcie_gen", 1, 16 },
+	{ "h2d_pinned_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "d2h_pinned_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "h2d_pageable_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "d2h_pageable_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "pcie_latency_ns", 0, DEV_NS_HI },
+	{ "nvlink_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	/* a quantum under 1 us would make time slicing a flood of events */
+	{ "ts_quantum_ns", 1000, DEV_NS_HI },
+	{ "ts_switch_ns", 0, DEV_NS_HI },
+	{ "mps_contention_k", 0, DEV_K_HI },
+	{ "uvm_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "h2d_pinned_latency_ns", 0, DEV_NS_HI },
+	{ "d2h_pinned_latency_ns", 0, DEV_NS_HI },
+	{ "h2d_pageable_latency_ns", 0, DEV_NS_HI },
+	{ "d2h_pageable_latency_ns", 0, DEV_NS_HI },
+	{ "d2d_latency_ns", 0, DEV_NS_HI },
+	{ "d2d_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "hbm_sat_sms", 0, DEV_SMS_HI },
+	{ "streams_contention_k", 0, DEV_K_HI },
+	{ "uvm_random_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "ctx_create_ns", 0, DEV_NS_HI },
+	{ "max_alloc_bytes", 0, DEV_BYTES_HI },
+	{ "launch_overhead_ns", 0, DEV_NS_HI },
+	{ "kernel_roundtrip_ns", 0, DEV_NS_HI },
+	{ "fp32_fma_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "fp16_fma_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "gemm_fp16_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "gemm_fp32_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	/* [mig NAME] keys (bw_frac is a fraction already) */
+	{ "max_count", 1, 64 },
+};
+
+/* Checks v against key's bounds (none: |v| <= DEV_FLOPS_HI); 0 or -1 with
+** what was expected in why (n bytes). */
+static int check_bound(const char *key, int may_be_zero, double v,
+		       char *why, size_t n)
+{
+	double lo = 0, hi = DEV_FLOPS_HI;
+	size_t i;
+
+	for (i = 0; i < sizeof dev_bounds / sizeof dev_bounds[0]; i++)
+		if (strcmp(dev_bounds[i].key, key) == 0) {
+			lo = dev_bounds[i].lo;
+			hi = dev_bounds[i].hi;
+			break;
+		}
+	if ((v >= lo && v <= hi) || (may_be_zero && v == 0))
+		return 0;
+	snprintf(why, n, "expected %s[%.6g, %.6g] (docs/LIMITS.md)",
+		 may_be_zero && lo > 0 ? "0 or a number in " : "a number in ",
+		 lo, hi);
+	return -1;
+}
 
 /* The parse state handed to inih. */
 struct load_ctx {
@@ -382,7 +473,7 @@ static int handler(void *user, const char *section, const char *name,
 {
 	struct load_ctx *c = user;
 	struct dev_profile *d = c->d;
-	char buf[DEV_LINE_MAX], srckey[96], *src;
+	char buf[DEV_LINE_MAX], srckey[96], bound[96], *src;
 	const struct field *f;
 	const char *why = NULL;
 	size_t idx;
@@ -464,6 +555,13 @@ static int handler(void *user, const char *section, const char *name,
 	if (set_field(base, f, buf, &why) != 0) {
 		sim_err_set(c->err, SIM_EPARSE, "%s:%d: %s: %s, got '%s'",
 			    c->path, c->line, name, why, buf);
+		return 0;
+	}
+	if (f->kind != F_STR &&
+	    check_bound(name, f->range == R_NONNEG, strtod(buf, NULL), bound,
+			sizeof bound) != 0) {
+		sim_err_set(c->err, SIM_ERANGE, "%s:%d: %s: %s, got '%s'",
+			    c->path, c->line, name, bound, buf);
 		return 0;
 	}
 	if (src != NULL && src_add(d, srckey, src) != 0) {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int sim_fopen_in(FILE **out, const char *path, const char *mode,
 		 const char *what, struct sim_err *err)
@@ -34,4 +35,52 @@ int sim_fopen_in(FILE **out, const char *path, const char *mode,
 		e == EACCES || e == EISDIR || e == EPERM ? SIM_EINVAL : SIM_EIO;
 	return sim_err_set(err, code, "%s: cannot open%s%s: %s", path, sep,
 			   what, strerror(e));
+}
+
+int sim_path_literal(const char *path, char *out, size_t n, const char *what,
+		     struct sim_err *err)
+{
+	const char *p, *pre;
+	int w;
+
+	if (what == NULL)
+		what = "path";
+	if (path == NULL || path[0] == '\0')
+		return sim_err_set(err, SIM_EINVAL, "%s: empty", what);
+	for (p = path; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return sim_err_set(err, SIM_EINVAL, "%s: a control "
+					   "character at position %d: expected "
+					   "a plain file name", what,
+					   (int)(p - path) + 1);
+	pre = path[0] == '/' || strncmp(path, "./", 2) == 0 ||
+	      strncmp(path, "../", 3) == 0 ? "" : "./";
+	w = snprintf(out, n, "%s%s", pre, path);
+	if (w < 0 || (size_t)w >= n)
+		return sim_err_set(err, SIM_ENOSPC, "%s: longer than %zu "
+				   "characters", what, n > 3 ? n - 3 : 0);
+	return 0;
+}
+
+int sim_out_tmpname(const char *path, char *out, size_t n)
+{
+	int w = snprintf(out, n, "%s.tmp.%ld", path, (long)getpid());
+
+	return w < 0 || (size_t)w >= n ? SIM_ENOSPC : 0;
+}
+
+int sim_out_commit(const char *tmp, const char *path, struct sim_err *err)
+{
+	if (rename(tmp, path) != 0) {
+		int e = errno;
+		remove(tmp);
+		return sim_err_set(err, SIM_EIO, "%s: cannot write: %s", path,
+				   strerror(e));
+	}
+	return 0;
+}
+
+void sim_out_abort(const char *tmp)
+{
+	remove(tmp);
 }
