@@ -559,6 +559,14 @@ static int on_experiment(struct parse_ctx *c, const char *k, const char *v)
 		cfg->db = r;
 		return 1;
 	}
+	if (strcmp(k, "devices") == 0) {
+		char *r = resolve_path(c->path, v);
+		if (r == NULL)
+			return perr(c, SIM_ENOMEM, "out of memory");
+		free(cfg->devices);
+		cfg->devices = r;
+		return 1;
+	}
 	if (strcmp(k, "policy") == 0) {
 		if (!is_word(v, "_-"))
 			return perr(c, SIM_EPARSE, "policy: expected one policy "
@@ -569,7 +577,7 @@ static int on_experiment(struct parse_ctx *c, const char *k, const char *v)
 	}
 	return perr(c, SIM_EPARSE, "unknown key '%s' (known: name, trace, "
 		    "gen.KEY, cluster, horizon_s, replications, seed, db, "
-		    "policy)", k);
+		    "devices, policy)", k);
 }
 
 static int on_cluster(struct parse_ctx *c, const char *k, const char *v)
@@ -1066,6 +1074,7 @@ void exp_config_free(struct exp_config *cfg)
 	kv_free(cfg->gen, cfg->ngen);
 	free(cfg->cluster);
 	free(cfg->db);
+	free(cfg->devices);
 	free(cfg->policy);
 	for (i = 0; i < cfg->npolicies; i++) {
 		free(cfg->policies[i].name);

@@ -6,7 +6,8 @@
 **
 **   [experiment]   name, trace = PATH or gen.KEY = VALUE (generator options),
 **                  cluster = 4x8:a100-80gb,2x4:v100-16gb, horizon_s,
-**                  replications, seed, db, policy (when not swept)
+**                  replications, seed, db, policy (when not swept),
+**                  devices = DIR (device profiles, relative to the config)
 **   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
 **                  memory_servers, memory_server_nic_gbps, preempt_cost
 **   [sweep]        KEY = v1, v2, ... or a..b step s (items may be mixed);
@@ -99,6 +100,9 @@ struct exp_config {
 	int replications;                /* >= 1, default 1 */
 	uint64_t seed;                   /* master seed, default 1 */
 	char *db;                        /* default NAME.db */
+	char *devices;                   /* device profile folder, resolved
+					    against the config's folder; NULL:
+					    dev_find_dir's search */
 	char *policy;                    /* [experiment] policy, if any */
 	int policy_line;
 
@@ -137,6 +141,8 @@ struct exp_run_spec {
 	size_t ngroups;
 	const struct exp_cluster_opts *copts;
 	double horizon_s;
+	const char *devices_dir;         /* borrowed, set by the runner; NULL:
+					    dev_find_dir's search */
 };
 
 struct exp_matrix {

@@ -20,6 +20,7 @@
 ** has all four keys, fits the device (SMs, memory, bandwidth share) and a
 ** name of the form "<N>g.<mem>".
 */
+#include "sim/datadir.h"
 #include "sim/file.h"
 #include "models/device.h"
 
@@ -31,13 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include <ini.h>
-
-#ifndef COLOSIM_SHARE_DIR
-#define COLOSIM_SHARE_DIR "/usr/local/share/colosim/devices"
-#endif
 
 enum fkind { F_STR, F_U64, F_INT, F_DBL, F_TIME };
 
@@ -69,6 +65,7 @@ static const struct field dev_fields[] = {
 	DF(fp32_flops, F_DBL, 1, R_POS),
 	DF(fp16_flops, F_DBL, 1, R_POS),
 	DF(bf16_flops, F_DBL, 1, R_NONNEG),
+	DF(fp8_flops, F_DBL, 0, R_NONNEG),
 	DF(bf16_achieved_flops, F_DBL, 0, R_NONNEG),
 	DF(sm_clock_hz, F_DBL, 0, R_NONNEG),
 	DF(pcie_gen, F_INT, 1, R_POS),
@@ -845,14 +842,13 @@ void dev_catalog_names(const struct dev_catalog *cat, char *buf, size_t n)
 	}
 }
 
-const char *dev_default_dir(void)
+int dev_find_dir(const char *given, char *out, size_t n,
+		 struct sim_err *err)
 {
-	const char *env = getenv("COLOSIM_DEVICES");
-	struct stat st;
+	const struct sim_datadir q = {
+		"device profiles", given, "--devices", "COLOSIM_DEVICES",
+		"models/devices", "devices", NULL, NULL
+	};
 
-	if (env != NULL && *env != '\0')
-		return env;
-	if (stat("models/devices", &st) == 0 && S_ISDIR(st.st_mode))
-		return "models/devices";
-	return COLOSIM_SHARE_DIR;
+	return sim_datadir_find(&q, out, n, err);
 }

@@ -73,7 +73,7 @@ static void test_pipeline_vs_whole(void)
 	size_t G, k;
 
 	CU_ASSERT_FATAL(m != NULL);
-	CU_ASSERT_FATAL(dev_catalog_load(&cat, dev_default_dir(), &err) == 0);
+	CU_ASSERT_FATAL(dev_catalog_load(&cat, "models/devices", &err) == 0);
 	d = dev_catalog_find(&cat, "v100-32gb");
 	CU_ASSERT_FATAL(d != NULL);
 	CU_ASSERT_EQUAL(d->pcie_gen, 3);

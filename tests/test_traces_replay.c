@@ -31,14 +31,13 @@ static int shared(char *buf, size_t n, const char *rel)
 	FILE *f;
 
 	if (dir == NULL) {
-		fprintf(stderr, "\n  skipped: ../shared/traces is absent "
-			"(set COLOSIM_SHARED_TRACES)\n");
+		test_skip_trace(rel);
 		return 0;
 	}
 	snprintf(buf, n, "%s/%s", dir, rel);
 	f = fopen(buf, "r");
 	if (f == NULL) {
-		fprintf(stderr, "\n  skipped: %s is absent\n", buf);
+		test_skip_trace(rel);
 		return 0;
 	}
 	fclose(f);

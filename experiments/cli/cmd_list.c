@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "models/device.h"
+#include "sim/datadir.h"
 #include "policies/policy.h"
 #include "experiments/cli/cli.h"
 #include "experiments/cli/list_models.h"
@@ -24,11 +25,14 @@ struct list_topic {
 
 static void devices_usage(FILE *f)
 {
-	fprintf(f, "usage: colosim list devices [--dir DIR] [NAME]\n\n"
+	fprintf(f, "usage: colosim list devices [--devices DIR] [NAME]\n\n"
 		   "Without NAME, prints one line per device profile found in "
 		   "DIR (default:\n$COLOSIM_DEVICES, else ./models/devices, "
-		   "else the installed profiles).\nWith NAME (or an alias), "
-		   "prints every value of that profile with its source.\n");
+		   "the binary's checkout, the binary's\nprefix, "
+		   "%s/share/colosim/devices; "
+		   "--dir is the same option).\nWith NAME (or an alias), "
+		   "prints every value of that profile with its source.\n",
+		sim_datadir_prefix());
 }
 
 static void print_key(const struct dev_profile *d, const char *key,
@@ -57,6 +61,8 @@ static void print_profile(const struct dev_profile *d)
 	NUM("fp32_flops", "%.4g", d->fp32_flops);
 	NUM("fp16_flops", "%.4g", d->fp16_flops);
 	NUM("bf16_flops", "%.4g", d->bf16_flops);
+	if (d->fp8_flops > 0)
+		NUM("fp8_flops", "%.4g", d->fp8_flops);
 	if (d->bf16_achieved_flops > 0)
 		NUM("bf16_achieved_flops", "%.4g", d->bf16_achieved_flops);
 	if (d->sm_clock_hz > 0)
@@ -115,6 +121,7 @@ static int list_devices(int argc, char **argv)
 	struct dev_catalog cat;
 	struct sim_err err;
 	const char *dir = NULL, *name = NULL;
+	char devdir[4096];
 	size_t i;
 	int a;
 
@@ -122,10 +129,12 @@ static int list_devices(int argc, char **argv)
 		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
 			devices_usage(stdout);
 			return 0;
-		} else if (strcmp(argv[a], "--dir") == 0) {
+		} else if (strcmp(argv[a], "--dir") == 0 ||
+			   strcmp(argv[a], "--devices") == 0) {
 			if (++a >= argc)
-				return cli_usage_error("list devices: --dir "
-						       "needs a directory");
+				return cli_usage_error("list devices: %s needs "
+						       "a directory",
+						       argv[a - 1]);
 			dir = argv[a];
 		} else if (argv[a][0] == '-') {
 			return cli_usage_error("list devices: unknown option "
@@ -137,7 +146,8 @@ static int list_devices(int argc, char **argv)
 		}
 	}
 	sim_err_clear(&err);
-	if (dev_catalog_load(&cat, dir ? dir : dev_default_dir(), &err) != 0)
+	if (dev_find_dir(dir, devdir, sizeof devdir, &err) != 0 ||
+	    dev_catalog_load(&cat, devdir, &err) != 0)
 		return cli_report(&err);
 	if (name != NULL) {
 		const struct dev_profile *d = dev_catalog_find(&cat, name);

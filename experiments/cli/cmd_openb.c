@@ -16,7 +16,20 @@
 #include "experiments/openb.h"
 #include "experiments/cli/cli.h"
 
-#define TRACE_DIR "../shared/traces/alibaba-gpu-v2023/"
+/* The inputs' folder: ../shared/traces when it is there (the project's
+** shared copy), else data/traces (where `colosim traces fetch` puts
+** them). */
+#define TRACE_DIR "T/alibaba-gpu-v2023/"
+#define FETCH_HINT "colosim traces fetch alibaba-gpu-v2023 " \
+	"alibaba-gpu-v2023-fgd-seed42 --mirror DIR gets them; docs/TRACES.md"
+
+static const char *trace_root(void)
+{
+	struct stat st;
+
+	return stat("../shared/traces/alibaba-gpu-v2023", &st) == 0 ?
+	       "../shared/traces" : "data/traces";
+}
 
 static void help(FILE *f)
 {
@@ -35,6 +48,8 @@ static void help(FILE *f)
 "  --tiebreak F   node ranks (default " TRACE_DIR "fgd-seed42/node_tiebreak.csv)\n"
 "  --out DIR      output folder, created if missing (default openb-out)\n"
 "  --threshold P  FGD typical pods cover P%% of the original pods (default 95)\n"
+"                 (T: ../shared/traces if present, else data/traces, where\n"
+"                 " FETCH_HINT ")\n"
 "  --no-plot      skip the gnuplot figure\n"
 "  --db FILE      also store each policy's run in the results store FILE\n"
 "                 (metrics alloc_pct_kNNN, placed, failed, wall_s; see\n"
@@ -52,9 +67,9 @@ static double now_s(clockid_t id)
 
 static int cmd_openb(int argc, char **argv)
 {
-	const char *nodes = TRACE_DIR "openb_node_list_gpu_node.csv";
-	const char *arrivals = TRACE_DIR "fgd-seed42/arrivals.csv";
-	const char *tiebreak = TRACE_DIR "fgd-seed42/node_tiebreak.csv";
+	char dnodes[512], darrivals[512], dtiebreak[512];
+	const char *nodes = dnodes, *arrivals = darrivals;
+	const char *tiebreak = dtiebreak;
 	const char *out = "openb-out", *policy = "both";
 	const char *db = NULL, *experiment = "openb-fgd";
 	static const int marks[] = { 90, 100, 110, 120, 130 };
@@ -70,6 +85,12 @@ static int cmd_openb(int argc, char **argv)
 	char csv[4096];
 	int i, j, n = 0, plot = 1, rc = 0;
 
+	snprintf(dnodes, sizeof dnodes, "%s/alibaba-gpu-v2023/"
+		 "openb_node_list_gpu_node.csv", trace_root());
+	snprintf(darrivals, sizeof darrivals, "%s/alibaba-gpu-v2023/"
+		 "fgd-seed42/arrivals.csv", trace_root());
+	snprintf(dtiebreak, sizeof dtiebreak, "%s/alibaba-gpu-v2023/"
+		 "fgd-seed42/node_tiebreak.csv", trace_root());
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -135,6 +156,11 @@ static int cmd_openb(int argc, char **argv)
 	    openb_load_arrivals(&d, arrivals, &err) != 0 ||
 	    openb_load_tiebreak(&d, tiebreak, &err) != 0) {
 		openb_data_fini(&d);
+		if (err.code == SIM_ENOENT) {
+			fprintf(stderr, "colosim: %s (" FETCH_HINT ")\n",
+				err.msg);
+			return 2;
+		}
 		return cli_report(&err);
 	}
 	printf("openb: %zu nodes, %lld GPUs, %zu arrivals (loaded in %.3f s)\n",

@@ -35,7 +35,7 @@ static void help(FILE *f)
 "                    copy back in when placed again (docs/MODEL.md,\n"
 "                    \"Swapping\")\n"
 "  --devices DIR     device profiles (default: $COLOSIM_DEVICES,\n"
-"                    ./models/devices, the installed ones)\n"
+"                    ./models/devices, the binary's checkout or prefix)\n"
 "  --json            one JSON object instead of a table\n");
 }
 

@@ -1,5 +1,6 @@
 /*
-** cmd_run.c: `colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]`:
+** cmd_run.c: `colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]
+** [--devices DIR]`:
 ** runs an experiment's matrix in worker processes into its SQLite store.
 */
 #include <signal.h>
@@ -23,7 +24,8 @@ static void on_sigint(int sig)
 static void help(FILE *f)
 {
 	fprintf(f,
-"usage: colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB] [--no-fork]\n"
+"usage: colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]\n"
+"                   [--devices DIR] [--no-fork]\n"
 "\n"
 "Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):\n"
 "the cross product of its [sweep] and its replications, in N worker\n"
@@ -33,6 +35,9 @@ static void help(FILE *f)
 "  --resume      run only what is missing from an earlier, stopped run\n"
 "  --overwrite   replace a stored experiment of the same name\n"
 "  -o DB         the database (default: the config's db, or NAME.db)\n"
+"  --devices DIR device profiles (default: the config's devices, else\n"
+"                $COLOSIM_DEVICES, ./models/devices, the binary's checkout\n"
+"                or prefix; see colosim list devices --help)\n"
 "  --no-fork     simulate in this process (debugging)\n"
 "\n"
 "Ctrl-C stops after the runs in flight; --resume continues.\n");
@@ -74,6 +79,11 @@ static int run(int argc, char **argv)
 			req.overwrite = 1;
 		} else if (strcmp(a, "--no-fork") == 0) {
 			o.no_fork = 1;
+		} else if (strcmp(a, "--devices") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage_error("run: %s needs a value",
+						       a);
+			req.devices_dir = argv[++i];
 		} else if (strcmp(a, "-j") == 0 || strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc)
 				return cli_usage_error("run: %s needs a value",
