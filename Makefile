@@ -77,7 +77,7 @@ CMDS_INC := $(BUILD)/cli/cmds.inc
 TEST_SRC   := $(sort $(wildcard tests/test_*.c))
 TEST_NAMES := $(patsubst tests/test_%.c,%,$(TEST_SRC))
 TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/main.o $(BUILD)/tests/util.o \
-              $(BUILD)/tests/world_util.o
+              $(BUILD)/tests/world_util.o $(BUILD)/tests/cli_util.o
 TEST_BIN   := $(BUILD)/colosim-tests
 SUITES_INC := $(BUILD)/tests/suites.inc
 

@@ -475,8 +475,14 @@ static int finish_outputs(struct imp_ctx *c, const char *out_path, int rc,
 static int transform(const struct imp_ctx *c, sim_time origin, sim_time t,
 		     sim_time *out, struct sim_err *err)
 {
-	double x = (double)t - (double)origin;
+	double x;
 
+	/* the difference in integers (exact), unless it would overflow */
+	if ((origin < 0 && t > INT64_MAX + origin) ||
+	    (origin > 0 && t < INT64_MIN + origin))
+		x = (double)t - (double)origin;
+	else
+		x = (double)(t - origin);
 	if (c->opts->compress != 1.0)
 		x /= c->opts->compress;
 	if (!(x >= 0 && x <= (double)IMP_TIME_MAX_NS))

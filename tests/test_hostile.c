@@ -1,0 +1,292 @@
+/*
+** test_hostile.c: hostile input, end to end (issue 18; docs/LIMITS.md):
+** each case feeds one class of attack or extreme value to the command line
+** or the library and asserts the clean result: exit status 2 and one
+** stderr line naming the input (or no effect at all, for a command
+** injection), never a crash, a hang, a write outside the output or a
+** partial file.
+*/
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "experiments/openb.h"
+#include "tests/cli_util.h"
+#include "tests/util.h"
+
+#define H "# colosim-trace v1\n" \
+	"id,kind,submit_s,model,batch,iterations,duration_s,iter_ms," \
+	"optimizer,precision,gpus,gpu_share,mem_mib,priority,slo_ms," \
+	"arrival,rate,arrival_arg,batch_timeout_ms\n"
+#define CL " --policy exclusive --cluster 1x4:a100-80gb"
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Files of dir whose name holds ".tmp." (left-over temporary outputs). */
+static int leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		n += strstr(e->d_name, ".tmp.") != NULL;
+	closedir(d);
+	return n;
+}
+
+/* validate lists every error, then a count: exit 2, the first line holds
+** has1 and has2, the last says how many. */
+static void expect_validate(const char *args, const char *has1,
+			    const char *has2)
+{
+	const char *err = "";
+	int rc = tc_run(args, &err);
+	const char *nl = strchr(err, '\n');
+	int ok = rc == 2 && nl != NULL && strstr(err, has1) != NULL &&
+		strstr(err, has1) < nl && strstr(err, has2) != NULL &&
+		strstr(err, has2) < nl && strstr(err, "error") != NULL;
+
+	if (!ok)
+		fprintf(stderr, "\n  colosim %.300s\n    exit %d, stderr: %s",
+			args, rc, err);
+	CU_ASSERT(ok);
+}
+
+/* An arrival_arg of 256..511 characters was copied into the 256-byte
+** field after its length error was reported: a stack overflow from any
+** trace (rates and file arrivals alike). */
+static void test_arrival_arg_long(void)
+{
+	static const int lens[] = { 255, 256, 300, 511, 600 };
+	char *text = malloc(8192), arg[700], name[64], cmd[256];
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	for (i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+		int k, rates;
+		for (rates = 0; rates < 2; rates++) {
+			for (k = 0; k < lens[i]; k++)
+				arg[k] = rates ? "1@0;"[k % 4] : 'x';
+			arg[lens[i]] = '\0';
+			if (rates && arg[lens[i] - 1] == ';')
+				arg[lens[i] - 1] = '0';
+			snprintf(text, 8192, H "S,infer,0,resnet50,8,,10,,,,1,,,,"
+				 "100,%s,,%s,\n", rates ? "rates" : "file", arg);
+			snprintf(name, sizeof name, "argl%d%d.csv", lens[i],
+				 rates);
+			tc_put(name, text);
+			if (lens[i] < 256)
+				continue;   /* legal length: other errors */
+			snprintf(cmd, sizeof cmd, "validate %%T/%s", name);
+			expect_validate(cmd, "arrival_arg", "longer than 255");
+			snprintf(cmd, sizeof cmd, "replay %%T/%s" CL, name);
+			tc_expect(cmd, 2, "arrival_arg", "longer than 255");
+		}
+	}
+	free(text);
+}
+
+/* A field with a line break (quoted) or a terminal escape, quoted in an
+** error message, made the message several lines or let the file write to
+** the terminal: every control character is escaped. */
+static void test_message_one_line(void)
+{
+	const char *err = "";
+
+	tc_put("nl.csv", H "A,train,\"1\n2\",resnet50,32,,10,,,,1,,1000,,,,,,\n");
+	expect_validate("validate %T/nl.csv", "nl.csv:3:", "\\n");
+	tc_expect("replay %T/nl.csv" CL, 2, "nl.csv:3:", "\\n");
+	tc_put("esc.csv", H "A,train,\x1b[2J,resnet50,32,,10,,,,1,,1000,,,,,,\n");
+	expect_validate("validate %T/esc.csv", "esc.csv:3:", "\\x1b");
+	CU_ASSERT_EQUAL(tc_run("validate %T/esc.csv", &err), 2);
+	CU_ASSERT_PTR_NULL(strchr(err, '\x1b'));
+}
+
+/* A device profile number that loads must keep every derived time finite:
+** fp32_flops = 1e-300 reached gpu_begin's assert (abort, exit 134). */
+static void test_device_extremes(void)
+{
+	static const struct { const char *key, *val; } bad[] = {
+		{ "fp32_flops", "1e-300" }, { "fp16_flops", "0" },
+		{ "fp32_flops", "1e300" }, { "hbm_bw_bytes_per_s", "1e-5" },
+		{ "ts_quantum_ns", "1" }, { "mps_contention_k", "1e300" },
+		{ "h2d_pinned_bytes_per_s", "1e300" },
+	};
+	char dir[600], cmd[900], src[600], dst[700], line[512];
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		FILE *in, *out;
+		snprintf(dir, sizeof dir, "%s/dev%zu", test_tmpdir(), i);
+		mkdir(dir, 0755);
+		snprintf(src, sizeof src, "models/devices/a100-80gb.ini");
+		snprintf(dst, sizeof dst, "%s/a100-80gb.ini", dir);
+		in = fopen(src, "r");
+		out = fopen(dst, "w");
+		CU_ASSERT_FATAL(in != NULL && out != NULL);
+		while (fgets(line, sizeof line, in) != NULL) {
+			size_t n = strlen(bad[i].key);
+			if (strncmp(line, bad[i].key, n) == 0 &&
+			    line[n] == ' ')
+				fprintf(out, "%s = %s @ spec hostile\n",
+					bad[i].key, bad[i].val);
+			else
+				fputs(line, out);
+		}
+		fclose(in);
+		fclose(out);
+		tc_put("dev_ok.csv", H "A,train,0,resnet50,32,,10,,,,1,,,,,,,,\n"
+		       "S,infer,0,bert-base,8,,10,,,,1,,,,100,poisson,5,,\n");
+		snprintf(cmd, sizeof cmd, "replay %%T/dev_ok.csv --policy mps "
+			 "--cluster 1x1:a100-80gb --devices %s", dir);
+		tc_expect(cmd, 2, "a100-80gb.ini:", bad[i].key);
+	}
+}
+
+/* gnuplot opens a file name beginning with '<' (or '|') as a pipe to a
+** shell command: `plot DB --out '<touch X;echo '` ran the command. */
+static void test_plot_out_pipe(void)
+{
+	const char *err = "";
+	char x[600], y[600];
+
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "\n  skipped: gnuplot is absent\n");
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(tc_sh("cd %T && printf '[experiment]\\nname = "
+				    "pp\\ncluster = 1x1:v100-16gb\\n"
+				    "replications = 1\\ntrace = %R/traces/"
+				    "ref/colti.csv\\n[sweep]\\npolicy = "
+				    "exclusive, mps\\n' > pp.ini && "
+				    "COLOSIM_DEVICES=%R/models/devices "
+				    "timeout 60 %B run pp.ini -o pp.db "
+				    "--overwrite 2>&1 >/dev/null", &err), 0);
+	snprintf(x, sizeof x, "%s/X", test_tmpdir());
+	snprintf(y, sizeof y, "%s/Y", test_tmpdir());
+	tc_sh("cd %T && COLOSIM_PLOTS=%R/plots timeout 60 %B plot pp.db "
+	      "--out '<touch X;echo ' >/dev/null 2>&1; COLOSIM_PLOTS=%R/plots "
+	      "timeout 60 %B plot pp.db --out '|touch Y;echo ' >/dev/null "
+	      "2>&1", &err);
+	CU_ASSERT(!exists(x));
+	CU_ASSERT(!exists(y));
+	/* the figures went into a folder of that literal name instead */
+	snprintf(x, sizeof x, "%s/<touch X;echo /makespan.dat", test_tmpdir());
+	CU_ASSERT(exists(x));
+	snprintf(x, sizeof x, "%s/<touch X;echo ", test_tmpdir());
+	CU_ASSERT_EQUAL(leftovers(x), 0);
+	/* a line break cannot reach gnuplot's command line */
+	tc_expect("plot %T/pp.db --out 'a\nb'", 2, "--out", "control");
+}
+
+/* openb's figure: the same pipe, through gnuplot -c arguments. */
+static void test_openb_out_pipe(void)
+{
+	static const double k0[] = { 10, 20, 30 };
+	const double *curves[1] = { k0 };
+	const char *names[1] = { "fgd" };
+	struct sim_err err;
+	char cwd[4096], x[600];
+
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+		return;
+	CU_ASSERT_FATAL(getcwd(cwd, sizeof cwd) != NULL);
+	CU_ASSERT_FATAL(chdir(test_tmpdir()) == 0);
+	mkdir("<touch OB;echo ", 0755);
+	mkdir("|touch OC;echo ", 0755);
+	sim_err_clear(&err);
+	openb_write_plot("<touch OB;echo ", names, curves, 1, 2, &err);
+	sim_err_clear(&err);
+	openb_write_plot("|touch OC;echo ", names, curves, 1, 2, &err);
+	CU_ASSERT(!exists("OB"));
+	CU_ASSERT(!exists("OC"));
+	CU_ASSERT(exists("<touch OB;echo /openb-alloc.png"));
+	CU_ASSERT_EQUAL(leftovers("<touch OB;echo "), 0);
+	CU_ASSERT_FATAL(chdir(cwd) == 0);
+	(void)x;
+}
+
+/* A 2263 date overflowed seconds * 1e9 in the GenAI and Azure importers
+** and wrote negative arrivals. */
+static void test_import_dates(void)
+{
+	tc_put("az2263.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+	       "2023-11-16 18:00:10.5,10,1\n2263-01-01 00:00:00,10,1\n");
+	tc_expect("import azure-llm-2023 %T/az2263.csv -o %T/az.csv", 2,
+		  "az2263.csv:3:", "1900..2099");
+	CU_ASSERT(!exists(tc_tmp("az.csv")));
+	CU_ASSERT_EQUAL(leftovers(test_tmpdir()), 0);
+	tc_put("sd2263.csv", "gmt_create,predict_status\n"
+	       "9999-12-31 23:59:59,SUCCEED\n");
+	tc_expect("import alibaba-genai-v2026 %T/sd2263.csv -o %T/sd.csv", 2,
+		  "sd2263.csv:2:", "gmt_create");
+	/* --compress far below 1 stretches times past the limit */
+	tc_put("tir_far.csv", "job_id,num_gpu,submit_time,iterations,"
+	       "model_name,duration\na,1,0,10,resnet50,10\n"
+	       "b,1,4000000000,10,resnet50,10\n");
+	tc_expect("import tiresias %T/tir_far.csv -o %T/tf.csv --compress "
+		  "0.5", 2, "out of range", "LIMITS");
+	CU_ASSERT(!exists(tc_tmp("tf.csv")));
+}
+
+/* Outputs are whole or absent: a write that fails part-way (a full disk;
+** here a file-size limit, EFBIG) leaves neither a truncated file nor a
+** temporary, and a file the user had at the path survives. */
+static void test_partial_outputs(void)
+{
+	const char *err = "";
+	char big[200], path[600];
+	FILE *f;
+	int i, rc;
+
+	snprintf(path, sizeof path, "%s/big.csv", test_tmpdir());
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("job_id,num_gpu,submit_time,iterations,model_name,duration\n", f);
+	for (i = 0; i < 4000; i++) {
+		snprintf(big, sizeof big, "job%d,1,%d,10,resnet50,10\n", i, i);
+		fputs(big, f);
+	}
+	fclose(f);
+	tc_put("keep.csv", "precious\n");
+	rc = tc_sh("cd %T && (trap '' XFSZ; ulimit -f 64; exec timeout 60 %B "
+		   "import tiresias big.csv -o keep.csv) 2>&1 >/dev/null", &err);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_EQUAL(tc_lines(err), 1);
+	{
+		char buf[64] = "";
+		f = fopen(tc_tmp("keep.csv"), "r");
+		CU_ASSERT_FATAL(f != NULL);
+		CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof buf, f));
+		fclose(f);
+		CU_ASSERT_STRING_EQUAL(buf, "precious\n");
+	}
+	CU_ASSERT_EQUAL(leftovers(test_tmpdir()), 0);
+}
+
+TEST_REGISTER(hostile)
+{
+	static const struct test_case cases[] = {
+		{ "arrival_arg of 256..600 characters", test_arrival_arg_long },
+		{ "messages stay one line", test_message_one_line },
+		{ "device profile extremes", test_device_extremes },
+		{ "plot --out cannot open a pipe", test_plot_out_pipe },
+		{ "openb figure cannot open a pipe", test_openb_out_pipe },
+		{ "importer dates and time range", test_import_dates },
+		{ "no partial output after a failed write",
+		  test_partial_outputs },
+		{ NULL, NULL }
+	};
+	return test_add_suite("hostile", cases);
+}
