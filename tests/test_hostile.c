@@ -13,7 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "experiments/openb.h"
+#include "sim/err.h"
+#include "sim/file.h"
 #include "tests/cli_util.h"
 #include "tests/util.h"
 
@@ -275,6 +279,141 @@ static void test_partial_outputs(void)
 	CU_ASSERT_EQUAL(leftovers(test_tmpdir()), 0);
 }
 
+/* Makes %T/NAME.db: a finished two-run experiment (exclusive, mps). */
+static int make_db(const char *name)
+{
+	const char *err = "";
+	char script[1024];
+
+	snprintf(script, sizeof script, "cd %%T && printf '[experiment]\\n"
+		 "name = %s\\ncluster = 1x1:v100-16gb\\nreplications = 1\\n"
+		 "trace = %%R/traces/ref/colti.csv\\n[sweep]\\npolicy = "
+		 "exclusive, mps\\n' > %s.ini && COLOSIM_DEVICES=%%R/models/"
+		 "devices timeout 60 %%B run %s.ini -o %s.db --overwrite "
+		 "2>&1 >/dev/null", name, name, name, name);
+	return tc_sh(script, &err);
+}
+
+/* A results database on read-only media (a read-only folder: no -shm
+** file can be created) could not be read at all: report failed with
+** "attempt to write a readonly database".  Both a database left in
+** rollback mode (as run now leaves it) and a WAL one must read. */
+static void test_store_readonly(void)
+{
+	const char *err = "";
+	char dir[256], cmd[2048];
+	int rc;
+
+	CU_ASSERT_EQUAL_FATAL(make_db("ro"), 0);
+	snprintf(dir, sizeof dir, "/tmp/colosim-ro-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	chmod(dir, 0755);
+	snprintf(cmd, sizeof cmd, "cp %%T/ro.db %s/a.db && cp %%T/ro.db "
+		 "%s/w.db && sqlite3 %s/w.db 'PRAGMA journal_mode=WAL' "
+		 ">/dev/null && chmod 444 %s/a.db %s/w.db && chmod 555 %s",
+		 dir, dir, dir, dir, dir, dir);
+	if (tc_sh(cmd, &err) != 0) {
+		fprintf(stderr, "\n  skipped: no sqlite3 program\n");
+		return;
+	}
+	/* root writes anywhere: read as nobody, or skip */
+	if (geteuid() == 0 &&
+	    system("su nobody -s /bin/sh -c true >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "\n  skipped: root without su nobody\n");
+	} else {
+		const char *wrap = geteuid() == 0 ?
+			"su nobody -s /bin/sh -c" : "sh -c";
+		snprintf(cmd, sizeof cmd, "%s '%%B report %s/a.db && %%B "
+			 "report %s/w.db' 2>&1 >/dev/null", wrap, dir, dir);
+		rc = tc_sh(cmd, &err);
+		CU_ASSERT_EQUAL(rc, 0);
+		if (rc != 0)
+			fprintf(stderr, "\n  report on read-only media: %s",
+				err);
+	}
+	snprintf(cmd, sizeof cmd, "chmod 755 %s && rm -rf %s", dir, dir);
+	tc_sh(cmd, &err);
+}
+
+/* A database with our application_id and version but another schema
+** (here experiments.name without NOT NULL, holding a NULL) was read with
+** a NULL where every reader assumed text: strlen(NULL). */
+static void test_store_schema(void)
+{
+	sqlite3 *db;
+	char path[600];
+
+	CU_ASSERT_EQUAL_FATAL(make_db("sc"), 0);
+	snprintf(path, sizeof path, "%s/sc.db", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+	CU_ASSERT_EQUAL(sqlite3_exec(db, "PRAGMA foreign_keys=OFF;"
+		"CREATE TABLE e2(id INTEGER PRIMARY KEY, name TEXT, "
+		"config_path TEXT, config_text TEXT, config_hash TEXT, "
+		"colosim_version TEXT, total_runs INTEGER, created_at TEXT);"
+		"INSERT INTO e2 SELECT * FROM experiments;"
+		"UPDATE e2 SET name = NULL;"
+		"DROP TABLE experiments; ALTER TABLE e2 RENAME TO experiments;",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	tc_expect("report %T/sc.db", 2, "not a colosim results database",
+		  "experiments");
+	tc_expect("plot %T/sc.db --out %T/scfig", 2, "not a colosim results "
+		  "database", NULL);
+	tc_expect("run %T/sc.ini -o %T/sc.db --resume", 2, "not a colosim "
+		  "results database", NULL);
+}
+
+/* sim_path_literal: the one guard of every path handed to gnuplot. */
+static void test_path_literal(void)
+{
+	struct sim_err err;
+	char out[64];
+
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL(sim_path_literal("<touch X", out, sizeof out, "p",
+					 &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, "./<touch X");
+	CU_ASSERT_EQUAL(sim_path_literal("|cmd", out, sizeof out, "p", &err),
+			0);
+	CU_ASSERT_STRING_EQUAL(out, "./|cmd");
+	CU_ASSERT_EQUAL(sim_path_literal("/abs/f", out, sizeof out, "p",
+					 &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, "/abs/f");
+	CU_ASSERT_EQUAL(sim_path_literal("../up", out, sizeof out, "p",
+					 &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, "../up");
+	CU_ASSERT_EQUAL(sim_path_literal("-o", out, sizeof out, "p", &err), 0);
+	CU_ASSERT_STRING_EQUAL(out, "./-o");
+	CU_ASSERT_EQUAL(sim_path_literal("a\nb", out, sizeof out, "p", &err),
+			SIM_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "control character"));
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL(sim_path_literal("", out, sizeof out, "p", &err),
+			SIM_EINVAL);
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL(sim_path_literal("0123456789", out, 8, "p", &err),
+			SIM_ENOSPC);
+}
+
+/* sim_err_set keeps a message on one printable line. */
+static void test_err_one_line(void)
+{
+	struct sim_err err;
+
+	sim_err_clear(&err);
+	sim_err_set(&err, SIM_EPARSE, "a%sb", "\n\r\t\x1b\x7f");
+	CU_ASSERT_STRING_EQUAL(err.msg, "a\\n\\r\\t\\x1b\\x7fb");
+	sim_err_clear(&err);
+	{
+		char big[2 * SIM_ERR_MSG_MAX];
+		memset(big, '\n', sizeof big - 1);
+		big[sizeof big - 1] = '\0';
+		sim_err_set(&err, SIM_EPARSE, "%s", big);
+		CU_ASSERT(strlen(err.msg) < SIM_ERR_MSG_MAX);
+		CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+	}
+}
+
 TEST_REGISTER(hostile)
 {
 	static const struct test_case cases[] = {
@@ -286,6 +425,10 @@ TEST_REGISTER(hostile)
 		{ "importer dates and time range", test_import_dates },
 		{ "no partial output after a failed write",
 		  test_partial_outputs },
+		{ "results database on read-only media", test_store_readonly },
+		{ "results database with another schema", test_store_schema },
+		{ "sim_path_literal", test_path_literal },
+		{ "sim_err_set: one line", test_err_one_line },
 		{ NULL, NULL }
 	};
 	return test_add_suite("hostile", cases);
