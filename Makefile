@@ -105,7 +105,7 @@ FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
 .SECONDARY: $(FUZZ_OBJ)
 
 .PHONY: all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden \
-	fuzz fuzz-bins fuzz-regress
+	fuzz fuzz-bins fuzz-regress allocfail
 
 all: $(BIN) $(LIB)
 
@@ -170,6 +170,22 @@ $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON) $(LIB)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK) -o $@ $< $(FUZZ_COMMON) $(LIB) $(LIBS)
 
 fuzz-bins: $(FUZZ_BINS)
+
+# The allocation-failure walk (tests/alloc/walk.c): our code's malloc,
+# calloc, realloc and strdup go through a counter that fails the N-th call;
+# each N of each scenario runs in a child under ASan + LSan.  Always built
+# with SANITIZE=1 (make allocfail does that).  WALK_STEP=K walks every K-th.
+ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
+$(BUILD)/alloc/walk: $(BUILD)/tests/alloc/walk.o $(BUILD)/tests/alloc/wrap.o \
+		$(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(ALLOC_WRAP) -o $@ $(BUILD)/tests/alloc/walk.o \
+		$(BUILD)/tests/alloc/wrap.o $(LIB) $(LIBS)
+
+allocfail:
+	$(MAKE) --no-print-directory SANITIZE=1 build-san/alloc/walk
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1 ./build-san/alloc/walk $(WALK)
 
 # The seeds and regression inputs through each harness once (make check).
 fuzz-regress: $(FUZZ_BINS)

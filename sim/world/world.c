@@ -525,6 +525,9 @@ int world_create(struct world **out, const struct world_config *cfg,
 		world_destroy(w);
 		return rc;
 	}
+	/* xFini runs after a failed xInit too (policy.h), so what the init
+	** allocated before it failed is freed. */
+	w->pol_inited = 1;
 	if (w->pol->xInit != NULL &&
 	    (rc = w->pol->xInit(w, w->pol_state, cfg->params, err)) != 0) {
 		if (err != NULL && err->code == 0)
@@ -533,7 +536,6 @@ int world_create(struct world **out, const struct world_config *cfg,
 		world_destroy(w);
 		return rc;
 	}
-	w->pol_inited = 1;
 	if ((rc = read_ahead(w)) != 0 ||
 	    (rc = sim_schedule_at(&w->sim, 0, SIM_PRIO_SAMPLE, on_sample, w,
 				  0, NULL)) != 0) {
@@ -588,7 +590,9 @@ int world_run(struct world *w, struct sim_err *err)
 	enum sim_stop_reason why = sim_run(&w->sim, w->horizon, w->max_events);
 
 	w->stop_reason = why;
-	if (why == SIM_STOP_ERROR)
+	/* an error recorded by a handler or an action fails the run even when
+	** the handler went on (a policy that ignored an action's code) */
+	if (why == SIM_STOP_ERROR || w->sim.err.code != 0)
 		return sim_err_set(err, w->sim.err.code, "%s", w->sim.err.msg);
 	return 0;
 }

@@ -136,6 +136,20 @@ int world_job_fits_empty(const struct world *w, int j)
 	return job->fits_empty_ == 1;
 }
 
+/*
+** An action that ran out of memory fails the run, whatever the policy
+** does with the code: a policy that reads the failure as "does not fit"
+** and goes on would give results of a different schedule.  The error is
+** recorded in the engine (sim_fail), which world_run reports.
+*/
+static int oom_fatal(struct world *w, int rc, const struct sim_err *err)
+{
+	if (rc == SIM_ENOMEM)
+		sim_fail(&w->sim, rc, "%s", err != NULL && err->msg[0] ?
+			 err->msg : "out of memory");
+	return rc;
+}
+
 int world_place(struct world *w, int j, const int *gpus, int n,
 		const struct world_place_opts *o, struct sim_err *err)
 {
@@ -218,15 +232,15 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 				  job->work0_[k], &prof, w->sim.now);
 		}
 	} else if ((rc = svc_placed(w, j)) != 0) {
-		return rc;
+		return oom_fatal(w, rc, err);
 	}
 	for (k = 0; k < n; k++)
 		if ((rc = world__gpu_changed(w, gpus[k])) != 0)
-			return rc;
+			return oom_fatal(w, rc, err);
 	return 0;
 undo:
 	world__free_placement(job);
-	return rc;
+	return oom_fatal(w, rc, err);
 }
 
 int world_preempt(struct world *w, int j, struct sim_err *err)

@@ -227,7 +227,8 @@ void world__pool_fini(struct world *w)
 	/* The net first: link_net_fini walks the flows in flight (a
 	** horizon stop), which live in p->g. */
 	link_net_fini(&p->net);
-	for (g = 0; g < w->ngpus; g++) {
+	for (g = 0; g < w->ngpus && p->g != NULL; g++) {   /* NULL: a failed
+							       pool_create */
 		struct pool_gpu *pg = &p->g[g];
 		free(pg->cache);
 		free(pg->q.v);

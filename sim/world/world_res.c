@@ -137,6 +137,15 @@ int world_results(struct world *w, struct run_result *res,
 	unsigned long long unserved = 0;
 	int j, g, done = 0, failed = 0, rc = 0, unfinished = 0;
 
+	/* A sample whose storage could not grow keeps its moments but not its
+	** quantiles: the results would be NaN where there are data, so the
+	** run fails instead (the adds' codes are not checked where they are
+	** made, in the middle of event handlers). */
+	if (w->jct_s.failed || w->queue_s.failed || w->slowdown.failed ||
+	    w->lat_ms.failed)
+		return sim_err_set(err, SIM_ENOMEM, "results: out of memory "
+				   "while recording %s", w->lat_ms.failed ?
+				   "request latencies" : "job times");
 	for (j = 0; j < w->njobs; j++) {
 		const struct world_job *job = &w->jobs[j];
 		if (job->state == JOB_DONE) {
