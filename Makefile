@@ -20,7 +20,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2 -g
-PKGS     := gsl sqlite3 inih cunit libcurl nettle
+PKGS     := gsl sqlite3 inih cunit libcurl nettle jansson
 BUILD    := build
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \

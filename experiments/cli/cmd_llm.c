@@ -18,6 +18,7 @@
 ** Devices come from --dir, else as dev_find_dir() finds them
 ** ($COLOSIM_DEVICES, ./models/devices, the checkout, the prefix).
 */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +103,8 @@ static int parse_long(const char *opt, const char *s, long lo, long hi,
 {
 	unsigned long long v;
 
-	if (cli_parse_u64(s, &v) != 0 || (long long)v < lo || (long long)v > hi)
+	if (cli_parse_u64(s, 0, (unsigned long long)hi, &v) != 0 ||
+	    (long long)v < lo)
 		return cli_usage_error("llm: %s '%s': expected an integer in "
 				       "%ld..%ld", opt, s, lo, hi);
 	*out = (long)v;
@@ -167,7 +169,7 @@ static int parse_opts(int argc, char **argv, int npos, struct opts *o)
 		else if (strcmp(a, "--max-seqs") == 0)
 			rc = parse_long(a, v, 1, 1L << 20, &o->seqs);
 		else if (strcmp(a, "--util") == 0) {
-			if (cli_parse_double(v, &o->util) != 0 ||
+			if (cli_parse_double(v, 0, 1, &o->util) != 0 ||
 			    !(o->util > 0 && o->util <= 1))
 				return cli_usage_error("llm: --util '%s': "
 						       "expected a number in "
@@ -724,7 +726,7 @@ static int serve_opts(int argc, char **argv, struct sopts *o)
 			   strcmp(a, "--swap-gib") == 0 ||
 			   strcmp(a, "--slo-ttft-ms") == 0 ||
 			   strcmp(a, "--slo-tpot-ms") == 0) {
-			if (cli_parse_double(v, &d) != 0 || !(d >= 0) ||
+			if (cli_parse_double(v, 0, DBL_MAX, &d) != 0 ||
 			    !isfinite(d) || (a[2] == 'u' && !(d > 0 && d <= 1)))
 				return cli_usage_error("llm serve: %s '%s': "
 						       "expected a finite number "
