@@ -17,6 +17,7 @@
 #include <fcntl.h>
 
 #include "sim/csv.h"
+#include "sim/file.h"
 #include "sim/num.h"
 #include "experiments/openb.h"
 #include "policies/frac.h"

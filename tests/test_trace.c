@@ -214,7 +214,7 @@ static void test_row_errors(void)
 	CU_ASSERT(has(&x, "bad.csv:3:31: precision: expected fp32 or mixed"));
 	CU_ASSERT(has(&x, "bad.csv:3:36: gpus: expected an integer"));
 	CU_ASSERT(has(&x, "bad.csv:3:38: gpu_share: expected a fraction in "
-		      "(0, 1], got '1.5'"));
+		      "[0.001, 1], got '1.5'"));
 	CU_ASSERT(has(&x, "bad.csv:3:42: mem_mib: expected a decimal number > 0"));
 	CU_ASSERT(has(&x, "bad.csv:3:45: priority: expected an integer"));
 	CU_ASSERT(has(&x, "bad.csv:3:23: iterations: a train row needs "

@@ -275,14 +275,18 @@ int trace_parse_rates(const char *arg, struct trace_rate *out, int max,
 					   "'rate@seconds' in segment %d, got "
 					   "'%s'", n + 1, item);
 		*at = '\0';
-		if (parse_num(item, &rate) != 0 || rate < 0)
+		if (parse_num(item, &rate) != 0 || rate < 0 ||
+		    rate > TRACE_RATE_MAX)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: "
-					   "expected a rate >= 0 req/s, got "
-					   "'%s'", n + 1, item);
-		if (parse_num(at + 1, &from) != 0 || from < 0)
+					   "expected a rate in [0, %g] req/s, "
+					   "got '%s'", n + 1, TRACE_RATE_MAX,
+					   item);
+		if (parse_num(at + 1, &from) != 0 || from < 0 ||
+		    from > SIM_NUM_TIME_MAX_S)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: "
-					   "expected a start >= 0 s, got '%s'",
-					   n + 1, at + 1);
+					   "expected a start in [0, %.10g] s, "
+					   "got '%s'", n + 1,
+					   SIM_NUM_TIME_MAX_S, at + 1);
 		if (n > 0 && from < out[n - 1].from_s)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: start "
 					   "%g s before the previous one (%g s)",
@@ -350,6 +354,10 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 	if (strcasecmp(arr, "poisson") == 0) {
 		j->arrival = TRACE_ARR_POISSON;
 		num_field(r, err, C_RATE, 0, 1, &j->rate_per_s, &given);
+		if (given && j->rate_per_s > TRACE_RATE_MAX)
+			row_error(r, err, C_RATE, "expected at most %g "
+				  "requests/s (docs/LIMITS.md), got '%s'",
+				  TRACE_RATE_MAX, shown(r, C_RATE));
 		if (!given && is_empty(fld(r, C_RATE)))
 			row_error(r, err, C_RATE, "poisson arrivals need a "
 				  "rate (requests/s > 0)");
@@ -437,9 +445,9 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 	if (given)
 		j->gpus = (int)n;
 	num_field(r, err, C_SHARE, 0, 1, &v, &given);
-	if (given && v > 1)
-		row_error(r, err, C_SHARE, "expected a fraction in (0, 1], got "
-			  "'%s'", fld(r, C_SHARE));
+	if (given && (v > 1 || v < TRACE_SHARE_MIN))
+		row_error(r, err, C_SHARE, "expected a fraction in [%g, 1], "
+			  "got '%s'", TRACE_SHARE_MIN, shown(r, C_SHARE));
 	else if (given)
 		j->gpu_share = v;
 	num_field(r, err, C_MEM, 0, 1, &v, &given);

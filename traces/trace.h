@@ -114,6 +114,15 @@ const char *trace_path(const struct trace_reader *r);
 ** Returns the number of segments (>= 1), or SIM_EPARSE with what was
 ** expected in err (no file position: the caller adds it). */
 #define TRACE_RATES_MAX 64
+/* The largest request rate of a service (poisson rate, each rate
+** segment), requests per second (docs/LIMITS.md): a design limit, so that
+** arrival gaps, rounded to whole nanoseconds, stay mostly non-zero and
+** simulated time advances (at 1e9/s nearly every gap rounds to 0 and a
+** run never ends). */
+#define TRACE_RATE_MAX 1e6
+/* The smallest gpu_share: 1/1000 of a GPU, the resolution of the public
+** traces (openb's gpu_milli); smaller shares only make times overflow. */
+#define TRACE_SHARE_MIN 0.001
 struct trace_rate {
 	double rate_per_s;
 	double from_s;

@@ -24,6 +24,8 @@
 */
 #include "sim/world/world.h"
 
+#include "sim/num.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -477,7 +479,12 @@ int world_create(struct world **out, const struct world_config *cfg,
 	w->cl = cfg->cluster;
 	w->pol = cfg->policy;
 	w->seed = cfg->seed;
-	w->horizon = cfg->horizon_ns > 0 ? cfg->horizon_ns : SIM_TIME_MAX;
+	/* Simulated time stops at 2^62 ns (SIM_NUM_TIME_MAX_NS, 146 years:
+	** docs/LIMITS.md) even without a horizon, so that every time the
+	** world computes (a time plus a duration) fits int64. */
+	w->horizon = cfg->horizon_ns > 0 && cfg->horizon_ns <
+		SIM_NUM_TIME_MAX_NS ? cfg->horizon_ns : SIM_NUM_TIME_MAX_NS;
+	w->horizon_is_limit = w->horizon == SIM_NUM_TIME_MAX_NS;
 	w->max_events = cfg->max_events;
 	w->preempt_cost = cfg->preempt_cost;
 	w->max_queued = cfg->max_queued_requests > 0 ?
@@ -585,6 +592,39 @@ void world_destroy(struct world *w)
 	free(w);
 }
 
+/*
+** The event queue ran empty, or simulated time reached its limit of 2^62
+** ns (no horizon, no budget): every job must have finished or failed.
+** One still running is one whose end lies past the limit (10^18
+** iterations, say, or two 4e9-second jobs one after the other); one still
+** pending was left by the policy with nothing more to happen.  Either way its results would be wrong (a
+** makespan of 0, a job silently missing), so the run fails, naming the
+** first such job.
+*/
+static int unfinished_error(struct world *w, int at_limit,
+			    struct sim_err *err)
+{
+	int j, n = 0, first = -1;
+
+	for (j = 0; j < w->njobs; j++)
+		if (w->jobs[j].state != JOB_DONE &&
+		    w->jobs[j].state != JOB_FAILED && n++ == 0)
+			first = j;
+	if (n == 0)
+		return 0;
+	if (w->jobs[first].state == JOB_PENDING && !at_limit)
+		return sim_err_set(err, SIM_ESTATE, "%d job(s) never placed "
+				   "and nothing left to happen (first: '%s', "
+				   "line %ld): policy %s left them pending",
+				   n, w->jobs[first].tj.id,
+				   w->jobs[first].tj.line, w->pol->zName);
+	return sim_err_set(err, SIM_ERANGE, "%d job(s) cannot finish within "
+			   "the simulated-time limit of 2^62 ns (146 years; "
+			   "docs/LIMITS.md) (first: '%s', line %ld, %s)", n,
+			   w->jobs[first].tj.id, w->jobs[first].tj.line,
+			   job_state_name(w->jobs[first].state));
+}
+
 int world_run(struct world *w, struct sim_err *err)
 {
 	enum sim_stop_reason why = sim_run(&w->sim, w->horizon, w->max_events);
@@ -594,5 +634,8 @@ int world_run(struct world *w, struct sim_err *err)
 	** the handler went on (a policy that ignored an action's code) */
 	if (why == SIM_STOP_ERROR || w->sim.err.code != 0)
 		return sim_err_set(err, w->sim.err.code, "%s", w->sim.err.msg);
+	if (why == SIM_STOP_EMPTY ||
+	    (why == SIM_STOP_HORIZON && w->horizon_is_limit))
+		return unfinished_error(w, why == SIM_STOP_HORIZON, err);
 	return 0;
 }
