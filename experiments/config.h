@@ -8,6 +8,8 @@
 **                  cluster = 4x8:a100-80gb,2x4:v100-16gb, horizon_s,
 **                  replications, seed, db, policy (when not swept),
 **                  devices = DIR (device profiles, relative to the config)
+**                  arrivals_dir = DIR (arrival files may also come from
+**                  there, relative to the config; docs/LIMITS.md)
 **   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
 **                  memory_servers, memory_server_nic_gbps, preempt_cost
 **   [sweep]        KEY = v1, v2, ... or a..b step s (items may be mixed);
@@ -103,6 +105,9 @@ struct exp_config {
 					    dev_find_dir's search */
 	char *policy;                    /* [experiment] policy, if any */
 	int policy_line;
+	char *arrivals_dir;              /* a folder besides the trace's for
+					    arrival files (trace.h), resolved
+					    against the config's; NULL none */
 
 	struct exp_policy_cfg *policies; /* [policy.NAME] sections */
 	size_t npolicies;
@@ -141,6 +146,7 @@ struct exp_run_spec {
 	double horizon_s;
 	const char *devices_dir;         /* borrowed, set by the runner; NULL:
 					    dev_find_dir's search */
+	const char *arrivals_dir;        /* borrowed: the config's */
 };
 
 struct exp_matrix {

@@ -597,8 +597,10 @@ int exp_run_experiment(const struct exp_run_request *req,
 	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
 			       cfg->devices, devdir, sizeof devdir, err)) != 0)
 		goto out;
-	for (k = 0; k < m.nruns; k++)
+	for (k = 0; k < m.nruns; k++) {
 		m.runs[k].devices_dir = devdir;
+		m.runs[k].arrivals_dir = cfg->arrivals_dir;
+	}
 	if ((rc = preflight(req->config_path, &m, devdir, err)) != 0)
 		goto out;
 	db = req->db_path ? req->db_path : cfg->db;

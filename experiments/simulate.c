@@ -51,6 +51,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.memory_server_nic_bytes_per_s =
 			a->memory_server_nic_bytes_per_s;
 		cfg.preempt_cost = a->preempt_cost;
+		cfg.arrivals_dir = a->arrivals_dir;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)
@@ -133,6 +134,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		a.cluster = spec->cluster;
 		a.policy = spec->policy;
 		a.devices_dir = spec->devices_dir;
+		a.arrivals_dir = spec->arrivals_dir;
 		a.params = &pp;
 		a.seed = spec->seed;
 		a.horizon_ns = spec->horizon_s > 0 ?

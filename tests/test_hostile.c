@@ -414,6 +414,96 @@ static void test_err_one_line(void)
 	}
 }
 
+/* `file` arrivals read any path and echoed its first line: arrival_arg =
+** /etc/passwd (or ../../../etc/passwd, or a symbolic link to it) printed
+** its content in the error, and `run` stored it in the results. */
+static void test_arrival_confinement(void)
+{
+	static const char *const bad[] = {
+		"/etc/passwd", "../../../../../../etc/passwd", "link.arr",
+		"/dev/zero", "sub/../../outside.arr",
+	};
+	const char *err = "";
+	char text[1024], cmd[1024], dir[600], path[700];
+	size_t i;
+
+	snprintf(dir, sizeof dir, "%s/conf", test_tmpdir());
+	mkdir(dir, 0755);
+	snprintf(path, sizeof path, "%s/sub", dir);
+	mkdir(path, 0755);
+	tc_put("outside.arr", "secret-outside\n");
+	tc_put("conf/sub/ok.arr", "1\n2\n");
+	tc_put("conf/junk.arr", "secret-token\n");
+	snprintf(path, sizeof path, "%s/link.arr", dir);
+	unlink(path);
+	CU_ASSERT_EQUAL(symlink("/etc/passwd", path), 0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text, H "S,infer,0,resnet50,8,,10,,,,1,"
+			 ",,,100,file,,%s,\n", bad[i]);
+		tc_put("conf/t.csv", text);
+		tc_expect("replay %T/conf/t.csv" CL, 2, "arrival file", NULL);
+		CU_ASSERT_EQUAL(tc_run("replay %T/conf/t.csv" CL, &err), 2);
+		CU_ASSERT_PTR_NULL(strstr(err, "root:"));
+		CU_ASSERT_PTR_NULL(strstr(err, "secret"));
+		CU_ASSERT_EQUAL(tc_run("validate %T/conf/t.csv", &err), 2);
+		CU_ASSERT_PTR_NULL(strstr(err, "root:"));
+		CU_ASSERT_PTR_NULL(strstr(err, "secret"));
+	}
+	/* inside the trace's folder: read; its content is still not shown */
+	tc_put("conf/t.csv", H "S,infer,0,resnet50,8,,10,,,,1,,,,100,file,,"
+	       "sub/ok.arr,\n");
+	CU_ASSERT_EQUAL(tc_run("replay %T/conf/t.csv" CL, &err), 0);
+	tc_put("conf/t.csv", H "S,infer,0,resnet50,8,,10,,,,1,,,,100,file,,"
+	       "junk.arr,\n");
+	tc_expect("replay %T/conf/t.csv" CL, 2, "junk.arr:1:1", "seconds");
+	CU_ASSERT_EQUAL(tc_run("replay %T/conf/t.csv" CL, &err), 2);
+	CU_ASSERT_PTR_NULL(strstr(err, "secret"));
+	/* a folder the user names */
+	snprintf(text, sizeof text, H "S,infer,0,resnet50,8,,10,,,,1,,,,100,"
+		 "file,,%s/outside.arr,\n", test_tmpdir());
+	tc_put("conf/t.csv", text);
+	tc_expect("replay %T/conf/t.csv" CL, 2, "outside the trace's folder",
+		  NULL);
+	tc_expect("replay %T/conf/t.csv" CL " --arrivals-dir %T", 2,
+		  "outside.arr:1:1", NULL);
+	tc_put("ok.arr", "1\n");
+	snprintf(text, sizeof text, H "S,infer,0,resnet50,8,,10,,,,1,,,,100,"
+		 "file,,%s/ok.arr,\n", test_tmpdir());
+	tc_put("conf/t.csv", text);
+	CU_ASSERT_EQUAL(tc_run("replay %T/conf/t.csv" CL " --arrivals-dir %T",
+			       &err), 0);
+	CU_ASSERT_EQUAL(tc_run("validate %T/conf/t.csv --arrivals-dir %T",
+			       &err), 0);
+	/* run stores a failed run's error: no content there either */
+	tc_put("conf/t.csv", H "S,infer,0,resnet50,8,,10,,,,1,,,,100,file,,"
+	       "/etc/passwd,\n");
+	snprintf(cmd, sizeof cmd, "[experiment]\nname = cf\ncluster = "
+		 "1x1:a100-80gb\nreplications = 1\ntrace = t.csv\n"
+		 "devices = %s/models/devices\npolicy = exclusive\n",
+		 getcwd(path, sizeof path) ? path : ".");
+	tc_put("conf/cf.ini", cmd);
+	tc_run("run %T/conf/cf.ini -o %T/conf/cf.db", &err);
+	snprintf(path, sizeof path, "%s/cf.db", dir);
+	{
+		sqlite3 *db;
+		sqlite3_stmt *q;
+		int n = 0;
+		CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+		CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db, "SELECT error FROM "
+			"runs WHERE status = 'failed'", -1, &q, NULL),
+			SQLITE_OK);
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			const char *e = (const char *)sqlite3_column_text(q, 0);
+			n++;
+			CU_ASSERT(e != NULL && strstr(e, "outside") != NULL &&
+				  strstr(e, "root:") == NULL);
+		}
+		CU_ASSERT_EQUAL(n, 1);
+		sqlite3_finalize(q);
+		sqlite3_close(db);
+	}
+}
+
 TEST_REGISTER(hostile)
 {
 	static const struct test_case cases[] = {
@@ -428,6 +518,8 @@ TEST_REGISTER(hostile)
 		{ "results database on read-only media", test_store_readonly },
 		{ "results database with another schema", test_store_schema },
 		{ "sim_path_literal", test_path_literal },
+		{ "arrival files confined, never echoed",
+		  test_arrival_confinement },
 		{ "sim_err_set: one line", test_err_one_line },
 		{ NULL, NULL }
 	};

@@ -474,7 +474,9 @@ static void test_arrivals_file(void)
 	CU_ASSERT_EQUAL(trace_arrivals_next(a, &t, &err), 1);
 	CU_ASSERT_EQUAL(trace_arrivals_next(a, &t, &err), SIM_EPARSE);
 	CU_ASSERT(strstr(err.msg, "arr4.txt:2:1: arrival: expected seconds "
-			 "in [0, 4611686018], got 'soon'") != NULL);
+			 "in [0, 4611686018]") != NULL);
+	/* the arrival file's content is not echoed */
+	CU_ASSERT(strstr(err.msg, "soon") == NULL);
 	trace_arrivals_close(a);
 	sim_err_clear(&err);
 	strcpy(j.arrival_arg, "none.txt");

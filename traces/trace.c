@@ -53,6 +53,7 @@ struct trace_reader {
 	struct sim_csv *csv;
 	char path[512];
 	char dir[512];
+	char arr_dir[512];        /* trace_set_arrivals_dir; "" none */
 	/* the row being checked */
 	struct sim_csv_rec rec;
 	long row_line;
@@ -538,11 +539,13 @@ static int check_magic(struct trace_reader *r, struct sim_err *err)
 		return 0;
 	if (strncmp(line, "# colosim-trace v", 17) == 0)
 		return sim_err_set(err, SIM_EVERSION, "%s:1:17: unsupported "
-				   "trace version '%s' (this colosim reads v1)",
-				   r->path, line + 16);
+				   "trace version '%.20s' (this colosim reads "
+				   "v1)", r->path, line + 16);
+	/* not a trace: its content is not shown (a config may name any
+	** file as its trace; docs/LIMITS.md, "What messages show") */
 	return sim_err_set(err, SIM_EPARSE, "%s:1:1: expected the line '%s' "
-			   "(a colosim trace), got '%.60s'", r->path,
-			   TRACE_MAGIC, line);
+			   "(a colosim trace); this file does not start with "
+			   "it", r->path, TRACE_MAGIC);
 }
 
 static int check_header(struct trace_reader *r, struct sim_err *err)
@@ -632,6 +635,23 @@ int trace_next(struct trace_reader *r, struct trace_job *job,
 const char *trace_dir(const struct trace_reader *r)
 {
 	return r->dir;
+}
+
+int trace_set_arrivals_dir(struct trace_reader *r, const char *dir)
+{
+	if (dir == NULL) {
+		r->arr_dir[0] = '\0';
+		return 0;
+	}
+	if (strlen(dir) >= sizeof r->arr_dir)
+		return SIM_ERANGE;
+	memcpy(r->arr_dir, dir, strlen(dir) + 1);
+	return 0;
+}
+
+const char *trace_arrivals_dir(const struct trace_reader *r)
+{
+	return r->arr_dir[0] ? r->arr_dir : NULL;
 }
 
 const char *trace_path(const struct trace_reader *r)

@@ -73,6 +73,11 @@ int trace_next(struct trace_reader *r, struct trace_job *job,
 /* The directory of the trace (for relative arrival files). */
 const char *trace_dir(const struct trace_reader *r);
 
+/* A folder besides the trace's from which arrival files may be read
+** (trace_arrivals_open_in; NULL: none).  dir is copied. */
+int trace_set_arrivals_dir(struct trace_reader *r, const char *dir);
+const char *trace_arrivals_dir(const struct trace_reader *r);
+
 void trace_close(struct trace_reader *r);
 
 /*
@@ -84,6 +89,17 @@ struct trace_arrivals;
 int trace_arrivals_open(struct trace_arrivals **out,
 			const struct trace_job *job, const char *trace_dir,
 			struct sim_rng *rng, struct sim_err *err);
+/*
+** trace_arrivals_open_in: the same, with allow_dir (NULL: none) a folder
+** besides the trace's own from which `file` arrivals may be read.  An
+** arrival file must resolve (symbolic links and ".." followed) inside
+** trace_dir or allow_dir and be a regular file, else SIM_EINVAL; its
+** content never appears in a message (docs/LIMITS.md, "Arrival files").
+*/
+int trace_arrivals_open_in(struct trace_arrivals **out,
+			   const struct trace_job *job, const char *trace_dir,
+			   const char *allow_dir, struct sim_rng *rng,
+			   struct sim_err *err);
 /* 1 and *t (absolute ns) on success, 0 when done, negative on error. */
 int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
 			struct sim_err *err);

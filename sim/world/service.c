@@ -268,8 +268,10 @@ int svc_create(struct world *w, int j)
 	if ((rc = sim_rng_init(&sv->rng, w->seed, "requests", (uint64_t)j,
 			       &e)) != 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
-	if ((rc = trace_arrivals_open(&sv->arr, &job->tj, trace_dir(w->tr),
-				      &sv->rng, &e)) != 0)
+	if ((rc = trace_arrivals_open_in(&sv->arr, &job->tj,
+					  trace_dir(w->tr),
+					  trace_arrivals_dir(w->tr), &sv->rng,
+					  &e)) != 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
 	sv->max_batch = job->tj.batch > 0 ? job->tj.batch : 1;
 	sv->win.t0 = w->sim.now;

@@ -532,6 +532,11 @@ int world_create(struct world **out, const struct world_config *cfg,
 		world_destroy(w);
 		return rc;
 	}
+	if (trace_set_arrivals_dir(w->tr, cfg->arrivals_dir) != 0) {
+		world_destroy(w);
+		return sim_err_set(err, SIM_ERANGE, "%s: path too long",
+				   cfg->arrivals_dir);
+	}
 	/* xFini runs after a failed xInit too (policy.h), so what the init
 	** allocated before it failed is freed. */
 	w->pol_inited = 1;
