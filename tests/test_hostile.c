@@ -277,6 +277,33 @@ static void test_partial_outputs(void)
 		CU_ASSERT_STRING_EQUAL(buf, "precious\n");
 	}
 	CU_ASSERT_EQUAL(leftovers(test_tmpdir()), 0);
+	/* gen -o on a full disk left a truncated trace */
+	rc = tc_sh("cd %T && (trap '' XFSZ; ulimit -f 8; exec timeout 60 %B "
+		   "gen --jobs 20000 -o gen.csv) 2>&1 >/dev/null", &err);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT(strstr(err, "gen.csv: write error") != NULL);
+	CU_ASSERT(!exists(tc_tmp("gen.csv")));
+	CU_ASSERT_EQUAL(leftovers(test_tmpdir()), 0);
+}
+
+/* A generated trace lives in TMPDIR while its run simulates; a worker
+** killed then (SIGKILL of the whole group) left colosim-gen-* behind. */
+static void test_killed_worker_temp(void)
+{
+	const char *err = "";
+	char dir[600];
+
+	snprintf(dir, sizeof dir, "%s/gtmp", test_tmpdir());
+	mkdir(dir, 0755);
+	tc_put("gk.ini", "[experiment]\nname = gk\ncluster = 1x4:a100-80gb\n"
+	       "replications = 2\ngen.jobs = 300\ngen.rate = 1\n[sweep]\n"
+	       "policy = exclusive, mps\n");
+	tc_sh("cd %T && (TMPDIR=%T/gtmp COLOSIM_DEVICES=%R/models/devices "
+	      "setsid %B run gk.ini -o gk.db -j 2 --overwrite >/dev/null 2>&1 "
+	      "& pid=$!; sleep 1; kill -9 -$pid 2>/dev/null || kill -9 $pid; "
+	      "wait) 2>/dev/null", &err);
+	CU_ASSERT_EQUAL(tc_sh("ls %T/gtmp | grep -c colosim-gen", &err), 1);
+	CU_ASSERT_STRING_EQUAL(err, "0\n");
 }
 
 /* Makes %T/NAME.db: a finished two-run experiment (exclusive, mps). */
@@ -518,6 +545,8 @@ TEST_REGISTER(hostile)
 		{ "results database on read-only media", test_store_readonly },
 		{ "results database with another schema", test_store_schema },
 		{ "sim_path_literal", test_path_literal },
+		{ "no temporary file after a killed worker",
+		  test_killed_worker_temp },
 		{ "arrival files confined, never echoed",
 		  test_arrival_confinement },
 		{ "sim_err_set: one line", test_err_one_line },
