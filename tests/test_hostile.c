@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "experiments/config.h"
 #include "experiments/openb.h"
 #include "sim/err.h"
 #include "sim/file.h"
@@ -306,6 +307,50 @@ static void test_killed_worker_temp(void)
 	CU_ASSERT_STRING_EQUAL(err, "0\n");
 }
 
+/* A 1,000,000-run matrix was materialized before the first run (1.5 GB):
+** streamed, any run is built from its index alone. */
+static void test_matrix_streamed(void)
+{
+	static const char cfgtext[] =
+		"[experiment]\nname = big\ncluster = 1x1:a100-80gb\n"
+		"replications = 100\ngen.jobs = 5\n[sweep]\n"
+		"policy = exclusive, colti\nhorizon_s = 1..100 step 1\n"
+		"gen.load = 0.04..1 step 0.04\n"
+		"policy.colti.headroom = 0..0.2 step 0.1\n";
+	struct exp_config *cfg = NULL;
+	struct exp_runs *rs = NULL;
+	struct exp_run_spec sp;
+	struct sim_err err;
+	char prev[256] = "";
+	size_t k;
+
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL_FATAL(exp_config_parse(&cfg, "big.ini", cfgtext,
+					       sizeof cfgtext - 1, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(exp_runs_open(&rs, cfg, &err), 0);
+	CU_ASSERT_EQUAL(exp_runs_count(rs), 1000000);
+	CU_ASSERT_EQUAL_FATAL(exp_runs_get(rs, 999999, &sp, &err), 0);
+	CU_ASSERT_EQUAL(sp.index, 999999);
+	CU_ASSERT_EQUAL(sp.replication, 99);
+	CU_ASSERT_STRING_EQUAL(sp.key, "horizon_s=100 gen.load=1 "
+			       "policy=colti headroom=0.2 rep=99");
+	exp_run_spec_fini(&sp);
+	CU_ASSERT_EQUAL_FATAL(exp_runs_get(rs, 4, &sp, &err), 0);
+	CU_ASSERT_STRING_EQUAL(sp.key, "horizon_s=1 gen.load=0.08 "
+			       "policy=exclusive rep=0");
+	exp_run_spec_fini(&sp);
+	/* consecutive runs differ; the order is the materialized one's */
+	for (k = 0; k < 2000; k++) {
+		CU_ASSERT_EQUAL_FATAL(exp_runs_get(rs, k, &sp, &err), 0);
+		CU_ASSERT(strcmp(sp.key, prev) != 0);
+		snprintf(prev, sizeof prev, "%s", sp.key);
+		exp_run_spec_fini(&sp);
+	}
+	CU_ASSERT_EQUAL(exp_runs_get(rs, 1000000, &sp, &err), SIM_EINVAL);
+	exp_runs_close(rs);
+	exp_config_free(cfg);
+}
+
 /* Makes %T/NAME.db: a finished two-run experiment (exclusive, mps). */
 static int make_db(const char *name)
 {
@@ -545,6 +590,7 @@ TEST_REGISTER(hostile)
 		{ "results database on read-only media", test_store_readonly },
 		{ "results database with another schema", test_store_schema },
 		{ "sim_path_literal", test_path_literal },
+		{ "run matrix streamed", test_matrix_streamed },
 		{ "no temporary file after a killed worker",
 		  test_killed_worker_temp },
 		{ "arrival files confined, never echoed",
