@@ -5,9 +5,9 @@
 ** Rows come from the shared CSV reader (sim/csv.h: bounded lines and
 ** fields, positions, comments), numbers from sim/num.h; a completed row is
 ** validated and handed out by trace_next.  Memory is constant in the
-** number of rows except for the set of job ids (8-byte hashes with the
-** line each was first seen on, to report duplicates), which grows by 16
-** bytes per job.  Lines starting with '#' outside a quoted field are
+** number of rows except for the set of job ids (an 8-byte hash and the
+** 4-byte line each was first seen on, to report duplicates, in an open
+** table at most 3/4 full: 16 to 32 bytes per job).  Lines starting with '#' outside a quoted field are
 ** comments; blank lines are skipped.  A quoted field may span lines; its
 ** row is reported at the line where it starts.  Columns in messages are
 ** 1-based character columns of the field's first character.  Times are at
@@ -44,10 +44,6 @@ enum {
 /* mem_mib above this would overflow bytes (2^40 MiB = 1 EiB). */
 #define MEM_MIB_MAX 1099511627776.0
 
-struct id_slot {
-	uint64_t h;               /* 0 = empty */
-	long line;
-};
 
 struct trace_reader {
 	struct sim_csv *csv;
@@ -60,8 +56,9 @@ struct trace_reader {
 	/* cross-row checks */
 	sim_time prev_submit;
 	long prev_submit_line;
-	struct id_slot *ids;
-	size_t nids, ids_cap;     /* open addressing, capacity a power of 2 */
+	uint64_t *ids;            /* id hashes, 0 = empty; open addressing */
+	uint32_t *id_line;        /* line of each (saturated at 2^32 - 1) */
+	size_t nids, ids_cap;     /* capacity a power of 2, at most 3/4 full */
 	/* error reporting */
 	trace_error_fn sink;
 	void *sink_ctx;
@@ -207,19 +204,26 @@ static void must_be_empty(struct trace_reader *r, struct sim_err *err, int k,
 static int ids_grow(struct trace_reader *r)
 {
 	size_t cap = r->ids_cap ? 2 * r->ids_cap : 256, i;
-	struct id_slot *n = calloc(cap, sizeof *n);
+	uint64_t *n = calloc(cap, sizeof *n);
+	uint32_t *nl = malloc(cap * sizeof *nl);
 
-	if (n == NULL)
+	if (n == NULL || nl == NULL) {
+		free(n);
+		free(nl);
 		return SIM_ENOMEM;
+	}
 	for (i = 0; i < r->ids_cap; i++)
-		if (r->ids[i].h != 0) {
-			size_t j = r->ids[i].h & (cap - 1);
-			while (n[j].h != 0)
+		if (r->ids[i] != 0) {
+			size_t j = sim_mix64(r->ids[i]) & (cap - 1);
+			while (n[j] != 0)
 				j = (j + 1) & (cap - 1);
 			n[j] = r->ids[i];
+			nl[j] = r->id_line[i];
 		}
 	free(r->ids);
+	free(r->id_line);
 	r->ids = n;
+	r->id_line = nl;
 	r->ids_cap = cap;
 	return 0;
 }
@@ -232,16 +236,17 @@ static long ids_add(struct trace_reader *r, const char *id)
 
 	if (h == 0)
 		h = 1;
-	if (2 * (r->nids + 1) > r->ids_cap && ids_grow(r) != 0)
+	if (4 * (r->nids + 1) > 3 * r->ids_cap && ids_grow(r) != 0)
 		return SIM_ENOMEM;
-	j = h & (r->ids_cap - 1);
-	while (r->ids[j].h != 0) {
-		if (r->ids[j].h == h)
-			return r->ids[j].line;
+	j = sim_mix64(h) & (r->ids_cap - 1);
+	while (r->ids[j] != 0) {
+		if (r->ids[j] == h)
+			return (long)r->id_line[j];
 		j = (j + 1) & (r->ids_cap - 1);
 	}
-	r->ids[j].h = h;
-	r->ids[j].line = r->row_line;
+	r->ids[j] = h;
+	r->id_line[j] = r->row_line < (long)UINT32_MAX ?
+			(uint32_t)r->row_line : UINT32_MAX;
 	r->nids++;
 	return 0;
 }
@@ -672,5 +677,6 @@ void trace_close(struct trace_reader *r)
 		return;
 	sim_csv_close(r->csv);
 	free(r->ids);
+	free(r->id_line);
 	free(r);
 }
