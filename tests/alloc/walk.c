@@ -6,7 +6,8 @@
 ** library and this file; shared libraries such as SQLite or GSL keep
 ** their own allocator) goes through a counter that can fail the N-th one.
 ** For each scenario (a small replay per policy, a small `run` into a
-** results store), a counting pass finds the number of allocations A and
+** results store, the trace reader with arrival files, two imports), a
+** counting pass finds the number of allocations A and
 ** the distinct call sites; then, for N = 1..A, a forked child fails the
 ** N-th allocation and must end cleanly:
 **   - no crash, no sanitizer report (the walk is built with ASan + UBSan),
@@ -33,6 +34,8 @@
 #include "sim/rng.h"
 #include "sim/world/result.h"
 #include "tests/alloc/wrap.h"
+#include "traces/import.h"
+#include "traces/trace.h"
 
 static char dir[256];
 static unsigned long long digest;    /* of the last scenario's results */
@@ -94,6 +97,12 @@ static void setup(void)
 	    "r,infer,3,resnet50,8,,5,,,,1,,,,100,rates,,10@0;0@2;5@3,\n"
 	    "f,infer,4,mobilenetv2,4,,5,,,,1,,,,50,file,,f.arr,\n");
 	put("f.arr", "4\n4.5\n# a comment\n5\n6.25\n");
+	put("tir.csv", "job_id,num_gpu,submit_time,iterations,model_name,"
+	    "duration,batch_size\na,4,10,100,resnet50,50,64\nb,1,5,,vgg19,30,"
+	    "16\nc,2,7,,resnet50,,32\nd,1,3,10,googlenet,,8\n");
+	put("az.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+	    "2023-11-16 18:00:10.5,10,1\n2023-11-16 18:00:00.25,10,1\n"
+	    "2023-11-16 18:01:00,10,1\n");
 	{
 		char ini[1024];
 		snprintf(ini, sizeof ini, "[experiment]\nname = walk\n"
@@ -195,12 +204,89 @@ static int scenario_run(void)
 	return clean(rc, &err) ? 1 : 2;
 }
 
+/* An import (tiresias, then azure with its arrival file), the output
+** read back; digest of the output's bytes. */
+static int scenario_import(const char *fmt)
+{
+	struct imp_opts o;
+	struct imp_stats st;
+	struct sim_err err;
+	char in[512], out[512];
+	const char *inputs[1];
+	int rc;
+
+	snprintf(in, sizeof in, "%s/%s", dir, strcmp(fmt, "tiresias") == 0 ?
+		 "tir.csv" : "az.csv");
+	snprintf(out, sizeof out, "%s/imp-%ld.csv", dir, (long)getpid());
+	inputs[0] = in;
+	imp_opts_init(&o);
+	sim_err_clear(&err);
+	rc = imp_run(imp_find(fmt), inputs, 1, out, NULL, &o, &st, &err);
+	digest = 14695981039346656037ull;
+	if (rc == 0) {
+		FILE *f = fopen(out, "rb");
+		int c;
+		while (f != NULL && (c = fgetc(f)) != EOF) {
+			unsigned char b = (unsigned char)c;
+			digest = fnv(digest, &b, 1);
+		}
+		if (f != NULL)
+			fclose(f);
+	}
+	unlink(out);
+	if (rc == 0)
+		return 0;
+	if (getenv("WALK_VERBOSE"))
+		fprintf(stderr, "  error: %s\n", err.msg);
+	return clean(rc, &err) ? 1 : 2;
+}
+
+/* The trace reader and every service's arrivals, as validate does. */
+static int scenario_trace(void)
+{
+	struct trace_reader *r = NULL;
+	struct trace_job j;
+	struct sim_err err;
+	char path[512];
+	int rc;
+
+	snprintf(path, sizeof path, "%s/t.csv", dir);
+	sim_err_clear(&err);
+	digest = 14695981039346656037ull;
+	if ((rc = trace_open(&r, path, &err)) != 0)
+		return clean(rc, &err) ? 1 : 2;
+	while ((rc = trace_next(r, &j, &err)) == 1) {
+		digest = fnv(digest, j.id, strlen(j.id));
+		if (j.kind == TRACE_INFER && j.arrival == TRACE_ARR_FILE) {
+			struct trace_arrivals *a = NULL;
+			sim_time t;
+			if ((rc = trace_arrivals_open(&a, &j, trace_dir(r),
+						      NULL, &err)) != 0)
+				break;
+			while ((rc = trace_arrivals_next(a, &t, &err)) == 1)
+				digest = fnv(digest, &t, sizeof t);
+			trace_arrivals_close(a);
+			if (rc < 0)
+				break;
+		}
+	}
+	trace_close(r);
+	if (rc == 0)
+		return 0;
+	digest = 14695981039346656037ull;
+	return clean(rc, &err) ? 1 : 2;
+}
+
 static int scenario(const char *name)
 {
 	if (strncmp(name, "replay:", 7) == 0)
 		return scenario_replay(name + 7);
 	if (strcmp(name, "run") == 0)
 		return scenario_run();
+	if (strncmp(name, "import:", 7) == 0)
+		return scenario_import(name + 7);
+	if (strcmp(name, "trace") == 0)
+		return scenario_trace();
 	fprintf(stderr, "walk: unknown scenario '%s'\n", name);
 	exit(2);
 }
@@ -311,7 +397,8 @@ int main(int argc, char **argv)
 	static const char *const all[] = {
 		"replay:exclusive", "replay:timeslice", "replay:mps",
 		"replay:mig", "replay:colti", "replay:gslice",
-		"replay:distmind", "run", NULL
+		"replay:distmind", "run", "trace", "import:tiresias",
+		"import:azure-llm-2023", NULL
 	};
 	const char *s = getenv("WALK_STEP");
 	long step = s && atol(s) > 0 ? atol(s) : 1;
