@@ -307,6 +307,21 @@ static void test_killed_worker_temp(void)
 	CU_ASSERT_STRING_EQUAL(err, "0\n");
 }
 
+/* Every generated trace reads back: a lognormal tail or a slow arrival
+** rate gave durations, rates or submit times the reader refuses (or
+** rates printed as 0.000). */
+static void test_gen_limits(void)
+{
+	tc_expect("gen --rate 1e-9 --jobs 100", 2, "submit times pass",
+		  "--rate");
+	tc_expect("gen --dur-median-s 1e9 --dur-sigma 10 --jobs 50", 2,
+		  "drawn duration", "--dur-sigma");
+	tc_expect("gen --infer-frac 1 --infer-rate-median 1e-6 --jobs 5", 2,
+		  "drawn request rate", NULL);
+	tc_expect("gen --infer-frac 1 --infer-rate-sigma 10 --jobs 200", 2,
+		  "drawn request rate", NULL);
+}
+
 /* A 1,000,000-run matrix was materialized before the first run (1.5 GB):
 ** streamed, any run is built from its index alone. */
 static void test_matrix_streamed(void)
@@ -591,6 +606,7 @@ TEST_REGISTER(hostile)
 		{ "results database with another schema", test_store_schema },
 		{ "sim_path_literal", test_path_literal },
 		{ "run matrix streamed", test_matrix_streamed },
+		{ "generated traces stay inside the limits", test_gen_limits },
 		{ "no temporary file after a killed worker",
 		  test_killed_worker_temp },
 		{ "arrival files confined, never echoed",
