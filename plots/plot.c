@@ -30,6 +30,8 @@
 extern char **environ;
 
 #define HBM_BINS 100
+/* The longest output folder (docs/LIMITS.md). */
+#define PLOT_DIR_MAX 1000
 
 /* ------------------------------------------------------------- utilities */
 
@@ -823,9 +825,14 @@ int plot_experiment(struct store *s, const char *experiment,
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
 	memset(&rep, 0, sizeof rep);
+	/* every file name below is the folder plus at most ~40 characters,
+	** in 1100-byte buffers: a longer folder is refused, never cut */
 	if ((rc = sim_path_literal(o->out_dir, spath, sizeof spath,
 				   "--out", err)) != 0)
 		return rc;
+	if (strlen(o->out_dir) > PLOT_DIR_MAX)
+		return sim_err_set(err, SIM_EINVAL, "--out: longer than %d "
+				   "characters (docs/LIMITS.md)", PLOT_DIR_MAX);
 	p.s = s;
 	p.db = store_db(s);
 	p.o = o;

@@ -57,7 +57,7 @@ int sim_path_literal(const char *path, char *out, size_t n, const char *what,
 	      strncmp(path, "../", 3) == 0 ? "" : "./";
 	w = snprintf(out, n, "%s%s", pre, path);
 	if (w < 0 || (size_t)w >= n)
-		return sim_err_set(err, SIM_ENOSPC, "%s: longer than %zu "
+		return sim_err_set(err, SIM_EINVAL, "%s: longer than %zu "
 				   "characters", what, n > 3 ? n - 3 : 0);
 	return 0;
 }

@@ -28,8 +28,8 @@ int sim_fopen_in(FILE **out, const char *path, const char *mode,
 ** leading "./", so it can never begin with '<' or '|' (gnuplot opens
 ** "<cmd" and "|cmd" as pipes), '-' (an option) or '~'.  Returns 0,
 ** SIM_EINVAL (with err) for an empty path or one holding a control
-** character (a line break would end a gnuplot command), or SIM_ENOSPC
-** when the result does not fit; what names the path in the message.
+** character (a line break would end a gnuplot command) or one too long
+** for out; what names the path in the message.
 */
 int sim_path_literal(const char *path, char *out, size_t n, const char *what,
 		     struct sim_err *err);
