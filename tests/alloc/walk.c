@@ -317,6 +317,17 @@ static int child(const char *name, long n, long *count, long *sites,
 		r = scenario(name);
 		v[0] = wrap_count();
 		v[1] = wrap_sites();
+		if (n == 0) {        /* the sites, for the union over scenarios */
+			char sp[512];
+			FILE *f;
+			long i;
+			snprintf(sp, sizeof sp, "%s/sites.txt", dir);
+			if ((f = fopen(sp, "a")) != NULL) {
+				for (i = 0; i < v[1]; i++)
+					fprintf(f, "%p\n", wrap_site(i));
+				fclose(f);
+			}
+		}
 		memcpy(&v[2], &digest, sizeof digest);
 		if (write(fds[1], v, sizeof v) != (ssize_t)sizeof v)
 			_exit(2);
@@ -413,7 +424,13 @@ int main(int argc, char **argv)
 		for (i = 0; all[i] != NULL; i++)
 			bad |= walk(all[i], step);
 	{
-		char cmd[400];
+		char cmd[600];
+		fflush(stdout);
+		snprintf(cmd, sizeof cmd, "printf 'walk: %%s distinct call sites "
+			 "over the scenarios walked\\n' $(sort -u '%s/sites.txt' "
+			 "| wc -l)", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "walk: cannot count the sites\n");
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "walk: cannot remove %s\n", dir);

@@ -41,6 +41,11 @@ long wrap_count(void)
 	return count;
 }
 
+const void *wrap_site(long i)
+{
+	return i >= 0 && i < nsites ? sites[i] : NULL;
+}
+
 long wrap_sites(void)
 {
 	return nsites;

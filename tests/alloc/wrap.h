@@ -15,6 +15,8 @@ void wrap_arm(long n);
 /* Allocations counted since the last wrap_arm, distinct call sites among
 ** them (up to WRAP_SITES_MAX), and whether the failure was injected. */
 long wrap_count(void);
+/* The i-th distinct call site of the counting pass (i < wrap_sites()). */
+const void *wrap_site(long i);
 long wrap_sites(void);
 int wrap_injected(void);
 
