@@ -78,11 +78,13 @@ static int mix_parse(struct gen_mix *m, const char *key, const char *s,
 		colon = strchr(item, ':');
 		if (colon != NULL) {
 			*colon = '\0';
-			if (sim_num_double(colon + 1, NULL, DBL_MIN, DBL_MAX,
-					   &w, NULL) != 0)
+			/* bounded, so that the sum of up to GEN_MIX_MAX
+			** weights stays finite */
+			if (sim_num_double(colon + 1, NULL, DBL_MIN, 1e9, &w,
+					   NULL) != 0)
 				return sim_err_set(err, SIM_EINVAL, "%s: expected "
-						   "a weight > 0 after '%s:', "
-						   "got '%s'", key, item,
+						   "a weight in (0, 1e9] after "
+						   "'%s:', got '%s'", key, item,
 						   colon + 1);
 		}
 		if (item[0] == '\0' || strlen(item) >= sizeof m->item[0])
