@@ -219,6 +219,8 @@ struct load_ctx {
 	struct sim_err *err;
 	int line;                 /* the line inih is looking at */
 	int long_line;            /* first line longer than inih's buffer */
+	size_t nread;             /* bytes read so far */
+	int too_big;              /* more than DEV_FILE_MAX bytes */
 	int header_line;          /* line of the latest [section] header */
 	int device_line;          /* line of [device], 0 if absent */
 	uint64_t dev_seen;        /* bit i: dev_fields[i] given */
@@ -228,25 +230,39 @@ struct load_ctx {
 };
 
 /* fgets with a line count; a line longer than num - 1 is remembered and
-** its rest skipped, so that inih never sees a split line. */
+** its rest skipped, so that inih never sees a split line.  Reading stops
+** at DEV_FILE_MAX bytes (c->too_big): /dev/zero named as a profile is an
+** error, not an endless skip. */
 static char *count_reader(char *str, int num, void *stream)
 {
 	struct load_ctx *c = stream;
 	size_t len;
 	const char *p;
 
+	/* lines are counted too: a NUL byte hides the bytes after it from
+	** strlen, so /dev/zero would read "empty lines" forever */
+	if (c->nread > DEV_FILE_MAX || c->line >= DEV_LINES_MAX) {
+		c->too_big = 1;
+		return NULL;
+	}
 	if (fgets(str, num, c->f) == NULL)
 		return NULL;
 	c->line++;
 	len = strlen(str);
+	c->nread += len;
 	if (len > 0 && str[len - 1] != '\n' && !feof(c->f)) {
 		int ch;
 
 		if (c->long_line == 0)
 			c->long_line = c->line;
-		while ((ch = fgetc(c->f)) != EOF && ch != '\n')
-			;
+		while (c->nread <= DEV_FILE_MAX &&
+		       (ch = fgetc(c->f)) != EOF && ch != '\n')
+			c->nread++;
 		str[0] = '\0';   /* inih sees an empty line */
+	}
+	if (c->nread > DEV_FILE_MAX) {
+		c->too_big = 1;
+		return NULL;
 	}
 	for (p = str; *p == ' ' || *p == '\t'; p++)
 		;
@@ -662,6 +678,10 @@ int dev_load_file(const char *path, struct dev_profile *out,
 	if ((rc = sim_fopen_in(&c.f, path, "r", "device profile", err)) != 0)
 		return rc;
 	rc = ini_parse_stream(count_reader, &c, handler, &c);
+	if (c.too_big)
+		sim_err_set(err, SIM_ERANGE, "%s: more than %d bytes or %d "
+			    "lines (a device profile; docs/LIMITS.md)", path,
+			    DEV_FILE_MAX, DEV_LINES_MAX);
 	if (ferror(c.f))
 		sim_err_set(err, SIM_EIO, "%s:%d: read error", path, c.line);
 	fclose(c.f);

@@ -313,6 +313,28 @@ static void test_killed_worker_temp(void)
 	CU_ASSERT_STRING_EQUAL(err, "0\n");
 }
 
+/* A file without line ends (/dev/zero) named as a trace, an importer's
+** input, a calibration CSV or a device profile was read forever: the CSV
+** reader skipped the rest of a too-long line without bound, and a NUL
+** byte hid the profile reader's progress. */
+static void test_endless_input(void)
+{
+	char dir[600], path[700];
+
+	tc_expect("validate /dev/zero", 2, "/dev/zero:1:", "not a text file");
+	tc_expect("replay /dev/zero" CL, 2, "/dev/zero:1:", NULL);
+	tc_expect("import tiresias /dev/zero -o %T/zz.csv", 2, "/dev/zero:1:",
+		  NULL);
+	tc_expect("calibrate /dev/zero", 2, "/dev/zero:1:", NULL);
+	snprintf(dir, sizeof dir, "%s/zdev", test_tmpdir());
+	mkdir(dir, 0755);
+	snprintf(path, sizeof path, "%s/zero.ini", dir);
+	unlink(path);
+	CU_ASSERT_EQUAL(symlink("/dev/zero", path), 0);
+	tc_expect("list devices --dir %T/zdev", 2, "zero.ini",
+		  "device profile");
+}
+
 /* Every generated trace reads back: a lognormal tail or a slow arrival
 ** rate gave durations, rates or submit times the reader refuses (or
 ** rates printed as 0.000). */
@@ -612,6 +634,7 @@ TEST_REGISTER(hostile)
 		{ "results database with another schema", test_store_schema },
 		{ "sim_path_literal", test_path_literal },
 		{ "run matrix streamed", test_matrix_streamed },
+		{ "endless inputs end", test_endless_input },
 		{ "generated traces stay inside the limits", test_gen_limits },
 		{ "no temporary file after a killed worker",
 		  test_killed_worker_temp },
