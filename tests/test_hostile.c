@@ -242,6 +242,21 @@ static void test_import_dates(void)
 	       "9999-12-31 23:59:59,SUCCEED\n");
 	tc_expect("import alibaba-genai-v2026 %T/sd2263.csv -o %T/sd.csv", 2,
 		  "sd2263.csv:2:", "gmt_create");
+	/* an id past the reader's 63 characters was written as is: the
+	** output did not read back (found by fuzz_import) */
+	{
+		char text[512], id[80];
+		const char *err = "";
+		memset(id, 'x', 70);
+		id[70] = '\0';
+		snprintf(text, sizeof text, "job_id,num_gpu,submit_time,"
+			 "iterations,model_name,duration\n%s,1,0,10,resnet50,"
+			 "10\nok,1,1,10,resnet50,10\n", id);
+		tc_put("tir_longid.csv", text);
+		CU_ASSERT_EQUAL(tc_run("import tiresias %T/tir_longid.csv -o "
+				       "%T/tl.csv", &err), 0);
+		CU_ASSERT_EQUAL(tc_run("validate %T/tl.csv", &err), 0);
+	}
 	/* --compress far below 1 stretches times past the limit */
 	tc_put("tir_far.csv", "job_id,num_gpu,submit_time,iterations,"
 	       "model_name,duration\na,1,0,10,resnet50,10\n"
