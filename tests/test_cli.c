@@ -245,6 +245,9 @@ static void test_other_commands(void)
 
 	setup_files();
 	expect("list nosuch", 2, "unknown topic 'nosuch'", "devices");
+	expect("list policies nosuch", 2, "unknown policy 'nosuch'",
+	       "template");
+	expect("list policies colti extra", 2, "unexpected 'extra'", NULL);
 	expect("list", 2, "missing TOPIC", NULL);
 	expect("gen --jobs abc", 2, "jobs", "'abc'");
 	expect("gen --jobs", 2, "--jobs needs a value", NULL);
@@ -285,10 +288,36 @@ static void test_other_commands(void)
 	}
 }
 
+/* `list policies NAME` prints the policy's parameter table: each key with
+** its type, range and default, as the table declares them. */
+static void test_list_policy(void)
+{
+	char cmd[600], out[8192];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof cmd, "timeout 60 %s list policies colti "
+		 "2>/dev/null", bin());
+	p = popen(cmd, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	CU_ASSERT_EQUAL(pclose(p), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "colti: COLTI"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "max_tenants          integer  "
+				      "[1, 16]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "mode                 choice   "
+				      "timeslice, mps"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "fit                  bool     "
+				      "0, 1"));
+}
+
 TEST_REGISTER(cli)
 {
 	static const struct test_case cases[] = {
 		{ "replay on bad input", test_replay },
+		{ "list policies NAME prints its parameters",
+		  test_list_policy },
 		{ "replay of an open service ends", test_open_service_ends },
 		{ "run, report, plot on bad input", test_run_report_plot },
 		{ "list, gen, validate, import, openb, calibrate",

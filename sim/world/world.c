@@ -537,6 +537,12 @@ int world_create(struct world **out, const struct world_config *cfg,
 		return sim_err_set(err, SIM_ERANGE, "%s: path too long",
 				   cfg->arrivals_dir);
 	}
+	if ((rc = world__view_init(w, err)) != 0 ||
+	    (rc = pol_params_fill(w->pol, cfg->params, w->pol_state,
+				  err)) != 0) {
+		world_destroy(w);
+		return rc;
+	}
 	/* xFini runs after a failed xInit too (policy.h), so what the init
 	** allocated before it failed is freed. */
 	w->pol_inited = 1;
@@ -587,6 +593,7 @@ void world_destroy(struct world *w)
 	free(w->series.v);
 	free(w->xmetrics);
 	free(w->pol_state);
+	world__view_fini(w);
 	if (w->tr != NULL)
 		trace_close(w->tr);
 	sim_sample_fini(&w->jct_s);

@@ -5,10 +5,11 @@
 **
 ** Ownership: world_create copies what it needs from its config except the
 ** device catalog and cluster spec, which are borrowed and must outlive the
-** world.  Policies see the world through the const accessors below and act
-** only through the world_* action calls, each of which validates its request
-** and returns 0 or a SIM_E* code with a message, leaving the world unchanged
-** on failure.
+** world.  Policies see the world only through policies/policy.h (the pol_*
+** view and actions, sim/world/view.c, built on the calls below); the
+** accessors here are the world's own API, for the engine, the experiments
+** and tests.  Every world_* action validates its request and returns 0 or
+** a SIM_E* code with a message, leaving the world unchanged on failure.
 **
 ** Lifecycle of a job: PENDING (arrived, waiting) -> RUNNING (tenants on its
 ** GPUs) -> DONE; RUNNING -> PREEMPTED (back in the queue, progress kept) ->
@@ -134,6 +135,8 @@ void world_destroy(struct world *w);
 
 sim_time world_now(const struct world *w);
 int world_njobs(const struct world *w);
+/* Job j, or NULL.  Points into an array that grows when a job arrives:
+** valid until the next arrival (do not keep it across events). */
 const struct world_job *world_job(const struct world *w, int j);
 /* Pending (and preempted) jobs in arrival order. */
 int world_npending(const struct world *w);

@@ -59,6 +59,7 @@ struct world {
 	int preempt_cost;             /* WORLD_PREEMPT_* */
 	struct world_swapper *swapper; /* host links of swap copies; NULL
 					  until the first swap */
+	struct world_view *view;      /* the policy view's state (view.c) */
 };
 
 struct world_metric {
@@ -84,6 +85,11 @@ double world__train_total_ns(const struct world *w,
 int world__swap_out(struct world *w, int j, int as_preempt,
 		    struct sim_err *err);
 void world__swap_fini(struct world *w);
+
+/* sim/world/view.c: the policy view's state (device kinds, the policy's
+** random stream): made before xInit, freed by world_destroy. */
+int world__view_init(struct world *w, struct sim_err *err);
+void world__view_fini(struct world *w);
 
 /* world_load.c: the GPU pool.  pool_request takes one request of a pooled
 ** service; pool_tenant_changed reschedules an executor (tenant id < 0). */
