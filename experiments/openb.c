@@ -535,22 +535,15 @@ int openb_write_csv(const char *path, const char *const *names,
 	int i, k;
 
 	/* written under a temporary name and renamed: never half a file */
-	if (sim_out_tmpname(path, tmp, sizeof tmp) != 0)
-		return sim_err_set(err, SIM_ENOSPC, "%s: path too long", path);
-	if ((fp = fopen(tmp, "w")) == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: %s", path,
-				   strerror(errno));
+	if ((fp = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
+		return err->code;
 	fprintf(fp, "policy,k,alloc_pct\n");
 	for (i = 0; i < ncurves; i++)
 		for (k = 0; k <= kmax; k++)
 			if (!isnan(curves[i][k]))
 				fprintf(fp, "%s,%d,%.4f\n", names[i], k,
 					curves[i][k]);
-	if (ferror(fp) | fclose(fp)) {
-		sim_out_abort(tmp);
-		return sim_err_set(err, SIM_EIO, "%s: write error", path);
-	}
-	return sim_out_commit(tmp, path, err);
+	return sim_out_close(fp, tmp, path, 0, err);
 }
 
 /* The figure's script: constant text; the data file, the output and the
@@ -599,10 +592,8 @@ static int write_dat(const char *path, const char *const *names,
 	FILE *fp;
 	int i, k;
 
-	if (sim_out_tmpname(path, tmp, sizeof tmp) != 0)
-		return sim_err_set(err, SIM_ENOSPC, "%s: path too long", path);
-	if ((fp = fopen(tmp, "w")) == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: %s", path, strerror(errno));
+	if ((fp = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
+		return err->code;
 	if (names == NULL) {
 		fputs(plot_script, fp);
 	} else {
@@ -620,11 +611,7 @@ static int write_dat(const char *path, const char *const *names,
 			fprintf(fp, "\n");
 		}
 	}
-	if (ferror(fp) | fclose(fp)) {
-		sim_out_abort(tmp);
-		return sim_err_set(err, SIM_EIO, "%s: write error", path);
-	}
-	return sim_out_commit(tmp, path, err);
+	return sim_out_close(fp, tmp, path, 0, err);
 }
 
 int openb_write_plot(const char *dir, const char *const *names,

@@ -434,14 +434,7 @@ static int draw(struct plotter *p, const char *name, const char *script,
 static FILE *open_out(struct plotter *p, const char *path,
 		      struct sim_err *err)
 {
-	FILE *f = NULL;
-
-	if (sim_out_tmpname(path, p->tmp, sizeof p->tmp) != 0)
-		sim_err_set(err, SIM_ENOSPC, "%s: path too long", path);
-	else if ((f = fopen(p->tmp, "w")) == NULL)
-		sim_err_set(err, SIM_EIO, "%s: cannot write: %s", path,
-			    strerror(errno));
-	return f;
+	return sim_out_open(path, p->tmp, sizeof p->tmp, err);
 }
 
 static FILE *open_data(struct plotter *p, const char *name, char *path,
@@ -458,11 +451,7 @@ static int close_data(struct plotter *p, FILE *f, const char *path,
 {
 	int rc;
 
-	if (ferror(f) | fclose(f)) {
-		sim_out_abort(p->tmp);
-		return sim_err_set(err, SIM_EIO, "%s: write error", path);
-	}
-	if ((rc = sim_out_commit(p->tmp, path, err)) != 0)
+	if ((rc = sim_out_close(f, p->tmp, path, 0, err)) != 0)
 		return rc;
 	return add_path(p, path, err);
 }

@@ -84,3 +84,35 @@ void sim_out_abort(const char *tmp)
 {
 	remove(tmp);
 }
+
+FILE *sim_out_open(const char *path, char *tmp, size_t n,
+		   struct sim_err *err)
+{
+	FILE *f;
+
+	if (sim_out_tmpname(path, tmp, n) != 0) {
+		sim_err_set(err, SIM_EINVAL, "%s: path too long", path);
+		return NULL;
+	}
+	if ((f = fopen(tmp, "w")) == NULL)
+		sim_err_set(err, SIM_EIO, "%s: cannot create: %s", path,
+			    strerror(errno));
+	return f;
+}
+
+int sim_out_close(FILE *f, const char *tmp, const char *path, int rc,
+		  struct sim_err *err)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) != 0)
+		bad = 1;
+	if (rc == 0 && bad)
+		rc = sim_err_set(err, SIM_EIO, "%s: write error: %s", path,
+				 strerror(errno));
+	if (rc != 0) {
+		sim_out_abort(tmp);
+		return rc;
+	}
+	return sim_out_commit(tmp, path, err);
+}

@@ -44,4 +44,16 @@ int sim_out_tmpname(const char *path, char *out, size_t n);
 int sim_out_commit(const char *tmp, const char *path, struct sim_err *err);
 void sim_out_abort(const char *tmp);
 
+/*
+** The two together: sim_out_open opens path's temporary name (into tmp, n
+** bytes) for writing, NULL with err set ("PATH: cannot create: REASON");
+** sim_out_close closes it and, when rc is 0 and nothing failed while
+** writing, renames it onto path, else removes it.  Returns rc, or the
+** write or rename error.
+*/
+FILE *sim_out_open(const char *path, char *tmp, size_t n,
+		   struct sim_err *err);
+int sim_out_close(FILE *f, const char *tmp, const char *path, int rc,
+		  struct sim_err *err);
+
 #endif

@@ -400,21 +400,6 @@ static void add_side(struct imp_stats *st, const char *path)
 ** failure, a full disk say, leaves no truncated file and keeps any file
 ** the user already had at those paths.
 */
-static FILE *out_open(const char *path, char *tmp, size_t n,
-		      struct sim_err *err)
-{
-	FILE *f;
-
-	if (sim_out_tmpname(path, tmp, n) != 0) {
-		sim_err_set(err, SIM_ERANGE, "%s: path too long", path);
-		return NULL;
-	}
-	if ((f = fopen(tmp, "w")) == NULL)
-		sim_err_set(err, SIM_EIO, "%s: cannot write: %s", path,
-			    strerror(errno));
-	return f;
-}
-
 int imp_side_file(struct imp_ctx *c, const char *suffix, const char *text,
 		  struct sim_err *err)
 {
@@ -432,7 +417,7 @@ int imp_side_file(struct imp_ctx *c, const char *suffix, const char *text,
 				   "files", c->format, SIDE_MAX);
 	path = s->side_path[s->nside];
 	snprintf(path, sizeof s->side_path[0], "%s.%s", c->out_stem, suffix);
-	if ((f = out_open(path, tmp, sizeof tmp, err)) == NULL)
+	if ((f = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
 		return err->code;
 	s->nside++;
 	fputs(text, f);
@@ -522,7 +507,7 @@ static int write_arrivals(struct imp_ctx *c, sim_time origin,
 
 		if (s->svc_n[i] == 0)   /* no service row refers to it */
 			continue;
-		if ((f = out_open(s->svc_path[i], tmp, sizeof tmp,
+		if ((f = sim_out_open(s->svc_path[i], tmp, sizeof tmp,
 				  err)) == NULL) {
 			rc = err->code;
 			break;
@@ -695,7 +680,7 @@ int imp_run(const struct imp_format *fmt, const char *const *inputs,
 	if (rc == 0 && fmt->xFinish != NULL)
 		rc = fmt->xFinish(&c, err);
 	if (rc == 0 && out_path != NULL &&
-	    (f = out_open(out_path, tmp, sizeof tmp, err)) == NULL)
+	    (f = sim_out_open(out_path, tmp, sizeof tmp, err)) == NULL)
 		rc = err->code;
 	if (rc == 0)
 		rc = sink_write(&c, f, err);

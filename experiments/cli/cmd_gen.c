@@ -80,28 +80,16 @@ static int run(int argc, char **argv)
 		return rc == CLI_HELP ? 0 : rc;
 	/* -o: written under a temporary name and renamed once complete, so
 	** a failure (a full disk) leaves no truncated trace behind */
-	if (a.path != NULL) {
-		if (sim_out_tmpname(a.path, tmp, sizeof tmp) != 0)
-			return cli_usage_error("gen: %s: path too long",
-					       a.path);
-		out = fopen(tmp, "w");
-		if (out == NULL)
-			return cli_usage_error("gen: %s: cannot create: %s",
-					       a.path, strerror(errno)) - 1;
-	}
+	if (a.path != NULL &&
+	    (out = sim_out_open(a.path, tmp, sizeof tmp, &a.err)) == NULL)
+		return cli_report(&a.err);
 	rc = gen_write(out, &a.o, &a.err);
 	if (rc == SIM_EIO)    /* gen_write does not know the file's name */
 		snprintf(a.err.msg, sizeof a.err.msg, "%s: write error: %s",
 			 a.path ? a.path : "stdout", strerror(errno));
-	if (a.path != NULL) {
-		if ((ferror(out) | fclose(out)) != 0 && rc == 0)
-			rc = sim_err_set(&a.err, SIM_EIO, "%s: write error",
-					 a.path);
-		if (rc == 0)
-			rc = sim_out_commit(tmp, a.path, &a.err);
-		else
-			sim_out_abort(tmp);
-	} else if (fflush(stdout) != 0 && rc == 0) {
+	if (a.path != NULL)
+		rc = sim_out_close(out, tmp, a.path, rc, &a.err);
+	else if (fflush(stdout) != 0 && rc == 0) {
 		rc = sim_err_set(&a.err, SIM_EIO, "stdout: write error");
 	}
 	if (rc < 0)
