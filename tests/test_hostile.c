@@ -328,6 +328,36 @@ static void test_killed_worker_temp(void)
 	CU_ASSERT_STRING_EQUAL(err, "0\n");
 }
 
+/* Values that validate but cannot finish: a training job of 10^18
+** iterations replayed to makespan_s 0, jobs_unfinished 1, exit 0; two
+** 4.6e9-second jobs one after the other end past int64 time; request
+** rates of 1e300 hung every policy. */
+static void test_finite_runs(void)
+{
+	const char *err = "";
+
+	tc_put("it18.csv", H "A,train,0,resnet50,32,1000000000000000000,,,,,"
+	       "1,,,,,,,,\n");
+	tc_expect("replay %T/it18.csv" CL, 2, "cannot finish", "'A', line 3");
+	tc_put("two46.csv", H "A,train,0,resnet50,32,,4.6e9,,,,1,,,,,,,,\n"
+	       "B,train,0,resnet50,32,,4.6e9,,,,1,,,,,,,,\n");
+	tc_expect("replay %T/two46.csv --policy exclusive --cluster "
+		  "1x1:a100-80gb", 2, "cannot finish", "'B'");
+	tc_put("one46.csv", H "A,train,0,resnet50,32,,4.6e9,,,,1,,,,,,,,\n");
+	CU_ASSERT_EQUAL(tc_run("replay %T/one46.csv" CL, &err), 0);
+	tc_put("r300.csv", H "S,infer,0,resnet50,8,,10,,,,1,,,,100,poisson,"
+	       "1e300,,\n");
+	expect_validate("validate %T/r300.csv", "rate", "1e+06");
+	tc_expect("replay %T/r300.csv" CL, 2, "r300.csv:3:", "rate");
+	tc_put("rs300.csv", H "S,infer,0,resnet50,8,,10,,,,1,,,,100,rates,,"
+	       "1e300@0,\n");
+	tc_expect("replay %T/rs300.csv" CL, 2, "arrival_arg", "1e+06");
+	tc_put("d300.csv", H "A,train,0,resnet50,32,,1e300,,,,1,,,,,,,,\n");
+	tc_expect("replay %T/d300.csv" CL, 2, "duration_s", "2^62");
+	tc_put("sh.csv", H "A,train,0,resnet50,32,,10,,,,1,1e-300,,,,,,,\n");
+	tc_expect("replay %T/sh.csv" CL, 2, "gpu_share", "0.001");
+}
+
 /* A file without line ends (/dev/zero) named as a trace, an importer's
 ** input, a calibration CSV or a device profile was read forever: the CSV
 ** reader skipped the rest of a too-long line without bound, and a NUL
@@ -650,6 +680,7 @@ TEST_REGISTER(hostile)
 		{ "sim_path_literal", test_path_literal },
 		{ "run matrix streamed", test_matrix_streamed },
 		{ "endless inputs end", test_endless_input },
+		{ "runs finish or fail", test_finite_runs },
 		{ "generated traces stay inside the limits", test_gen_limits },
 		{ "no temporary file after a killed worker",
 		  test_killed_worker_temp },
