@@ -7,7 +7,8 @@
 **   [experiment]   name, trace = PATH or gen.KEY = VALUE (generator options),
 **                  cluster = 4x8:a100-80gb,2x4:v100-16gb, horizon_s,
 **                  replications, seed, db, policy (when not swept),
-**                  devices = DIR (device profiles, relative to the config)
+**                  devices = DIR (device profiles, relative to the config),
+**                  arrival_jitter_s (per-replication arrival jitter),
 **                  arrivals_dir = DIR (arrival files may also come from
 **                  there, relative to the config; docs/LIMITS.md)
 **   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
@@ -97,6 +98,7 @@ struct exp_config {
 	int cluster_line;
 	struct exp_cluster_opts copts;
 	double horizon_s;                /* 0: until all work is done */
+	double arrival_jitter_s;         /* 0: the trace's arrival times */
 	int replications;                /* >= 1, default 1 */
 	uint64_t seed;                   /* master seed, default 1 */
 	char *db;                        /* default NAME.db */
@@ -144,6 +146,7 @@ struct exp_run_spec {
 	size_t ngroups;
 	const struct exp_cluster_opts *copts;
 	double horizon_s;
+	double arrival_jitter_s;         /* [experiment] arrival_jitter_s */
 	const char *devices_dir;         /* borrowed, set by the runner; NULL:
 					    dev_find_dir's search */
 	const char *arrivals_dir;        /* borrowed: the config's */

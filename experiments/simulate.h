@@ -31,6 +31,7 @@ struct exp_sim_args {
 	const char *arrivals_dir;     /* arrival files may also come from
 					 here (trace.h); NULL: the trace's
 					 folder only */
+	sim_time arrival_jitter_ns;   /* world_config's; 0: none */
 };
 
 /* Runs one simulation into res (which the caller initialised).  Returns 0,

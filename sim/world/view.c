@@ -177,7 +177,7 @@ struct pol_job_info pol_job(const struct world *w, int j)
 ** straight from the world's arrays. */
 int pol_job_state(const struct world *w, int j)
 {
-	return j >= 0 && j < w->njobs ? (int)w->jobs[j].state : -1;
+	return j >= 0 && j < w->njobs ? (int)world__job(w, j)->state : -1;
 }
 
 int pol_gpu_ntenants(const struct world *w, int g)
