@@ -113,8 +113,12 @@ int world__gpu_changed(struct world *w, int g)
 	sim_time now = w->sim.now;
 	int rc, rc0 = world__plog_sync(w, g);
 
+	/* recorded in the engine: some callers (a job leaving its GPUs) have
+	** no way to report it, and a placement log missing an interval is a
+	** wrong result (the allocation-failure walk found it) */
 	if (rc0 != 0)
-		return rc0;
+		return sim_fail(&w->sim, rc0, "placement log: %s",
+				sim_strerror(rc0));
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
 		const struct world_reg *r = t->owner;
 		if (r->kind->xChanged != NULL &&
@@ -226,15 +230,18 @@ void world__free_placement(struct world_job *job)
 
 static void release_placement(struct world *w, struct world_job *job)
 {
-	int k;
+	int k, rc;
 
 	for (k = 0; k < job->nplaced; k++) {
 		struct gpu_tenant *t = &job->tenants[k];
 		t->due = 0;
 		gpu_detach(&w->gpus[job->gpu_ids[k]], t, w->sim.now);
 	}
+	/* a failure here is recorded by sim_fail (world_run reports it) */
 	for (k = 0; k < job->nplaced; k++)
-		world__gpu_changed(w, job->gpu_ids[k]);
+		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
+			sim_fail(&w->sim, rc, "job %s: GPU %d: %s", job->tj.id,
+				 job->gpu_ids[k], sim_strerror(rc));
 	world__free_placement(job);
 }
 
