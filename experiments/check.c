@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "models/cluster.h"
 #include "models/device.h"
@@ -130,7 +131,26 @@ static int check_trace(const char *path, const char *where,
 	return 0;
 }
 
-/* The fixed and the swept clusters and traces. */
+/* arrivals_dir: an existing folder whose path the trace reader can hold
+** (trace_set_arrivals_dir), else every run would fail or look in vain. */
+static int check_arrivals_dir(const struct exp_config *cfg,
+			      struct sim_err *err)
+{
+	struct stat sb;
+	int line = line_of(cfg, "experiment.arrivals_dir");
+
+	if (strlen(cfg->arrivals_dir) >= TRACE_MAX_ARRIVALS_DIR)
+		return sim_err_set(err, SIM_ERANGE, "%s:%d: [experiment] "
+				   "arrivals_dir: longer than %d characters",
+				   cfg->path, line, TRACE_MAX_ARRIVALS_DIR - 1);
+	if (stat(cfg->arrivals_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return sim_err_set(err, SIM_ENOENT, "%s:%d: [experiment] "
+				   "arrivals_dir: %s: not a folder", cfg->path,
+				   line, cfg->arrivals_dir);
+	return 0;
+}
+
+/* The fixed and the swept clusters and traces, and the arrival folder. */
 static int check_inputs(const struct exp_config *cfg,
 			const struct dev_catalog *devs, struct sim_err *err)
 {
@@ -147,6 +167,9 @@ static int check_inputs(const struct exp_config *cfg,
 		if ((rc = check_cluster(cfg->cluster, where, devs, err)) != 0)
 			return rc;
 	}
+	if (cfg->arrivals_dir != NULL &&
+	    (rc = check_arrivals_dir(cfg, err)) != 0)
+		return rc;
 	if (cfg->trace != NULL) {
 		snprintf(where, sizeof where, "%s:%d: [experiment] trace",
 			 cfg->path, cfg->trace_line);

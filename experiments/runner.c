@@ -45,6 +45,7 @@ struct slot {
 	pid_t pid;
 	int fd;
 	size_t run;                /* index into the matrix */
+	struct exp_run_spec spec;  /* run `run`, owned while in flight */
 	unsigned char *buf;
 	size_t len, cap;
 };
@@ -196,7 +197,7 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 struct run_state {
 	struct store *st;
 	int64_t id;
-	const struct exp_matrix *m;
+	struct exp_runs *m;
 	const struct exp_runner_opts *o;
 	struct exp_run_stats *stats;
 	double t0;
@@ -253,7 +254,7 @@ static int finish_run(struct run_state *rs, const struct exp_run_spec *spec,
 /* Reaps a child whose pipe reached EOF and stores its run. */
 static int reap(struct run_state *rs, struct slot *sl, struct sim_err *err)
 {
-	const struct exp_run_spec *spec = &rs->m->runs[sl->run];
+	const struct exp_run_spec *spec = &sl->spec;
 	struct run_result res;
 	char msg[SIM_ERR_MSG_MAX];
 	int status = 0, d, rc;
@@ -287,6 +288,7 @@ static int reap(struct run_state *rs, struct slot *sl, struct sim_err *err)
 	}
 	rc = finish_run(rs, spec, d == 1, msg, &res, err);
 	run_result_fini(&res);
+	exp_run_spec_fini(&sl->spec);
 	return rc;
 }
 
@@ -317,38 +319,43 @@ static int drain(struct slot *sl, struct sim_err *err)
 	}
 }
 
+/* Starts run `run` (its spec, which the slot takes over) in a child. */
 static int start_child(struct run_state *rs, struct slot *sl, size_t run,
-		       struct sim_err *err)
+		       struct exp_run_spec *spec, struct sim_err *err)
 {
 	int fds[2];
 	pid_t pid;
 
-	if (pipe(fds) != 0)
+	if (pipe(fds) != 0) {
+		exp_run_spec_fini(spec);
 		return sim_err_set(err, SIM_EIO, "pipe: %s", strerror(errno));
+	}
 	fflush(NULL);                  /* no duplicated stdio buffers */
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
+		exp_run_spec_fini(spec);
 		return sim_err_set(err, SIM_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], rs->o, &rs->m->runs[run]);
+		child_main(fds[1], rs->o, spec);
 	}
 	close(fds[1]);
 	memset(sl, 0, sizeof *sl);
 	sl->pid = pid;
 	sl->fd = fds[0];
 	sl->run = run;
+	sl->spec = *spec;              /* moved: the slot frees it at reap */
 	rs->running++;
 	return 0;
 }
 
 /* The --no-fork path: one run at a time in this process. */
-static int run_inline(struct run_state *rs, size_t run, struct sim_err *err)
+static int run_inline(struct run_state *rs, const struct exp_run_spec *spec,
+		      struct sim_err *err)
 {
-	const struct exp_run_spec *spec = &rs->m->runs[run];
 	struct run_result res;
 	struct sim_err serr;
 	int rc;
@@ -359,7 +366,7 @@ static int run_inline(struct run_state *rs, size_t run, struct sim_err *err)
 	return rc;
 }
 
-int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
+int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 		   const struct exp_runner_opts *o, struct exp_run_stats *stats,
 		   struct sim_err *err)
 {
@@ -370,7 +377,7 @@ int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
 	int rc = 0;
 
 	memset(stats, 0, sizeof *stats);
-	stats->total = m->nruns;
+	stats->total = exp_runs_count(m);
 	if (o->simulate == NULL)
 		return sim_err_set(err, SIM_EINVAL, "runner: no simulate "
 				   "function");
@@ -395,22 +402,27 @@ int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
 		int n;
 		/* Fill the free slots with runs not yet done. */
 		while (rc == 0 && !stopping && rs.running < nslots &&
-		       next < m->nruns) {
+		       next < stats->total) {
+			struct exp_run_spec spec;
 			int done;
 			size_t run = next++;
-			if ((rc = store_run_done(st, id, m->runs[run].key,
-						 &done, err)) != 0)
+			/* built when its turn comes, freed when stored */
+			if ((rc = exp_runs_get(m, run, &spec, err)) != 0)
 				break;
-			if (done) {
-				stats->skipped++;
+			if ((rc = store_run_done(st, id, spec.key, &done,
+						 err)) != 0 || done) {
+				stats->skipped += rc == 0;
+				exp_run_spec_fini(&spec);
 				continue;
 			}
 			if (o->no_fork) {
-				rc = run_inline(&rs, run, err);
+				rc = run_inline(&rs, &spec, err);
+				exp_run_spec_fini(&spec);
 				stopping = o->stop != NULL && *o->stop;
 				continue;
 			}
-			rc = start_child(&rs, &slots[rs.running], run, err);
+			rc = start_child(&rs, &slots[rs.running], run, &spec,
+					 err);
 		}
 		if (rs.running == 0)
 			break;
@@ -562,18 +574,18 @@ int exp_plan_load(struct exp_plan *p, const struct exp_run_request *req,
 	dev_catalog_fini(&devs);
 	if (rc != 0)
 		return rc;
-	if ((rc = exp_matrix_build(&p->m, p->cfg, err)) != 0)
+	/* the matrix streamed: counted here, each run built when its turn
+	** comes (exp_runs_get), borrowing the plan's folders and catalog */
+	if ((rc = exp_runs_open(&p->m, p->cfg, err)) != 0)
 		return rc;
-	for (k = 0; k < p->m.nruns; k++) {
-		p->m.runs[k].devices_dir = p->devdir;
-		p->m.runs[k].catalog = &p->pols;
-	}
+	exp_runs_set_dirs(p->m, p->devdir, p->cfg->arrivals_dir);
+	exp_runs_set_catalog(p->m, &p->pols);
 	return 0;
 }
 
 void exp_plan_fini(struct exp_plan *p)
 {
-	exp_matrix_fini(&p->m);
+	exp_runs_close(p->m);
 	exp_config_free(p->cfg);
 	pol_catalog_fini(&p->pols);
 	memset(p, 0, sizeof *p);
@@ -671,11 +683,13 @@ int exp_run_experiment(const struct exp_run_request *req,
 					 "done); use --resume to finish it, "
 					 "--overwrite to replace it, or -o "
 					 "for another database", db,
-					 plan.cfg->name, ndone, plan.m.nruns);
+					 plan.cfg->name, ndone,
+					 exp_runs_count(plan.m));
 			goto out;
 		} else if ((rc = may_resume(st, id, db, plan.cfg, err)) != 0 ||
 			   (rc = store_update_experiment(st, id, plan.cfg,
-							 (long)plan.m.nruns,
+							 (long)exp_runs_count(
+								 plan.m),
 							 err)) != 0) {
 			goto out;
 		}
@@ -683,13 +697,13 @@ int exp_run_experiment(const struct exp_run_request *req,
 	if (rc == SIM_ENOENT) {
 		sim_err_clear(err);
 		if ((rc = store_add_experiment(st, plan.cfg,
-					       (long)plan.m.nruns, &id,
+					       (long)exp_runs_count(plan.m), &id,
 					       err)) != 0)
 			goto out;
 	} else if (rc != 0) {
 		goto out;
 	}
-	rc = exp_runner_run(st, id, &plan.m, o, stats, err);
+	rc = exp_runner_run(st, id, plan.m, o, stats, err);
 out:
 	store_close(st);
 	exp_plan_fini(&plan);

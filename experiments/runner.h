@@ -82,13 +82,15 @@ struct exp_run_stats {
 };
 
 /*
-** Runs the runs of m not yet stored as done under experiment id of st.
+** Runs the runs of m not yet stored as done under experiment id of st,
+** building each spec when its turn comes and freeing it once stored (the
+** matrix is never materialized: memory is that of the runs in flight).
 ** Returns 0 when every run is stored (stats->failed may be > 0: those runs
 ** are stored with status 'failed' and their message); SIM_ESTOP when *stop
 ** was set (the runs in flight were stored); or an error (the store could
 ** not be written: everything stored before is kept).
 */
-int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
+int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 		   const struct exp_runner_opts *o, struct exp_run_stats *stats,
 		   struct sim_err *err);
 
@@ -122,19 +124,20 @@ struct exp_run_request {
 /*
 ** An experiment ready to run: its config, checked whole
 ** (exp_config_check), its policy catalog (the built-ins, the --plugin
-** files, the config's plugins) and its matrix, every run pointing at the
-** catalog and the device folder the plan owns.
+** files, the config's plugins) and its matrix, streamed (exp_runs_get
+** builds run k on demand), every run pointing at the catalog and the
+** device folder the plan owns.
 */
 struct exp_plan {
 	struct exp_config *cfg;
-	struct exp_matrix m;
+	struct exp_runs *m;
 	struct pol_catalog pols;
 	char devdir[4096];
 };
 
 /*
 ** Loads req's config and plugins, finds the device profiles, checks the
-** config whole and builds the matrix, running nothing and touching no
+** config whole and opens the streamed matrix, running nothing and touching no
 ** database (`colosim run --dry-run` prints the result).  p is filled even
 ** on failure: release it with exp_plan_fini either way.  Errors name the
 ** config file and line.

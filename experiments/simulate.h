@@ -31,6 +31,9 @@ struct exp_sim_args {
 	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
 	const char *timeline_path;    /* write the run's timeline there
 					 (experiments/timeline.h); NULL: no */
+	const char *arrivals_dir;     /* arrival files may also come from
+					 here (trace.h); NULL: the trace's
+					 folder only */
 	sim_time arrival_jitter_ns;   /* world_config's; 0: none */
 };
 

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "experiments/json.h"
+#include "sim/file.h"
 #include "sim/world/world.h"
 
 struct lanes {
@@ -199,14 +200,15 @@ int exp_timeline_write(const char *path, struct world *w,
 		       struct sim_err *err)
 {
 	struct world_timeline tl;
+	char tmp[4200];
 	FILE *f;
 	int rc, bad, first = 1;
 
 	if ((rc = world_timeline(w, &tl, err)) != 0)
 		return rc;
-	if ((f = fopen(path, "w")) == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: cannot write the "
-				   "timeline", path);
+	/* written under a temporary name and renamed: never half a file */
+	if ((f = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
+		return err->code;
 	fputs("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"source\": "
 	      "\"colosim replay --timeline\", \"time\": \"simulated\"", f);
 	fprintf(f, ", \"truncated\": %s}, \"traceEvents\": [",
@@ -215,10 +217,8 @@ int exp_timeline_write(const char *path, struct world *w,
 	bad |= bad ? 0 : write_spans(f, w, &tl, &first);
 	bad |= bad ? 0 : write_counters(f, &tl, &first);
 	fputs("\n]}\n", f);
-	if (fclose(f) != 0 || bad) {
-		remove(path);
-		return sim_err_set(err, bad ? SIM_ENOMEM : SIM_EIO, "%s: "
-				   "writing the timeline failed", path);
-	}
-	return 0;
+	if (bad)
+		rc = sim_err_set(err, ferror(f) ? SIM_EIO : SIM_ENOMEM, "%s: "
+				 "writing the timeline failed", path);
+	return sim_out_close(f, tmp, path, rc, err);
 }

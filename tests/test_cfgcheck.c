@@ -113,6 +113,55 @@ static void test_whole_check(void)
 	expect("[experiment]\nname = t\ncluster = 1x1:a100-80gb\n"
 	       "trace = no/such.csv\npolicy = mps\n",
 	       "t.ini:4: [experiment] trace: ");
+	/* The arrival folder (docs/LIMITS.md): it must be a folder. */
+	CU_ASSERT_EQUAL(check(HEAD "policy = mps\narrivals_dir = /tmp\n",
+			      &err), 0);
+	expect(HEAD "policy = mps\narrivals_dir = /no/such/dir\n",
+	       "t.ini:8: [experiment] arrivals_dir: /no/such/dir: not a "
+	       "folder");
+	expect(HEAD "policy = mps\narrivals_dir = /dev/null\n",
+	       "t.ini:8: [experiment] arrivals_dir: /dev/null: not a folder");
+}
+
+/* The streamed matrix's shape (what --dry-run prints without holding the
+** matrix) is the distinct settings and variants of the materialized one. */
+static void test_matrix_shape(void)
+{
+	static const char text[] = HEAD "[sweep]\n"
+		"policy = exclusive, colti, mps\n"
+		"policy.colti.headroom = 0, 0.1, 0.2\n"
+		"policy.colti.max_tenants = 2, 3\ngen.rate = 0.1, 0.2\n"
+		"horizon_s = 10..30 step 10\n";
+	struct exp_config *cfg = NULL;
+	struct exp_runs *rs = NULL;
+	struct exp_matrix m;
+	struct sim_err err = { 0, "" };
+	size_t i, k, nv = 0, ns = 0, sv, ss;
+
+	CU_ASSERT_EQUAL_FATAL(exp_config_parse(&cfg, "t.ini", text,
+					       strlen(text), &err), 0);
+	CU_ASSERT_EQUAL_FATAL(exp_runs_open(&rs, cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(exp_matrix_build(&m, cfg, &err), 0);
+	CU_ASSERT_EQUAL(exp_runs_count(rs), m.nruns);
+	for (i = 0; i < m.nruns; i++) {
+		for (k = 0; k < i; k++)
+			if (strcmp(m.runs[i].variant, m.runs[k].variant) == 0)
+				break;
+		nv += k == i;
+		for (k = 0; k < i; k++)
+			if (strcmp(m.runs[i].setting, m.runs[k].setting) == 0)
+				break;
+		ns += k == i;
+	}
+	exp_runs_shape(rs, &ss, &sv);
+	CU_ASSERT_EQUAL(sv, nv);
+	CU_ASSERT_EQUAL(ss, ns);
+	CU_ASSERT_EQUAL(sv, 1 + 3 * 2 + 1);
+	CU_ASSERT_EQUAL(ss, 2 * 3);
+	CU_ASSERT_EQUAL(m.nruns, sv * ss * 2);
+	exp_matrix_fini(&m);
+	exp_runs_close(rs);
+	exp_config_free(cfg);
 }
 
 /* The canonical form of text as t.ini (heap), or NULL. */
@@ -412,6 +461,7 @@ TEST_REGISTER(cfgcheck)
 		{ "a schema 2 database migrates and resumes",
 		  test_schema2_migrates },
 		{ "run --dry-run prints the matrix", test_dry_run },
+		{ "the streamed matrix's shape", test_matrix_shape },
 		{ NULL, NULL }
 	};
 	return test_add_suite("cfgcheck", cases);

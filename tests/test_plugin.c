@@ -278,7 +278,8 @@ static void test_config_plugins(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fprintf(f, "[experiment]\nname = plug\ncluster = 1x2:a100-80gb\n"
 		"replications = 2\nplugins = myfifo/myfifo.so\n"
-		"gen.jobs = 6\ngen.infer-frac = 0\n[sweep]\n"
+		"gen.jobs = 6\ngen.infer-frac = 0\ngen.models = resnet50:1\n"
+		"[sweep]\n"
 		"policy = exclusive, myfifo\npolicy.myfifo.headroom = 0, 0.5\n"
 		"[policy.myfifo]\nheadroom = 0.1\n");
 	fclose(f);
@@ -303,7 +304,7 @@ static void test_config_plugins(void)
 	snprintf(cmd, sizeof cmd, "sed -i s/0,\\ 0.5/0,\\ 0.95/ %s && %s run "
 		 "%s --dry-run", ini, test_bin(), ini);
 	CU_ASSERT_EQUAL(test_sh(cmd, NULL, 0, err, sizeof err), 2);
-	CU_ASSERT(lines(err) == 1 && strstr(err, "plug.ini:10: [sweep] "
+	CU_ASSERT(lines(err) == 1 && strstr(err, "plug.ini:11: [sweep] "
 		  "policy.myfifo.headroom: parameter headroom = '0.95': "
 		  "expected a number in [0, 0.9]") != NULL);
 	/* A missing plugin names the config line. */

@@ -245,7 +245,7 @@ static void test_cli(void)
 		 test_bin());
 	CU_ASSERT_EQUAL(test_sh(cmd, NULL, 0, err, sizeof err), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/no/such/dir/t.json: cannot "
-				      "write the timeline"));
+				      "create"));
 }
 
 TEST_REGISTER(timeline)

@@ -117,29 +117,13 @@ static void progress(void *ctx, const struct exp_progress *p)
 	fflush(stderr);
 }
 
-/* The number of distinct values of field f over the runs. */
-static size_t distinct(const struct exp_matrix *m, int setting)
-{
-	size_t i, k, n = 0;
-
-	for (i = 0; i < m->nruns; i++) {
-		const char *v = setting ? m->runs[i].setting :
-			m->runs[i].variant;
-		for (k = 0; k < i; k++)
-			if (strcmp(v, setting ? m->runs[k].setting :
-				   m->runs[k].variant) == 0)
-				break;
-		n += k == i;
-	}
-	return n;
-}
-
-/* --dry-run: the checked matrix, one line per run, and its size. */
+/* --dry-run: the checked matrix, one line per run (each built on demand
+** and freed: the matrix is never held whole), and its size. */
 static int dry_run(const struct run_args *ra)
 {
 	struct exp_plan plan;
 	struct sim_err err = { 0, "" };
-	size_t i, k, nv, ns;
+	size_t i, k, n, nv, ns;
 	int rc = exp_plan_load(&plan, &ra->req, &err);
 
 	if (rc != 0) {
@@ -148,27 +132,32 @@ static int dry_run(const struct run_args *ra)
 	}
 	printf("%-5s %-28s %-28s %-20s %4s %s\n", "run", "variant",
 	       "parameters", "setting", "rep", "seed");
-	for (i = 0; i < plan.m.nruns; i++) {
-		const struct exp_run_spec *s = &plan.m.runs[i];
+	n = exp_runs_count(plan.m);
+	for (i = 0; i < n; i++) {
+		struct exp_run_spec s;
 		char params[512] = "-";
 		size_t len = 0;
-		for (k = 0; k < s->nparams && len < sizeof params; k++) {
+		if ((rc = exp_runs_get(plan.m, i, &s, &err)) != 0) {
+			exp_plan_fini(&plan);
+			return cli_report(&err);
+		}
+		for (k = 0; k < s.nparams && len < sizeof params; k++) {
 			int w = snprintf(params + len, sizeof params - len,
 					 "%s%s=%s", k ? "," : "",
-					 s->params[k].key, s->params[k].value);
+					 s.params[k].key, s.params[k].value);
 			if (w < 0)
 				break;
 			len += (size_t)w;
 		}
-		printf("%-5d %-28s %-28s %-20s %4d %llu\n", s->index,
-		       s->variant, params, s->setting[0] ? s->setting : "-",
-		       s->replication, (unsigned long long)s->seed);
+		printf("%-5d %-28s %-28s %-20s %4d %llu\n", s.index,
+		       s.variant, params, s.setting[0] ? s.setting : "-",
+		       s.replication, (unsigned long long)s.seed);
+		exp_run_spec_fini(&s);
 	}
-	nv = distinct(&plan.m, 0);
-	ns = distinct(&plan.m, 1);
+	exp_runs_shape(plan.m, &ns, &nv);
 	printf("%zu runs = %zu variant%s x %zu setting%s x %d "
 	       "replication%s (experiment %s, into %s); nothing was run\n",
-	       plan.m.nruns, nv, nv == 1 ? "" : "s", ns, ns == 1 ? "" : "s",
+	       n, nv, nv == 1 ? "" : "s", ns, ns == 1 ? "" : "s",
 	       plan.cfg->replications, plan.cfg->replications == 1 ? "" : "s",
 	       plan.cfg->name,
 	       ra->req.db_path ? ra->req.db_path : plan.cfg->db);
