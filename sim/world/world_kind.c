@@ -151,3 +151,14 @@ int world__offer_preempt(struct world *w, struct world_job *job,
 	}
 	return WORLD_PASS;
 }
+
+void world__kinds_leave(struct world *w, struct world_job *job)
+{
+	int i;
+
+	for (i = 0; i < w->nkinds; i++) {
+		const struct world_reg *r = &w->kinds[i];
+		if (r->kind->iVersion >= 2 && r->kind->xLeave != NULL)
+			r->kind->xLeave(w, r->state, job);
+	}
+}
