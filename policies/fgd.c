@@ -395,7 +395,7 @@ struct fgd_state {
 static const char *const nofit_choices[] = { "wait", "fail", NULL };
 
 static const struct pol_param_def fgd_params[] = {
-	POL_PARAM_DOUBLE("threshold", struct fgd_state, threshold, 1e-9, 100,
+	POL_PARAM_DOUBLE("threshold", struct fgd_state, threshold, 0.01, 100,
 			 "95", "typical pods: the most frequent classes "
 			 "covering this % of the population's pods"),
 	POL_PARAM_STRING("population", struct fgd_state, population, NULL,

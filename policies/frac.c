@@ -164,6 +164,13 @@ int frac_schedule(struct world *w, struct frac_view *v, frac_place_fn rule,
 	int j, k, rc;
 
 	while ((j = pol_pending_next(w, &it)) >= 0) {
+		if (pol_job(w, j).kind != POL_TRAIN) {
+			if ((rc = pol_fail_job(w, j, "a service: the share "
+					       "policies place training jobs "
+					       "only")) != 0)
+				return rc;
+			continue;
+		}
 		p = frac_job_pod(w, j);
 		frac_view_refresh(w, v);
 		if (rule(state, v->nodes, (size_t)v->nnodes, &p, &pl) == 0) {

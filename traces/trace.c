@@ -498,8 +498,9 @@ static void check_optional(struct trace_reader *r, struct trace_job *j,
 			j->host_mem_mib = n;
 	}
 	if (j->gpus == 0 && (j->kind != TRACE_TRAIN || j->duration_ns <= 0))
-		row_error(r, err, C_GPUS, "0 GPUs (a CPU-only job) needs kind "
-			  "train and duration_s");
+		row_error(r, err, C_GPUS, "expected an integer in [1, %d] (0, "
+			  "a CPU-only job, needs kind train and duration_s), "
+			  "got '%s'", 1 << 20, shown(r, C_GPUS));
 }
 
 static void check_row(struct trace_reader *r, struct trace_job *j,
