@@ -118,6 +118,10 @@ struct world_config {
 	** the job leaves its GPUs at once) or WORLD_PREEMPT_SWAP (it is
 	** swapped out and pays the copy back in; docs/MODEL.md, "Swapping"). */
 	int preempt_cost;
+	/* Arrival jitter: each trace row arrives up to this much later, a
+	** uniform draw per row from the replication's stream, order kept
+	** (sim/world/world_jitter.c; docs/RESULTS.md).  0: the trace's times. */
+	sim_time arrival_jitter_ns;
 	/* Fractional GPUs (docs/MODEL.md, "Fractional GPUs"): each node's
 	** tie-break rank, nnodes entries, borrowed during create (NULL: the
 	** node index), which share policies read (pol_node). */
