@@ -20,6 +20,7 @@
 #include "experiments/simulate.h"
 #include "models/cluster.h"
 #include "sim/csv.h"
+#include "sim/file.h"
 #include "sim/num.h"
 #include "sim/world/world.h"
 #include "traces/trace.h"
@@ -765,19 +766,18 @@ int openb_write_csv(const char *path, const char *const *names,
 		    const double *const *curves, int ncurves, int kmax,
 		    struct sim_err *err)
 {
-	FILE *fp = fopen(path, "w");
+	char tmp[4200];
+	FILE *fp;
 	int i, k;
 
-	if (fp == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: %s", path,
-				   strerror(errno));
+	/* written under a temporary name and renamed: never half a file */
+	if ((fp = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
+		return err->code;
 	fprintf(fp, "policy,k,alloc_pct\n");
 	for (i = 0; i < ncurves; i++)
 		for (k = 0; k <= kmax; k++)
 			if (!isnan(curves[i][k]))
 				fprintf(fp, "%s,%d,%.4f\n", names[i], k,
 					curves[i][k]);
-	if (fclose(fp) != 0)
-		return sim_err_set(err, SIM_EIO, "%s: write error", path);
-	return 0;
+	return sim_out_close(fp, tmp, path, 0, err);
 }

@@ -9,16 +9,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/file.h"
+
 int plot_openb(const char *dir, const char *scripts_dir, const char *gnuplot,
 	       const char *const *names, const double *const *curves,
 	       int ncurves, int kmax, struct sim_err *err)
 {
 	static const char *const vars[] = { "datafile", "outfile", "ncurves" };
-	char dat[4096], png[4096], script[4096], nbuf[16];
+	char dat[4096], png[4096], script[4096], nbuf[16], tmp[4200];
+	char tdat[4200], ldat[4300], lpng[4300], lscript[4300];
 	const char *values[3];
 	const char *sdir = scripts_dir ? scripts_dir : plot_find_scripts();
 	FILE *fp;
-	int i, k;
+	int i, k, rc;
 
 	if (sdir == NULL)
 		return sim_err_set(err, SIM_ENOENT, "cannot find the gnuplot "
@@ -29,10 +32,17 @@ int plot_openb(const char *dir, const char *scripts_dir, const char *gnuplot,
 	    (size_t)snprintf(png, sizeof png, "%s/openb-alloc.png", dir) >=
 	    sizeof png ||
 	    (size_t)snprintf(script, sizeof script, "%s/openb.gp", sdir) >=
-	    sizeof script)
+	    sizeof script || sim_out_tmpname(png, tmp, sizeof tmp) != 0)
 		return sim_err_set(err, SIM_ERANGE, "%s: path too long", dir);
-	if ((fp = fopen(dat, "w")) == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: %s", dat, strerror(errno));
+	/* gnuplot reads "<cmd" and "|cmd" as pipes: every path it sees is
+	** literal (sim_path_literal) */
+	if ((rc = sim_path_literal(dat, ldat, sizeof ldat, "--out", err)) ||
+	    (rc = sim_path_literal(tmp, lpng, sizeof lpng, "--out", err)) ||
+	    (rc = sim_path_literal(script, lscript, sizeof lscript,
+				   "scripts", err)))
+		return rc;
+	if ((fp = sim_out_open(dat, tdat, sizeof tdat, err)) == NULL)
+		return err->code;
 	fprintf(fp, "k");
 	for (i = 0; i < ncurves; i++)
 		fprintf(fp, " %s", names[i]);
@@ -46,11 +56,16 @@ int plot_openb(const char *dir, const char *scripts_dir, const char *gnuplot,
 				fprintf(fp, " %.4f", curves[i][k]);
 		fprintf(fp, "\n");
 	}
-	if (ferror(fp) | fclose(fp))
-		return sim_err_set(err, SIM_EIO, "%s: write error", dat);
+	if ((rc = sim_out_close(fp, tdat, dat, 0, err)) != 0)
+		return rc;
 	snprintf(nbuf, sizeof nbuf, "%d", ncurves);
-	values[0] = dat;
-	values[1] = png;
+	values[0] = ldat;
+	values[1] = lpng;
 	values[2] = nbuf;
-	return plot_gnuplot(gnuplot, script, vars, values, 3, png, err);
+	rc = plot_gnuplot(gnuplot, lscript, vars, values, 3, tmp, err);
+	if (rc != 0) {
+		sim_out_abort(tmp);
+		return rc;
+	}
+	return sim_out_commit(tmp, png, err);
 }
