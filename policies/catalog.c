@@ -177,6 +177,28 @@ static int entry_tables(void *h, const char *path,
 				   "POL_PLUGIN(&pol_NAME) in it: "
 				   "docs/POLICIES.md, \"Plugins\")", path,
 				   POL_PLUGIN_SYMBOL);
+	/* The policy.h it was compiled against (policy.h: the view's
+	** structures returned by value differ between versions). */
+	{
+		const int *iface = dlsym(h, POL_PLUGIN_IFACE_SYMBOL);
+		if (iface == NULL)
+			return sim_err_set(err, SIM_EVERSION, "%s: built "
+					   "against a policy.h older than "
+					   "interface version 3 (it exports "
+					   "no %s); this colosim's is %d: "
+					   "rebuild it against this "
+					   "colosim's policies/policy.h",
+					   path, POL_PLUGIN_IFACE_SYMBOL,
+					   POL_IFACE_VERSION);
+		if (*iface != POL_IFACE_VERSION)
+			return sim_err_set(err, SIM_EVERSION, "%s: built "
+					   "against policy.h of interface "
+					   "version %d; this colosim's is %d "
+					   "(the view's structures differ): "
+					   "rebuild it against this "
+					   "colosim's policies/policy.h",
+					   path, *iface, POL_IFACE_VERSION);
+	}
 	/* POSIX: a function pointer converts through void * (dlsym's own
 	** contract); memcpy keeps -Wpedantic quiet about it. */
 	memcpy(&entry, &sym, sizeof entry);

@@ -172,7 +172,8 @@ static const char *build_so(const char *name, const char *src,
 }
 
 #define OPS(name, ver, desc) \
-	"#include \"policies/policy.h\"\n" \
+	"#include \"policies/policy.h\"\n" OPS_BODY(name, ver, desc)
+#define OPS_BODY(name, ver, desc) \
 	"static int s(struct world *w, void *st) { (void)w; (void)st; " \
 	"return 0; }\n" \
 	"const struct pol_ops pol_x = { .iVersion = " ver ", .zName = \"" \
@@ -203,7 +204,7 @@ static void expect_refused(const char *so, int code, const char *has)
 
 static void test_refused(void)
 {
-	char cmd[1024], err[1024];
+	char cmd[1024], err[1024], want[200];
 	const char *newer;
 
 	if (test_build_plugin("myfifo") == NULL)
@@ -211,8 +212,35 @@ static void test_refused(void)
 	newer = build_so("newer", OPS("newer", "POL_IFACE_VERSION + 1",
 				      "from the future") "POL_PLUGIN(&pol_x)\n",
 			 "");
-	expect_refused(newer, SIM_EVERSION, "interface version 3; this "
-		       "colosim knows 1..2");
+	snprintf(want, sizeof want, "interface version %d; this colosim "
+		 "knows 1..%d", POL_IFACE_VERSION + 1, POL_IFACE_VERSION);
+	expect_refused(newer, SIM_EVERSION, want);
+	/* Compiled against another policy.h: the view's structures differ
+	** in size, so the stamp must be this colosim's. */
+	expect_refused(build_so("unstamped", OPS("unstamped", "2", "old")
+				"const struct pol_ops *const *"
+				"colosim_policy_plugin(int v);\n"
+				"const struct pol_ops *const *"
+				"colosim_policy_plugin(int v) { static const "
+				"struct pol_ops *const a[] = { &pol_x, 0 }; "
+				"(void)v; return a; }\n",
+				"-fvisibility=default"), SIM_EVERSION,
+		       "exports no colosim_policy_plugin_iface");
+	snprintf(want, sizeof want, "built against policy.h of interface "
+		 "version %d; this colosim's is %d", POL_IFACE_VERSION - 1,
+		 POL_IFACE_VERSION);
+	{
+		char stale[64];
+		snprintf(stale, sizeof stale, "-DSTALE_V=%d",
+			 POL_IFACE_VERSION - 1);
+		expect_refused(build_so("stale", "#include "
+					"\"policies/policy.h\"\n"
+					"#undef POL_IFACE_VERSION\n"
+					"#define POL_IFACE_VERSION STALE_V\n"
+					OPS_BODY("stale", "1", "stale")
+					"POL_PLUGIN(&pol_x)\n", stale),
+			       SIM_EVERSION, want);
+	}
 	expect_refused(build_so("shadow", OPS("exclusive", "2", "mine")
 				"POL_PLUGIN(&pol_x)\n", ""), SIM_EEXIST,
 		       "policy exclusive is already defined (built in)");
@@ -229,12 +257,11 @@ static void test_refused(void)
 	snprintf(cmd, sizeof cmd, "%s replay traces/ref/colti.csv --plugin %s "
 		 "--policy newer --cluster 1x1:a100-80gb", test_bin(), newer);
 	CU_ASSERT_EQUAL(test_sh(cmd, NULL, 0, err, sizeof err), 2);
-	if (lines(err) != 1 || strstr(err, "was built for policy interface "
-				      "version 3") == NULL)
+	snprintf(want, sizeof want, "was built for policy interface version "
+		 "%d", POL_IFACE_VERSION + 1);
+	if (lines(err) != 1 || strstr(err, want) == NULL)
 		fprintf(stderr, "\n  %s: %s\n", cmd, err);
-	CU_ASSERT(lines(err) == 1 &&
-		  strstr(err, "was built for policy interface version 3") !=
-		  NULL);
+	CU_ASSERT(lines(err) == 1 && strstr(err, want) != NULL);
 	/* The same file twice adds it once; two plugins side by side. */
 	{
 		struct pol_catalog c;
