@@ -45,6 +45,10 @@ static void import_usage(FILE *f)
 "  --replicas N         replicas per service (request traces; default 1)\n"
 "  --keep-pending       alibaba-v2023: keep never-scheduled pods, with\n"
 "                       duration = deletion - creation\n"
+"  --length L           muri: iterations (default: iterations x\n"
+"                       iteration_time, as Muri's simulator) or duration\n"
+"  --iter-scale F       muri: multiply iteration times by F (Muri's\n"
+"                       simulator: 1.015)\n"
 "  -q, --quiet          no report on stderr\n"
 "\n"
 "formats:\n");
@@ -176,6 +180,17 @@ static int cmd_import(int argc, char **argv)
 			rc = num_opt("--rate", v, &o.rate_per_s);
 		} else if ((v = optval(argc, argv, &i, "--replicas"))) {
 			rc = int_opt("--replicas", v, &o.replicas);
+		} else if ((v = optval(argc, argv, &i, "--length"))) {
+			if (strcmp(v, "iterations") == 0)
+				o.length = IMP_LEN_ITERATIONS;
+			else if (strcmp(v, "duration") == 0)
+				o.length = IMP_LEN_DURATION;
+			else
+				return cli_usage_error("import: --length: "
+						       "expected iterations or "
+						       "duration, got '%s'", v);
+		} else if ((v = optval(argc, argv, &i, "--iter-scale"))) {
+			rc = num_opt("--iter-scale", v, &o.iter_scale);
 		} else if (a[0] == '-' && a[1] != '\0') {
 			return cli_usage_error("import: unknown option '%s' "
 					       "(try 'colosim import --help')",
