@@ -33,6 +33,12 @@ const char *const trace_columns[TRACE_NCOLS] = {
 	"arrival_arg", "batch_timeout_ms",
 };
 
+const char *const trace_opt_columns[TRACE_NOPT + 1] = {
+	"res_cpu_ms", "res_gpu_ms", "res_net_ms", "min_gpus", "max_gpus", NULL
+};
+
+enum { O_RES0, O_RES1, O_RES2, O_MIN_GPUS, O_MAX_GPUS };
+
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
 	C_OPT, C_PREC, C_GPUS, C_SHARE, C_MEM, C_PRIO, C_SLO, C_ARR, C_RATE,
@@ -40,7 +46,7 @@ enum {
 };
 
 #define FIELD_MAX 512         /* longest field kept (longer: an error) */
-#define MAXF (TRACE_NCOLS + 1)  /* one more, to detect extra fields */
+#define MAXF (TRACE_NCOLS + TRACE_NOPT + 1)  /* one more: extra fields */
 #define ROWTEXT_MAX 2048
 #define K_END 1000            /* row_error: at the end of the row */
 
@@ -65,6 +71,10 @@ struct trace_reader {
 	int in_row;
 	long row_line;
 	char row_text[ROWTEXT_MAX];
+	/* the header: its column count and where each optional column is
+	** (-1: absent) */
+	int ncols;
+	int opt_at[TRACE_NOPT];
 	/* cross-row checks */
 	sim_time prev_submit;
 	long prev_submit_line;
@@ -119,6 +129,19 @@ static int column_of(const struct trace_reader *r, int k)
 	return i + 1;
 }
 
+/* The name of column k of the header. */
+static const char *col_name(const struct trace_reader *r, int k)
+{
+	int o;
+
+	if (k < TRACE_NCOLS)
+		return trace_columns[k];
+	for (o = 0; o < TRACE_NOPT; o++)
+		if (r->opt_at[o] == k)
+			return trace_opt_columns[o];
+	return "?";
+}
+
 /* Reports one error of the current row at field k (-1: no field). */
 static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 		     const char *fmt, ...)
@@ -138,9 +161,9 @@ static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	sim_err_clear(&e);
-	if (k >= 0 && k < TRACE_NCOLS)
+	if (k >= 0 && k < r->ncols)
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s: %s", r->path,
-			    r->row_line, column_of(r, k), trace_columns[k],
+			    r->row_line, column_of(r, k), col_name(r, k),
 			    what);
 	else
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s", r->path,
@@ -440,6 +463,56 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 	}
 }
 
+/* The optional columns: per-resource times (all three or none, train
+** rows only) and the elastic range (min_gpus <= gpus <= max_gpus). */
+static void check_optional(struct trace_reader *r, struct trace_job *j,
+			   struct sim_err *err)
+{
+	int o, given, nres = 0, ngiv = 0;
+	int64_t n[2];
+	double v;
+
+	for (o = O_RES0; o <= O_RES2 && r->opt_at[o] >= 0; o++) {
+		int k = r->opt_at[o];
+		if (is_empty(r->field[k]))
+			continue;
+		nres++;
+		if (j->kind != TRACE_TRAIN) {
+			must_be_empty(r, err, k, "an infer");
+			continue;
+		}
+		num_field(r, err, k, 0, 0, &v, &given);
+		if (given && v > 1e12)
+			row_error(r, err, k, "expected milliseconds <= 1e12, "
+				  "got '%s'", shown(r, k));
+		else if (given)
+			j->res_ms[o - O_RES0] = v;
+	}
+	if (nres != 0 && nres != 3)
+		row_error(r, err, r->opt_at[O_RES0], "give all three of "
+			  "res_cpu_ms, res_gpu_ms, res_net_ms or none");
+	else if (nres == 3 && j->kind == TRACE_TRAIN)
+		j->has_res = 1;
+	for (o = O_MIN_GPUS; o <= O_MAX_GPUS && r->opt_at[o] >= 0; o++) {
+		int k = r->opt_at[o];
+		int_field(r, err, k, 1, 1000000, &n[o - O_MIN_GPUS], &given);
+		ngiv += given;
+		if (given && j->kind != TRACE_TRAIN)
+			row_error(r, err, k, "an infer row is not elastic");
+	}
+	if (ngiv == 1)
+		row_error(r, err, r->opt_at[O_MIN_GPUS], "give both min_gpus "
+			  "and max_gpus or neither");
+	else if (ngiv == 2 && (n[0] > j->gpus || n[1] < j->gpus))
+		row_error(r, err, r->opt_at[O_MIN_GPUS], "expected min_gpus "
+			  "<= gpus <= max_gpus, got %lld <= %d <= %lld",
+			  (long long)n[0], j->gpus, (long long)n[1]);
+	else if (ngiv == 2) {
+		j->min_gpus = (int)n[0];
+		j->max_gpus = (int)n[1];
+	}
+}
+
 static void check_row(struct trace_reader *r, struct trace_job *j,
 		      struct sim_err *err)
 {
@@ -455,10 +528,10 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	j->prec = WL_PREC_FP32;
 	j->gpus = 1;
 	j->gpu_share = 1;
-	if (r->nfields != TRACE_NCOLS) {
-		row_error(r, err, r->nfields < TRACE_NCOLS ? K_END :
-			  TRACE_NCOLS, "expected %d fields (the header's "
-			  "columns), got %d", TRACE_NCOLS, r->nfields);
+	if (r->nfields != r->ncols) {
+		row_error(r, err, r->nfields < r->ncols ? K_END : r->ncols,
+			  "expected %d fields (the header's columns), got %d",
+			  r->ncols, r->nfields);
 		return;
 	}
 	/* id */
@@ -535,6 +608,7 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	} else
 		row_error(r, err, C_KIND, "expected train or infer, got '%s'",
 			  shown(r, C_KIND));
+	check_optional(r, j, err);
 }
 
 /* ---- lines ---- */
@@ -602,7 +676,7 @@ static void dir_of(const char *path, char *dir, size_t n)
 
 static int check_header(struct trace_reader *r, struct sim_err *err)
 {
-	int rc, k;
+	int rc, k, nres;
 
 	rc = read_line(r, err);
 	if (rc < 0)
@@ -648,11 +722,39 @@ static int check_header(struct trace_reader *r, struct sim_err *err)
 					   k + 1, trace_columns[k],
 					   r->field[k]);
 	}
-	if (r->nfields > TRACE_NCOLS)
-		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: expected "
-				   "%d columns, got %d (extra '%s')", r->path,
-				   column_of(r, TRACE_NCOLS), TRACE_NCOLS,
-				   r->nfields, r->field[TRACE_NCOLS]);
+	for (k = 0; k < TRACE_NOPT; k++)
+		r->opt_at[k] = -1;
+	for (k = TRACE_NCOLS; k < r->nfields; k++) {
+		int o;
+		for (o = 0; o < TRACE_NOPT; o++)
+			if (strcmp(r->field[k], trace_opt_columns[o]) == 0)
+				break;
+		if (o == TRACE_NOPT || k >= TRACE_NCOLS + TRACE_NOPT)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "unknown column '%s' after the %d "
+					   "of v1 (optional columns: "
+					   "res_cpu_ms, res_gpu_ms, res_net_ms, "
+					   "min_gpus, max_gpus)", r->path,
+					   column_of(r, k), r->field[k],
+					   TRACE_NCOLS);
+		if (r->opt_at[o] >= 0)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "column '%s' twice", r->path,
+					   column_of(r, k), r->field[k]);
+		r->opt_at[o] = k;
+	}
+	nres = (r->opt_at[O_RES0] >= 0) + (r->opt_at[O_RES1] >= 0) +
+		(r->opt_at[O_RES2] >= 0);
+	if (nres != 0 && nres != 3)
+		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: the "
+				   "res_cpu_ms, res_gpu_ms and res_net_ms "
+				   "columns go together", r->path,
+				   column_of(r, TRACE_NCOLS));
+	if ((r->opt_at[O_MIN_GPUS] >= 0) != (r->opt_at[O_MAX_GPUS] >= 0))
+		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: the "
+				   "min_gpus and max_gpus columns go together",
+				   r->path, column_of(r, TRACE_NCOLS));
+	r->ncols = r->nfields;
 	return 0;
 }
 

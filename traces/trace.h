@@ -55,6 +55,11 @@ struct trace_job {
 					 FILE: path, relative to the trace */
 	sim_time batch_timeout_ns;
 	long line;                    /* line in the trace file */
+	/* optional columns (docs/TRACE_FORMAT.md, "Optional columns") */
+	int has_res;                  /* res_*_ms given */
+	double res_ms[3];             /* one iteration's time on the CPU /
+					 data stage, the GPU, the network */
+	int min_gpus, max_gpus;       /* elastic range; 0: not elastic */
 };
 
 struct trace_reader;
@@ -95,6 +100,11 @@ void trace_arrivals_close(struct trace_arrivals *a);
 #define TRACE_NCOLS 19
 extern const char *const trace_columns[TRACE_NCOLS];
 #define TRACE_MAGIC "# colosim-trace v1"
+
+/* Optional columns a header may add after the 19, each at most once, in
+** any order (NULL-terminated; docs/TRACE_FORMAT.md). */
+#define TRACE_NOPT 5
+extern const char *const trace_opt_columns[TRACE_NOPT + 1];
 
 /*
 ** Every error of a row, not only the first: when a sink is set, trace_next
