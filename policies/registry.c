@@ -14,6 +14,10 @@ extern const struct pol_ops pol_gslice;
 extern const struct pol_ops pol_distmind;
 extern const struct pol_ops pol_distmind_ray;
 extern const struct pol_ops pol_distmind_mps;
+extern const struct pol_ops pol_srtf;
+extern const struct pol_ops pol_srsf;
+extern const struct pol_ops pol_tiresias;
+extern const struct pol_ops pol_gittins;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -25,5 +29,9 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_distmind,
 	&pol_distmind_ray,
 	&pol_distmind_mps,
+	&pol_srtf,
+	&pol_srsf,
+	&pol_tiresias,
+	&pol_gittins,
 	NULL
 };
