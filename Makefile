@@ -2,7 +2,8 @@
 #
 #   make              build build/colosim and build/libcolosim.a
 #   make check        build and run every test (CUnit suites, golden, conformance)
-#   make bench        engine benchmarks (PHOLD, hold) side by side with SimPy
+#   make bench        engine benchmarks (PHOLD, hold) side by side with SimPy,
+#                     the whole replay, LLM serving
 #   make demo         the reference experiment of README.md
 #   make deps         install missing Debian packages (.ci/deps)
 #   make microbench   build the CUDA calibration suite when nvcc exists
@@ -14,7 +15,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2 -g
-PKGS     := gsl sqlite3 inih cunit libcurl nettle
+PKGS     := gsl sqlite3 inih cunit libcurl nettle jansson
 BUILD    := build
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -123,6 +124,7 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 bench: $(BENCH_BINS) $(BIN)
 	sh tests/bench/run.sh $(BUILD)
 	sh tests/bench/replay.sh $(BUILD)
+	sh tests/bench/llm.sh $(BUILD)
 
 callgrind: $(BENCH_BINS)
 	sh tests/bench/callgrind.sh $(BUILD)

@@ -27,6 +27,10 @@
 ** sweep point sees the same arrivals and sizes in replication r (common
 ** random numbers).
 **
+** Files: config.c reads and checks the INI file (libinih), matrix.c
+** expands it into runs; cluster specs are parsed by models/cluster.h and
+** numbers by sim/num.h.
+**
 ** Ownership: exp_config_* returns a heap config freed by exp_config_free;
 ** a matrix owns every string of its specs and is released by
 ** exp_matrix_fini; the specs may borrow from the config, which must outlive
@@ -38,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/cluster.h"
 #include "sim/err.h"
 
 #define EXP_NAME_MAX 64
@@ -49,13 +54,6 @@ struct exp_kv {
 	char *key;
 	char *value;
 	int line;
-};
-
-/* nodes x gpus_per_node devices of one profile name. */
-struct exp_cluster_group {
-	int nodes;
-	int gpus_per_node;
-	char device[48];
 };
 
 /* The [cluster] section's link and memory-pool options; 0 means "not set"
@@ -137,7 +135,7 @@ struct exp_run_spec {
 	uint64_t seed;                   /* sim_rng_seed(master, "replication", r) */
 	char *trace;                     /* NULL: generated from gen */
 	char *cluster;
-	struct exp_cluster_group *groups;
+	struct cluster_part *groups;     /* the cluster's parts (heap) */
 	size_t ngroups;
 	const struct exp_cluster_opts *copts;
 	double horizon_s;
@@ -167,14 +165,6 @@ void exp_config_free(struct exp_config *cfg);
 
 /* The seed of replication r under master: common to every run of r. */
 uint64_t exp_replication_seed(uint64_t master, int replication);
-
-/*
-** Parses a cluster spec "NxG:device[,NxG:device...]" into a heap array
-** (*out, *nout; free with free()).  where prefixes messages ("file:line").
-*/
-int exp_cluster_parse(const char *spec, const char *where,
-		      struct exp_cluster_group **out, size_t *nout,
-		      struct sim_err *err);
 
 /*
 ** Expands a sweep value list ("1, 2, 5..20 step 5") into a heap array of

@@ -57,6 +57,7 @@ struct dev_profile {
 	/* compute */
 	int sms;
 	double fp32_flops, fp16_flops, bf16_flops;   /* dense peak, per second */
+	double fp8_flops;             /* optional: dense FP8 tensor peak; 0 = none */
 	double bf16_achieved_flops;   /* optional: measured large GEMM; 0 = unknown */
 	double sm_clock_hz;           /* optional: SM clock under load; 0 = unknown */
 	/* host link */

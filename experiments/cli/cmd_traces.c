@@ -4,7 +4,6 @@
 ** traces/manifest.csv, listed, downloaded and verified (traces/fetch.h;
 ** docs/TRACES.md, "Getting the public traces").
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,74 +14,86 @@
 
 #define TRACES_DEFAULT_DIR "data/traces"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: colosim traces list [NAME] [--manifest FILE]\n"
-"       colosim traces fetch NAME... | --all [--dir DIR] [--mirror ROOT]\n"
-"                                          [--manifest FILE]\n"
-"\n"
-"The public traces the importers read (docs/TRACES.md): each file's\n"
-"upstream repository, commit, URL, size and SHA-256 are in\n"
-"traces/manifest.csv.  `list` prints one line per trace (with NAME: its\n"
-"files); `fetch` downloads the files of each NAME into DIR/FILE with\n"
-"libcurl, checks size and SHA-256 before moving a file into place, and\n"
-"skips files already present with the right checksum.\n"
-"\n"
-"  --all           every trace of the manifest (without a mirror: every\n"
-"                  upstream one)\n"
-"  --dir DIR       where to put them (default " TRACES_DEFAULT_DIR "; the\n"
-"                  importers' paths are then DIR/NAME/FILE)\n"
-"  --mirror ROOT   fetch from ROOT instead of the upstreams: a folder laid\n"
-"                  out like DIR (e.g. ../shared/traces) or a URL prefix;\n"
-"                  default $COLOSIM_TRACE_MIRROR.  Derived files (openb's\n"
-"                  fgd-seed42 inputs) come only from a mirror.\n"
-"  --manifest FILE the manifest (default $COLOSIM_TRACE_MANIFEST, else\n"
-"                  ./traces/manifest.csv, the binary's checkout or prefix)\n");
-}
+#define TRACES_NAMES_MAX 64
 
-enum { OPT_MANIFEST = 256, OPT_DIR, OPT_MIRROR, OPT_ALL, OPT_HELP };
+enum { O_ALL, O_DIR, O_MIRROR, O_MANIFEST };
 
-static const struct option traces_opts[] = {
-	{ "manifest", required_argument, NULL, OPT_MANIFEST },
-	{ "dir", required_argument, NULL, OPT_DIR },
-	{ "mirror", required_argument, NULL, OPT_MIRROR },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 }
+static const struct cli_opt opts[] = {
+	[O_ALL] = { "all", 0, NULL, "every trace of the manifest (without a "
+		    "mirror: every\nupstream one)" },
+	[O_DIR] = { "dir", 0, "DIR", "where to put them (default "
+		    TRACES_DEFAULT_DIR "; the\nimporters' paths are then "
+		    "DIR/NAME/FILE)" },
+	[O_MIRROR] = { "mirror", 0, "ROOT", "fetch from ROOT instead of the "
+		       "upstreams: a folder laid\nout like DIR (e.g. "
+		       "../shared/traces) or a URL prefix;\ndefault "
+		       "$COLOSIM_TRACE_MIRROR.  Derived files (openb's\n"
+		       "fgd-seed42 inputs) come only from a mirror." },
+	[O_MANIFEST] = { "manifest", 0, "FILE", "the manifest (default "
+			 "$COLOSIM_TRACE_MANIFEST, else\n./traces/manifest.csv, "
+			 "the binary's checkout or prefix)" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const char about[] =
+	"The public traces the importers read (docs/TRACES.md): each file's\n"
+	"upstream repository, commit, URL, size and SHA-256 are in\n"
+	"traces/manifest.csv.  `list` prints one line per trace (with NAME: its\n"
+	"files); `fetch` downloads the files of each NAME into DIR/FILE with\n"
+	"libcurl, checks size and SHA-256 before moving a file into place, and\n"
+	"skips files already present with the right checksum.";
+
+#define USAGE "colosim traces list [NAME] [--manifest FILE]\n" \
+	"       colosim traces fetch NAME... | --all [--dir DIR] " \
+	"[--mirror ROOT]\n" \
+	"                                          [--manifest FILE]"
+
+static const struct cli_spec spec_traces = {
+	"traces", USAGE, about, opts, NULL
+};
+static const struct cli_spec spec_list = {
+	"traces list", USAGE, about, opts, NULL
+};
+static const struct cli_spec spec_fetch = {
+	"traces fetch", USAGE, about, opts, NULL
 };
 
 struct traces_args {
 	const char *manifest, *dir, *mirror;
 	int all;
+	const char *names[TRACES_NAMES_MAX];
+	int nnames;
 };
 
-/* Parses the options of `traces SUB`; leaves the operands at
-** argv[optind..].  Returns -1 to go on, else the exit status. */
-static int parse(const char *sub, int argc, char **argv,
+static int on_opt(void *ctx, int opt, char *v)
+{
+	struct traces_args *a = ctx;
+
+	switch (opt) {
+	case CLI_OPERAND:
+		if (a->nnames == TRACES_NAMES_MAX)
+			return cli_usage_error("traces: more than %d names",
+					       TRACES_NAMES_MAX);
+		a->names[a->nnames++] = v;
+		return 0;
+	case O_ALL: a->all = 1; return 0;
+	case O_DIR: a->dir = v; return 0;
+	case O_MIRROR: a->mirror = v; return 0;
+	case O_MANIFEST: a->manifest = v; return 0;
+	}
+	return 2;
+}
+
+/* Parses the options and names of `traces SUB`.  Returns -1 to go on,
+** else the exit status. */
+static int parse(const struct cli_spec *spec, int argc, char **argv,
 		 struct traces_args *a)
 {
-	int c;
+	int rc = cli_parse(spec, argc, argv, on_opt, a);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", traces_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_MANIFEST: a->manifest = optarg; break;
-		case OPT_DIR: a->dir = optarg; break;
-		case OPT_MIRROR: a->mirror = optarg; break;
-		case OPT_ALL: a->all = 1; break;
-		case 'h': case OPT_HELP: usage(stdout); return 0;
-		case ':':
-			return cli_usage_error("traces %s: %s needs a value",
-					       sub, argv[optind - 1]);
-		default:
-			return cli_usage_error("traces %s: unknown option '%s' "
-					       "(try colosim traces --help)",
-					       sub, argv[optind - 1]);
-		}
-	}
-	return -1;
+	if (rc == CLI_HELP)
+		return 0;
+	return rc != 0 ? rc : -1;
 }
 
 static int load(struct trace_manifest *m, const struct traces_args *a)
@@ -127,25 +138,26 @@ static void list_one(const struct trace_manifest *m, const char *name)
 
 static int cmd_list(int argc, char **argv)
 {
-	struct traces_args a = { NULL, NULL, NULL, 0 };
+	struct traces_args a;
 	struct trace_manifest m;
 	struct sim_err err = { 0, "" };
 	const char *names[64];
 	size_t nn, i, k;
 	int rc;
 
-	if ((rc = parse("list", argc, argv, &a)) >= 0)
+	memset(&a, 0, sizeof a);
+	if ((rc = parse(&spec_list, argc, argv, &a)) >= 0)
 		return rc;
-	if (argc - optind > 1)
+	if (a.nnames > 1)
 		return cli_usage_error("traces list: one NAME at most");
 	if ((rc = load(&m, &a)) != 0)
 		return rc;
-	if (optind < argc) {
-		if (trace_manifest_check(&m, argv[optind], &err) != 0) {
+	if (a.nnames == 1) {
+		if (trace_manifest_check(&m, a.names[0], &err) != 0) {
 			trace_manifest_fini(&m);
 			return cli_report(&err);
 		}
-		list_one(&m, argv[optind]);
+		list_one(&m, a.names[0]);
 		trace_manifest_fini(&m);
 		return 0;
 	}
@@ -221,7 +233,7 @@ static void on_file(void *ctx, const struct trace_file *f,
 
 static int cmd_fetch(int argc, char **argv)
 {
-	struct traces_args a = { NULL, TRACES_DEFAULT_DIR, NULL, 0 };
+	struct traces_args a;
 	struct trace_manifest m;
 	struct trace_fetch_opts o;
 	struct fetch_count cnt = { 0, 0, 0 };
@@ -230,13 +242,15 @@ static int cmd_fetch(int argc, char **argv)
 	size_t nn, k;
 	int i, rc;
 
-	if ((rc = parse("fetch", argc, argv, &a)) >= 0)
+	memset(&a, 0, sizeof a);
+	a.dir = TRACES_DEFAULT_DIR;
+	if ((rc = parse(&spec_fetch, argc, argv, &a)) >= 0)
 		return rc;
-	if (optind >= argc && !a.all)
+	if (a.nnames == 0 && !a.all)
 		return cli_missing("traces fetch", "NAME (or --all)",
 				   "colosim traces fetch NAME... [--dir DIR] "
 				   "[--mirror ROOT]");
-	if (optind < argc && a.all)
+	if (a.nnames > 0 && a.all)
 		return cli_usage_error("traces fetch: NAME and --all exclude "
 				       "each other");
 	if (a.mirror == NULL)
@@ -244,8 +258,8 @@ static int cmd_fetch(int argc, char **argv)
 	if ((rc = load(&m, &a)) != 0)
 		return rc;
 	/* Every name is checked before anything is downloaded. */
-	for (i = optind; i < argc; i++)
-		if (trace_manifest_check(&m, argv[i], &err) != 0) {
+	for (i = 0; i < a.nnames; i++)
+		if (trace_manifest_check(&m, a.names[i], &err) != 0) {
 			trace_manifest_fini(&m);
 			return cli_report(&err);
 		}
@@ -268,8 +282,8 @@ static int cmd_fetch(int argc, char **argv)
 			rc = trace_fetch(&m, names[k], &o, &err);
 		}
 	} else {
-		for (i = optind; i < argc && rc == 0; i++)
-			rc = trace_fetch(&m, argv[i], &o, &err);
+		for (i = 0; i < a.nnames && rc == 0; i++)
+			rc = trace_fetch(&m, a.names[i], &o, &err);
 	}
 	trace_manifest_fini(&m);
 	if (rc != 0)
@@ -286,7 +300,7 @@ static int cmd_traces(int argc, char **argv)
 				   "colosim traces list|fetch ...");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
-		usage(stdout);
+		cli_help(&spec_traces, stdout);
 		return 0;
 	}
 	if (strcmp(argv[1], "list") == 0)
