@@ -113,12 +113,13 @@ static int muri_header(struct imp_ctx *c, struct muri_state *s,
 
 /* The cluster spec's one data row -> STEM.cluster ("NxG:DEVICE").  Muri's
 ** spec names no GPU type: the device is --device-map gpu=NAME, else
-** v100-32gb, an assumption (noted).  Node CPUs and memory are noted. */
+** v100-32gb, an assumption (noted).  Node CPUs and memory (GB) go into
+** the spec (models/cluster.h). */
 static int muri_cluster_row(struct imp_ctx *c, struct muri_state *s,
 			    const struct imp_row *r, struct sim_err *err)
 {
 	int64_t v[5];
-	char dev[64], text[160], note[IMP_REASON_LEN];
+	char dev[64], text[200];
 	int k, have, rc;
 
 	for (k = 0; k < 5; k++) {
@@ -139,11 +140,9 @@ static int muri_cluster_row(struct imp_ctx *c, struct muri_state *s,
 		imp_note(c, "cluster GPU v100-32gb assumed (Muri's spec names "
 			 "none; see --device-map gpu=NAME)");
 	}
-	snprintf(text, sizeof text, "%lldx%lld:%s\n",
-		 (long long)(v[0] * v[1]), (long long)v[2], dev);
-	snprintf(note, sizeof note, "cluster nodes have %lld CPUs and %lld GB "
-		 "of memory (per node)", (long long)v[3], (long long)v[4]);
-	imp_note(c, note);
+	snprintf(text, sizeof text, "%lldx%lld:%s:cpus=%lld:mem_gb=%lld\n",
+		 (long long)(v[0] * v[1]), (long long)v[2], dev,
+		 (long long)v[3], (long long)v[4]);
 	return imp_side_file(c, "cluster", text, err);
 }
 
