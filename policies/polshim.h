@@ -33,6 +33,7 @@ struct pol_job_info {
 
 struct pol_gpu_info {
 	int gpu, node, ntenants;
+	uint64_t hbm_bytes;
 };
 
 struct pol_tenant_info {
@@ -95,6 +96,7 @@ static inline struct pol_gpu_info pol_gpu(const struct world *w, int g)
 	o.gpu = g;
 	o.node = x->node;
 	o.ntenants = x->ntenants;
+	o.hbm_bytes = x->dev->hbm_bytes;
 	return o;
 }
 
@@ -102,6 +104,10 @@ static inline double pol_job_remaining_ns(const struct world *w, int j,
 					  int g)
 {
 	return world_job_remaining_ns(w, j, g);
+}
+static inline uint64_t pol_job_mem(const struct world *w, int j, int g)
+{
+	return world_job_mem(w, j, g);
 }
 static inline int pol_job_fits_empty(const struct world *w, int j)
 {

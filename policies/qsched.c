@@ -284,6 +284,30 @@ static int preempt_all(struct qsched *q, struct world *w, int *moved)
 	return 0;
 }
 
+void qs_whatif(struct qsched *q, struct world *w)
+{
+	int n;
+
+	for (n = 0; n < q->nnodes; n++)
+		q->node_free[n] = q->node_size[n];
+	q->whatif_free = pol_ngpus(w);
+}
+
+int qs_fits(struct qsched *q, int g)
+{
+	if (q->placement == QS_PLACE_NODE)
+		return take_nodes(q, g, 1);
+	if (g > q->whatif_free)
+		return 0;
+	q->whatif_free -= g;
+	return 1;
+}
+
+int qs_choose(struct qsched *q, struct world *w, int g)
+{
+	return choose(q, w, -1, g);
+}
+
 int qs_apply(struct qsched *q, struct world *w)
 {
 	struct sim_err e = { 0, "" };

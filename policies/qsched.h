@@ -62,6 +62,7 @@ struct qsched {
 	int *node_first, *node_size;
 	/* scratch */
 	int *node_free, *node_taken, *gpus;
+	int whatif_free;              /* qs_whatif: free GPUs (any) */
 };
 
 /* Sets up for world w with the given placement; 0 or SIM_ENOMEM. */
@@ -86,6 +87,15 @@ void qs_settle(struct qsched *q, struct world *w);
 
 /* Sorts the active order by (klass, key, key2, seq), stable. */
 void qs_sort(struct qsched *q);
+
+/* A what-if cluster for policies that choose their own sets: qs_whatif
+** empties it; qs_fits takes g GPUs from it under the placement (1) or
+** leaves it (0). */
+void qs_whatif(struct qsched *q, struct world *w);
+int qs_fits(struct qsched *q, int g);
+/* Chooses g GPUs on the actual cluster (exclusive use: GPUs without
+** tenants) into q->gpus under the placement; 1 if found. */
+int qs_choose(struct qsched *q, struct world *w, int g);
 
 /* Steps 2 and 3 of the pass over the active order.  0 or a negative
 ** SIM_E* code for a broken invariant. */

@@ -18,6 +18,8 @@ extern const struct pol_ops pol_srtf;
 extern const struct pol_ops pol_srsf;
 extern const struct pol_ops pol_tiresias;
 extern const struct pol_ops pol_gittins;
+extern const struct pol_ops pol_muri_s;
+extern const struct pol_ops pol_muri_l;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -33,5 +35,7 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_srsf,
 	&pol_tiresias,
 	&pol_gittins,
+	&pol_muri_s,
+	&pol_muri_l,
 	NULL
 };

@@ -136,6 +136,17 @@ int world_job_fits_empty(const struct world *w, int j)
 	return job->fits_empty_ == 1;
 }
 
+void world__train_res(const struct world_job *job,
+		       struct gpu_work_profile *prof)
+{
+	/* the trace's per-resource times, for the interleave mode */
+	prof->has_res = job->tj.has_res && job->tj.iter_ns > 0;
+	prof->res_ms[0] = job->tj.res_ms[0];
+	prof->res_ms[1] = job->tj.res_ms[1];
+	prof->res_ms[2] = job->tj.res_ms[2];
+	prof->iter_ms = (double)job->tj.iter_ns / 1e6;
+}
+
 int world_place(struct world *w, int j, const int *gpus, int n,
 		const struct world_place_opts *o, struct sim_err *err)
 {
@@ -214,6 +225,7 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 			job->work0_[k] = job->frac_left * total;
 			wl_train_profile(job->model, d, job->tj.batch,
 					 job->tj.prec, &prof);
+			world__train_res(job, &prof);
 			gpu_begin(&w->gpus[gpus[k]], &job->tenants[k],
 				  job->work0_[k], &prof, w->sim.now);
 		}

@@ -73,6 +73,10 @@ int world__gpu_changed(struct world *w, int g);
 int world__job_done(struct world *w, int j);
 void world__free_placement(struct world_job *job);
 int world__hook_rc(struct world *w, int rc, const char *hook);
+/* Copies the trace's per-resource times of a training job into the
+** profile its tenants run (the interleave mode reads them). */
+void world__train_res(const struct world_job *job,
+		      struct gpu_work_profile *prof);
 double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
