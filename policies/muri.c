@@ -32,7 +32,6 @@
 */
 #include "policies/qsched.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -627,7 +626,6 @@ static int muri_schedule(struct world *w, void *s)
 			break;
 	}
 	autopack(m, w);
-	if (getenv("MURI_DEBUG")) { fprintf(stderr, "t=%lld nact=%d npk=%d:", (long long)pol_now(w), m->q.nact, m->npk); for (k = 0; k < m->npk; k++) fprintf(stderr, " [%d:%d %d]", m->pk[k].n, m->pk[k].job[0], intact(m, w, &m->pk[k])); fprintf(stderr, "\n"); }
 	return realise(m, w);
 }
 
