@@ -48,6 +48,11 @@ struct base {
 	int *gone_ten;
 	uint64_t *gone_mem, *gone_slice;
 	int *victims;           /* scratch: srtf victims, longest first */
+	int *onjobs;            /* scratch: jobs found on the GPUs */
+	int nonjobs_cap;
+	unsigned *seen;         /* per job: the pass stamp that found it */
+	int nseen;
+	unsigned stamp;
 	double *vrem;           /* scratch: their remaining times */
 	int on_full;            /* FULL_WAIT or FULL_SWAP */
 	unsigned char *resv;    /* per GPU: reserved for a job waiting for
@@ -178,6 +183,8 @@ static void base_fini(struct world *w, void *state)
 	free(b->gone_slice);
 	free(b->victims);
 	free(b->vrem);
+	free(b->onjobs);
+	free(b->seen);
 	free(b->resv);
 	free(b->cand2);
 }
@@ -345,17 +352,62 @@ static void what_if(struct world *w, struct base *b, int v, int sign)
 	}
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* The jobs in `state` that hold GPUs, found through the GPUs' tenants
+** (never a scan of every job the run has seen), in job order, into
+** b->onjobs; returns how many, or -1 out of memory. */
+static int jobs_on_gpus(struct world *w, struct base *b, enum job_state state)
+{
+	int g, n = 0, nj = world_njobs(w);
+
+	if (nj > b->nseen) {
+		unsigned *p = realloc(b->seen, (size_t)nj * sizeof *p);
+		if (p == NULL)
+			return -1;
+		memset(p + b->nseen, 0, (size_t)(nj - b->nseen) * sizeof *p);
+		b->seen = p;
+		b->nseen = nj;
+	}
+	if (++b->stamp == 0) {          /* wrapped: forget every stamp */
+		memset(b->seen, 0, (size_t)b->nseen * sizeof *b->seen);
+		b->stamp = 1;
+	}
+	for (g = 0; g < world_ngpus(w); g++) {
+		const struct gpu_tenant *t;
+		for (t = world_gpu(w, g)->tenants; t != NULL; t = t->next_) {
+			int j = t->id;
+			if (j < 0 || j >= nj || b->seen[j] == b->stamp ||
+			    world_job(w, j)->state != state)
+				continue;
+			b->seen[j] = b->stamp;
+			if (n == b->nonjobs_cap) {
+				int c = n ? 2 * n : 64;
+				int *p = realloc(b->onjobs, (size_t)c * sizeof *p);
+				if (p == NULL)
+					return -1;
+				b->onjobs = p;
+				b->nonjobs_cap = c;
+			}
+			b->onjobs[n++] = j;
+		}
+	}
+	qsort(b->onjobs, (size_t)n, sizeof *b->onjobs, cmp_int);
+	return n;
+}
+
 /* Adds (1) or removes (-1) every job swapping out to the what-if;
-** returns how many there are. */
+** returns how many there are, -1 out of memory. */
 static int what_if_swapping(struct world *w, struct base *b, int sign)
 {
-	int k, n = 0;
+	int k, n = jobs_on_gpus(w, b, JOB_SWAPPING_OUT);
 
-	for (k = 0; k < world_njobs(w); k++)
-		if (world_job(w, k)->state == JOB_SWAPPING_OUT) {
-			what_if(w, b, k, sign);
-			n++;
-		}
+	for (k = 0; k < n; k++)
+		what_if(w, b, b->onjobs[k], sign);
 	return n;
 }
 
@@ -393,7 +445,7 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 	const struct world_job *job = world_job(w, j);
 	double mine = world_job_remaining_ns(w, j, 0);
 	struct sim_err e = { 0, "" };
-	int need = job->tj.gpus, k, i, nv = 0, fit = 0, nout, rc;
+	int need = job->tj.gpus, k, i, n, nv = 0, fit = 0, nout, non, rc;
 
 	if ((nout = what_if_swapping(w, b, 1)) > 0 && choose(w, b, j)) {
 		memcpy(b->cand2, b->cand, (size_t)need * sizeof *b->cand2);
@@ -401,15 +453,18 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 		reserve(b, need);
 		return 0;
 	}
+	if (nout < 0 || (non = jobs_on_gpus(w, b, JOB_RUNNING)) < 0)
+		return SIM_ENOMEM;
 	free(b->victims);
 	free(b->vrem);
-	b->victims = malloc((size_t)world_njobs(w) * sizeof *b->victims);
-	b->vrem = malloc((size_t)world_njobs(w) * sizeof *b->vrem);
+	b->victims = malloc((size_t)(non ? non : 1) * sizeof *b->victims);
+	b->vrem = malloc((size_t)(non ? non : 1) * sizeof *b->vrem);
 	if (b->victims == NULL || b->vrem == NULL)
 		return SIM_ENOMEM;
-	for (k = 0; k < world_njobs(w); k++) {   /* longest first, stable */
-		const struct world_job *v = world_job(w, k);
+	for (n = 0; n < non; n++) {             /* longest first, stable */
+		const struct world_job *v = world_job(w, b->onjobs[n]);
 		double r;
+		k = b->onjobs[n];
 		if (v->state != JOB_RUNNING || v->tj.kind != TRACE_TRAIN)
 			continue;
 		if (how == ROOM_SWAP && v->tj.priority >= job->tj.priority)
