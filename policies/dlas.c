@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const service_names[] = { "time", "gpu", NULL };
+const char *const dlas_service_names[] = { "time", "gpu", NULL };
 
 /* "3250,7200" -> thresholds in seconds, increasing, > 0. */
 static int parse_queues(struct dlas *d, const char *s, struct sim_err *err)
@@ -37,28 +37,14 @@ static int parse_queues(struct dlas *d, const char *s, struct sim_err *err)
 }
 
 int dlas_init(struct dlas *d, struct world *w, const char *name,
-	      const struct pol_params *p, const char *const *keys,
 	      struct sim_err *err)
 {
-	const char *queues = "3250,7200";
-	long jr = 1;
-	int svc = 1, rc;
+	int rc;
 
 	d->name = name;
-	d->starvation = 0;
-	if ((rc = qs_params(w, &d->q, name, p, keys, QS_PLACE_ANY, err)) != 0)
+	if ((rc = parse_queues(d, d->queues ? d->queues : "", err)) != 0)
 		return rc;
-	pol_param_str(p, "queues", &queues);
-	if ((rc = parse_queues(d, queues, err)) != 0 ||
-	    (rc = pol_param_double(p, "starvation", 0, 1e6, &d->starvation,
-				   err)) != 0 ||
-	    (rc = pol_param_choice(p, "service", service_names, &svc,
-				   err)) != 0 ||
-	    (rc = pol_param_int(p, "jump_round", 0, 1, &jr, err)) != 0)
-		return rc;
-	d->gpu_service = svc;
-	d->jump_round = (int)jr;
-	return 0;
+	return qs_init(&d->q, w, d->placement, err);
 }
 
 void dlas_fini(struct dlas *d)

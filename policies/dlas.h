@@ -33,11 +33,15 @@
 
 struct dlas {
 	struct qsched q;
+	/* parameters (the policies' tables, DLAS_PARAMS) */
+	const char *queues;           /* "3250,7200" */
+	double starvation;
+	int gpu_service;              /* 1: executed x GPUs (service = gpu) */
+	int jump_round;
+	int placement;
+	/* derived */
 	int nq;                       /* queues: thresholds + 1 */
 	double limit_s[DLAS_MAXQ];    /* thresholds, attained seconds */
-	double starvation;
-	int gpu_service;              /* 1: executed x GPUs */
-	int jump_round;
 	long counter;                 /* queue positions handed out */
 	uint64_t timer_gen;
 	int *ev;                      /* scratch: demoted / promoted jobs */
@@ -49,10 +53,29 @@ struct dlas {
 	const char *name;
 };
 
-/* Reads the shared parameters (queues, starvation, service, jump_round,
-** placement) among keys (NULL-ended) and sets up.  0 or SIM_E*. */
+extern const char *const dlas_service_names[];
+
+/* The shared parameter rows for a state type T whose struct dlas is the
+** member `m` (docs/POLICIES.md, "tiresias"). */
+#define DLAS_PARAMS(T, m)                                                  \
+	POL_PARAM_STRING("queues", T, m.queues, "3250,7200",                 \
+			 "queue thresholds, attained seconds (x GPUs), "     \
+			 "increasing"),                                      \
+	POL_PARAM_DOUBLE("starvation", T, m.starvation, 0, 1e6, "0",         \
+			 "a pending job that has run returns to Q0 after "   \
+			 "this x its executed time; 0: off"),                \
+	POL_PARAM_CHOICE("service", T, m.gpu_service, dlas_service_names,    \
+			 "gpu", "attained service: wall time run x GPUs "    \
+			 "(gpu) or alone (time)"),                           \
+	POL_PARAM_BOOL("jump_round", T, m.jump_round, "1",                   \
+		       "1: demote at ceil(threshold / GPUs) s of run time, " \
+		       "as the simulators; 0: at the exact crossing"),      \
+	POL_PARAM_CHOICE("placement", T, m.placement, qs_place_names, "any", \
+			 "any: any free GPUs (the peers' count); node: "     \
+			 "node-consolidated")
+
+/* Sets up from the parameters already in *d.  0 or SIM_E*. */
 int dlas_init(struct dlas *d, struct world *w, const char *name,
-	      const struct pol_params *p, const char *const *keys,
 	      struct sim_err *err);
 void dlas_fini(struct dlas *d);
 int dlas_arrival(struct dlas *d, struct world *w, int j);

@@ -31,8 +31,9 @@
 
 struct gittins {
 	struct dlas d;                /* first: the hooks pass it as the state */
-	double delta;
+	double delta;                 /* parameters */
 	int window;
+	const char *dist;
 	int online;
 	double *data;                 /* sorted sizes, n of them */
 	double *pre;                  /* prefix sums, n + 1 */
@@ -42,9 +43,17 @@ struct gittins {
 	int nring, ring_at, dirty;
 };
 
-static const char *const git_keys[] = { "queues", "starvation", "service",
-					"jump_round", "placement", "dist",
-					"delta", "window", NULL };
+static const struct pol_param_def git_params[] = {
+	DLAS_PARAMS(struct gittins, d),
+	POL_PARAM_STRING("dist", struct gittins, dist, NULL,
+			 "CSV of job sizes (a duration column, GPU-s); "
+			 "unset: learn from finished jobs"),
+	POL_PARAM_DOUBLE("delta", struct gittins, delta, 1, 1e9, "3250",
+			 "the index's service quantum, GPU-s"),
+	POL_PARAM_INT("window", struct gittins, window, 2, 1000000, "1000",
+		      "online: the last this many finished jobs"),
+	POL_PARAM_END
+};
 
 static double round_to(double x, double scale)
 {
@@ -213,20 +222,14 @@ static int git_init(struct world *w, void *s, const struct pol_params *p,
 		    struct sim_err *err)
 {
 	struct gittins *g = s;
-	const char *dist = NULL;
-	long window = 1000;
 	int rc;
 
-	g->delta = 3250;
-	if ((rc = dlas_init(&g->d, w, "gittins", p, git_keys, err)) != 0 ||
-	    (rc = pol_param_double(p, "delta", 1, 1e9, &g->delta, err)) != 0 ||
-	    (rc = pol_param_int(p, "window", 2, 1000000, &window, err)) != 0)
+	(void)p;
+	if ((rc = dlas_init(&g->d, w, "gittins", err)) != 0)
 		return rc;
 	g->d.order = git_order;
-	g->window = (int)window;
-	pol_param_str(p, "dist", &dist);
-	if (dist != NULL && dist[0] != '\0')
-		return read_dist(g, dist, err);
+	if (g->dist != NULL && g->dist[0] != '\0')
+		return read_dist(g, g->dist, err);
 	g->online = 1;
 	g->ring = malloc((size_t)g->window * sizeof *g->ring);
 	if (g->ring == NULL || alloc_table(g, g->window) != 0)
@@ -285,9 +288,16 @@ static int git_schedule(struct world *w, void *s)
 }
 
 const struct pol_ops pol_gittins = {
-	POL_IFACE_VERSION, "gittins",
-	"Tiresias's Gittins-index variant: 2D-LAS queues ordered by the "
-	"Gittins index of attained GPU-time",
-	sizeof(struct gittins), git_init, git_fini, git_arrival, git_finish,
-	NULL, git_timer, git_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "gittins",
+	.zDesc = "Tiresias's Gittins-index variant: 2D-LAS queues ordered by "
+		 "the Gittins index of attained GPU-time",
+	.szState = sizeof(struct gittins),
+	.xInit = git_init,
+	.xFini = git_fini,
+	.xOnArrival = git_arrival,
+	.xOnFinish = git_finish,
+	.xOnTimer = git_timer,
+	.xSchedule = git_schedule,
+	.aParam = git_params,
 };

@@ -35,10 +35,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/interleave.h"
 #include "policies/blossom.h"
 
 #define MURI_KEYS 32
+#define IL_MAX_JOBS 4                 /* Muri's packing_num, the most */
+
+/* One job's times in ms, for the memo's type table and the weight. */
+struct il_job {
+	double res[3];
+	double iter;
+};
 
 struct mpack {
 	int n;
@@ -70,10 +76,10 @@ struct muri {
 	int *type_of;                 /* per job */
 	int ntype_of;
 	int attained;                 /* muri-l */
-	int max_pack;                 /* packing_num (4) */
-	int autopack;
 	const char *name;
-	struct il_overheads ovh;
+	int placement;                /* parameters */
+	int max_pack;
+	int autopack;
 	/* scratch, sized to the active jobs */
 	struct mpack *pk, *pk2;       /* groups; the next round's */
 	int npk, npk2, cap;
@@ -83,17 +89,24 @@ struct muri {
 	int *placed;                  /* per pack: 1 when placed this pass */
 };
 
-static const char *const muri_keys[] = { "placement", "max_pack",
-					 "autopack", NULL };
+static const struct pol_param_def muri_params[] = {
+	POL_PARAM_CHOICE("placement", struct muri, placement, qs_place_names,
+			 "node", "node: a group within one node, larger ones on "
+			 "whole nodes (Muri's yarn); any: any free GPUs"),
+	POL_PARAM_INT("max_pack", struct muri, max_pack, 1, IL_MAX_JOBS, "4",
+		      "most jobs interleaved on the same GPUs (packing_num)"),
+	POL_PARAM_BOOL("autopack", struct muri, autopack, "1",
+		       "split a group slower than its jobs one after another"),
+	POL_PARAM_END
+};
 
 static int muri_init_common(struct world *w, struct muri *m, const char *name,
 			    const struct pol_params *p, struct sim_err *err)
 {
-	long mp = 4, ap = 1;
 	int rc, g;
 
+	(void)p;
 	m->name = name;
-	il_overheads_init(&m->ovh);
 	m->memo = malloc(MURI_MEMO * sizeof *m->memo);
 	m->types = malloc(MURI_MEMO * sizeof *m->types);
 	if (m->memo == NULL || m->types == NULL)
@@ -102,16 +115,11 @@ static int muri_init_common(struct world *w, struct muri *m, const char *name,
 		m->memo[g].key[0] = -2;
 		m->types[g].id = -1;
 	}
-	if ((rc = qs_params(w, &m->q, name, p, muri_keys, QS_PLACE_NODE,
-			    err)) != 0 ||
-	    (rc = pol_param_int(p, "max_pack", 1, IL_MAX_JOBS, &mp, err)) ||
-	    (rc = pol_param_int(p, "autopack", 0, 1, &ap, err)))
+	if ((rc = qs_init(&m->q, w, m->placement, err)) != 0)
 		return rc;
-	m->max_pack = (int)mp;
-	m->autopack = (int)ap;
 	for (g = 0; g < pol_ngpus(w); g++)
-		if ((rc = world_set_gpu_mode(w, g, GPU_MODE_INTERLEAVE,
-					     err)) != 0)
+		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_INTERLEAVE,
+					   err)) != 0)
 			return rc;
 	return 0;
 }
@@ -267,14 +275,15 @@ static int groupable(struct world *w, int j)
 static double pack_round_raw(struct muri *m, struct world *w,
 			     const struct mpack *a, const struct mpack *b)
 {
-	struct il_job jobs[IL_MAX_JOBS];
+	int jobs[IL_MAX_JOBS];
 	int n = 0, i;
 
+	(void)m;
 	for (i = 0; i < a->n; i++)
-		jobs[n++] = il_of(w, a->job[i]);
+		jobs[n++] = a->job[i];
 	for (i = 0; b != NULL && i < b->n; i++)
-		jobs[n++] = il_of(w, b->job[i]);
-	return il_round(jobs, n, IL_BEST, &m->ovh);
+		jobs[n++] = b->job[i];
+	return pol_interleave_round_ms(w, jobs, n);
 }
 
 static double pack_round(struct muri *m, struct world *w,
@@ -630,17 +639,30 @@ static int muri_schedule(struct world *w, void *s)
 }
 
 const struct pol_ops pol_muri_s = {
-	POL_IFACE_VERSION, "muri-s",
-	"Muri-S: multi-resource interleaving of up to 4 same-size jobs, "
-	"blossom-matched, shortest remaining service first (SIGCOMM'22)",
-	sizeof(struct muri), muris_init, muri_fini, muri_arrival, muri_finish,
-	NULL, NULL, muri_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "muri-s",
+	.zDesc = "Muri-S: multi-resource interleaving of up to 4 same-size "
+		 "jobs, blossom-matched, shortest remaining service first "
+		 "(SIGCOMM'22)",
+	.szState = sizeof(struct muri),
+	.xInit = muris_init,
+	.xFini = muri_fini,
+	.xOnArrival = muri_arrival,
+	.xOnFinish = muri_finish,
+	.xSchedule = muri_schedule,
+	.aParam = muri_params,
 };
 
 const struct pol_ops pol_muri_l = {
-	POL_IFACE_VERSION, "muri-l",
-	"Muri-L: multi-resource interleaving, blossom-matched, least "
-	"attained service first (durations unknown; SIGCOMM'22)",
-	sizeof(struct muri), muril_init, muri_fini, muri_arrival, muri_finish,
-	NULL, NULL, muri_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "muri-l",
+	.zDesc = "Muri-L: multi-resource interleaving, blossom-matched, least "
+		 "attained service first (durations unknown; SIGCOMM'22)",
+	.szState = sizeof(struct muri),
+	.xInit = muril_init,
+	.xFini = muri_fini,
+	.xOnArrival = muri_arrival,
+	.xOnFinish = muri_finish,
+	.xSchedule = muri_schedule,
+	.aParam = muri_params,
 };

@@ -34,25 +34,15 @@ int qs_init(struct qsched *q, struct world *w, int placement,
 	for (n = 0; n < q->nnodes; n++)
 		if (q->node_size[n] > q->max_node)
 			q->max_node = q->node_size[n];
-	for (g = 0; g < ng; g++)
-		if (world_set_gpu_mode(w, g, GPU_MODE_EXCLUSIVE, err) != 0)
-			return SIM_ESTATE;
+	for (g = 0; g < ng; g++) {
+		int rc = pol_set_gpu_mode(w, g, POL_GPU_EXCLUSIVE, err);
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 
-int qs_params(struct world *w, struct qsched *q, const char *policy,
-	      const struct pol_params *p, const char *const *keys, int dflt,
-	      struct sim_err *err)
-{
-	static const char *const place_names[] = { "any", "node", NULL };
-	int placement = dflt, rc;
-
-	if ((rc = pol_params_check(p, policy, keys, err)) != 0 ||
-	    (rc = pol_param_choice(p, "placement", place_names, &placement,
-				   err)) != 0)
-		return rc;
-	return qs_init(q, w, placement, err);
-}
+const char *const qs_place_names[] = { "any", "node", NULL };
 
 void qs_fini(struct qsched *q)
 {

@@ -30,7 +30,9 @@
 #ifndef COLOSIM_POLICIES_QSCHED_H
 #define COLOSIM_POLICIES_QSCHED_H
 
-#include "policies/polshim.h"
+#include <stddef.h>
+
+#include "policies/policy.h"
 
 enum { QS_PLACE_ANY = 0, QS_PLACE_NODE = 1 };
 
@@ -69,11 +71,9 @@ struct qsched {
 int qs_init(struct qsched *q, struct world *w, int placement,
 	    struct sim_err *err);
 void qs_fini(struct qsched *q);
-/* Reads the `placement` parameter (any | node, default dflt) among the
-** allowed keys (NULL-ended, `placement` among them) and calls qs_init. */
-int qs_params(struct world *w, struct qsched *q, const char *policy,
-	      const struct pol_params *p, const char *const *keys, int dflt,
-	      struct sim_err *err);
+/* The choices of every scheduler's `placement` parameter, in QS_PLACE_*
+** order. */
+extern const char *const qs_place_names[];
 
 /* A job arrived: a training job that could ever run joins the active
 ** order at its end (1); anything else is failed with a reason naming

@@ -9,12 +9,18 @@
 */
 #include "policies/qsched.h"
 
-static const char *const srsf_keys[] = { "placement", NULL };
-
 struct srsf {
 	struct qsched q;
 	int gpu_weighted;             /* srsf: x GPUs; srtf: not */
 	const char *name;
+	int placement;                /* parameter: QS_PLACE_* */
+};
+
+static const struct pol_param_def srsf_params[] = {
+	POL_PARAM_CHOICE("placement", struct srsf, placement, qs_place_names,
+			 "node", "node: a job within one node, larger ones on "
+			 "whole nodes (the peers' yarn); any: any free GPUs"),
+	POL_PARAM_END
 };
 
 static int srsf_init(struct world *w, void *s, const struct pol_params *p,
@@ -22,9 +28,10 @@ static int srsf_init(struct world *w, void *s, const struct pol_params *p,
 {
 	struct srsf *st = s;
 
+	(void)p;
 	st->gpu_weighted = 1;
 	st->name = "srsf";
-	return qs_params(w, &st->q, "srsf", p, srsf_keys, QS_PLACE_NODE, err);
+	return qs_init(&st->q, w, st->placement, err);
 }
 
 static int srtf_init(struct world *w, void *s, const struct pol_params *p,
@@ -32,8 +39,9 @@ static int srtf_init(struct world *w, void *s, const struct pol_params *p,
 {
 	struct srsf *st = s;
 
+	(void)p;
 	st->name = "srtf";
-	return qs_params(w, &st->q, "srtf", p, srsf_keys, QS_PLACE_NODE, err);
+	return qs_init(&st->q, w, st->placement, err);
 }
 
 static void srsf_fini(struct world *w, void *s)
@@ -74,17 +82,29 @@ static int srsf_schedule(struct world *w, void *s)
 }
 
 const struct pol_ops pol_srsf = {
-	POL_IFACE_VERSION, "srsf",
-	"shortest remaining service (time x GPUs) first, preemptive "
-	"(Muri's and Tiresias's simulators)",
-	sizeof(struct srsf), srsf_init, srsf_fini, srsf_arrival, srsf_finish,
-	NULL, NULL, srsf_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "srsf",
+	.zDesc = "shortest remaining service (time x GPUs) first, preemptive "
+		 "(Muri's and Tiresias's simulators)",
+	.szState = sizeof(struct srsf),
+	.xInit = srsf_init,
+	.xFini = srsf_fini,
+	.xOnArrival = srsf_arrival,
+	.xOnFinish = srsf_finish,
+	.xSchedule = srsf_schedule,
+	.aParam = srsf_params,
 };
 
 const struct pol_ops pol_srtf = {
-	POL_IFACE_VERSION, "srtf",
-	"shortest remaining time first, preemptive, every job re-decided at "
-	"every event (Muri's and Tiresias's simulators)",
-	sizeof(struct srsf), srtf_init, srsf_fini, srsf_arrival, srsf_finish,
-	NULL, NULL, srsf_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "srtf",
+	.zDesc = "shortest remaining time first, preemptive, every job "
+		 "re-decided at every event (Muri's and Tiresias's simulators)",
+	.szState = sizeof(struct srsf),
+	.xInit = srtf_init,
+	.xFini = srsf_fini,
+	.xOnArrival = srsf_arrival,
+	.xOnFinish = srsf_finish,
+	.xSchedule = srsf_schedule,
+	.aParam = srsf_params,
 };

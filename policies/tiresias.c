@@ -9,13 +9,20 @@
 */
 #include "policies/dlas.h"
 
-static const char *const tir_keys[] = { "queues", "starvation", "service",
-					"jump_round", "placement", NULL };
+struct tiresias {
+	struct dlas d;
+};
+
+static const struct pol_param_def tir_params[] = {
+	DLAS_PARAMS(struct tiresias, d),
+	POL_PARAM_END
+};
 
 static int tir_init(struct world *w, void *s, const struct pol_params *p,
 		    struct sim_err *err)
 {
-	return dlas_init(s, w, "tiresias", p, tir_keys, err);
+	(void)p;
+	return dlas_init(s, w, "tiresias", err);
 }
 
 static void tir_fini(struct world *w, void *s)
@@ -47,9 +54,16 @@ static int tir_schedule(struct world *w, void *s)
 }
 
 const struct pol_ops pol_tiresias = {
-	POL_IFACE_VERSION, "tiresias",
-	"Tiresias: discretized 2D-LAS queues on attained GPU-time, "
-	"preemptive (NSDI'19 simulator)",
-	sizeof(struct dlas), tir_init, tir_fini, tir_arrival, tir_finish, NULL,
-	tir_timer, tir_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "tiresias",
+	.zDesc = "Tiresias: discretized 2D-LAS queues on attained GPU-time, "
+		 "preemptive (NSDI'19 simulator)",
+	.szState = sizeof(struct tiresias),
+	.xInit = tir_init,
+	.xFini = tir_fini,
+	.xOnArrival = tir_arrival,
+	.xOnFinish = tir_finish,
+	.xOnTimer = tir_timer,
+	.xSchedule = tir_schedule,
+	.aParam = tir_params,
 };
