@@ -425,7 +425,8 @@ static int jobs_on_gpus(struct world *w, struct base *b, int state)
 			n++;
 		}
 	}
-	qsort(b->onjobs, (size_t)n, sizeof *b->onjobs, cmp_int);
+	if (n > 1)
+		qsort(b->onjobs, (size_t)n, sizeof *b->onjobs, cmp_int);
 	return n;
 }
 

@@ -119,7 +119,8 @@ static int requeue(struct dlas *d, struct world *w)
 		if (rc != 0)
 			return rc;
 	}
-	qsort(d->ev, (size_t)d->nev, sizeof *d->ev, cmp_int);
+	if (d->nev > 1)
+		qsort(d->ev, (size_t)d->nev, sizeof *d->ev, cmp_int);
 	for (k = 0; k < d->nev; k++) {
 		struct qs_job *x = &d->q.job[d->ev[k]];
 		if (pol_job(w, d->ev[k]).state == POL_JOB_RUNNING) {
