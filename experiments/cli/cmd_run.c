@@ -24,6 +24,7 @@ static void help(FILE *f)
 {
 	fprintf(f,
 "usage: colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB] [--no-fork]\n"
+"                  [--mpi]\n"
 "\n"
 "Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):\n"
 "the cross product of its [sweep] and its replications, in N worker\n"
@@ -34,8 +35,12 @@ static void help(FILE *f)
 "  --overwrite   replace a stored experiment of the same name\n"
 "  -o DB         the database (default: the config's db, or NAME.db)\n"
 "  --no-fork     simulate in this process (debugging)\n"
+"  --mpi         run under MPI (automatic under mpirun or srun): rank 0\n"
+"                hands out runs and writes DB, the other ranks simulate\n"
+"                (docs/SCALE.md)\n"
 "\n"
-"Ctrl-C stops after the runs in flight; --resume continues.\n");
+"Ctrl-C stops after the runs in flight; --resume continues.\n"
+"MPI: %s\n", exp_mpi_built() ? exp_mpi_library() : "not built in (make MPI=1)");
 }
 
 static void progress(void *ctx, const struct exp_progress *p)
@@ -74,6 +79,8 @@ static int run(int argc, char **argv)
 			req.overwrite = 1;
 		} else if (strcmp(a, "--no-fork") == 0) {
 			o.no_fork = 1;
+		} else if (strcmp(a, "--mpi") == 0) {
+			o.mpi = 1;
 		} else if (strcmp(a, "-j") == 0 || strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc)
 				return cli_usage_error("run: %s needs a value",
@@ -104,6 +111,8 @@ static int run(int argc, char **argv)
 				       "each other");
 	o.simulate = exp_simulate;
 	o.stop = &stop_flag;
+	if (exp_mpi_launched() != 0)
+		o.mpi = 1;
 	if (isatty(2))
 		o.progress = progress;
 	memset(&sa, 0, sizeof sa);
@@ -111,6 +120,9 @@ static int run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	rc = exp_run_experiment(&req, &o, &stats, db, sizeof db, &err);
+	if (stats.rank > 0)            /* rank 0 reports for the sweep */
+		return rc == 0 || err.code != SIM_ELIB ? (rc != 0)
+						       : cli_report(&err);
 	if (o.progress != NULL)
 		fputc('\n', stderr);
 	if (rc == SIM_ESTOP) {
