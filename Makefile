@@ -3,7 +3,8 @@
 #   make              build build/colosim and build/libcolosim.a
 #   make check        build and run every test (CUnit suites, golden, conformance)
 #   make bench        engine benchmarks (PHOLD, hold) side by side with SimPy,
-#                     then the scale grid (tests/bench/grid.py)
+#                     the whole replay, LLM serving, the scale grid
+#                     (tests/bench/grid.py)
 #   make demo         the reference experiment of README.md
 #   make deps         install missing Debian packages (.ci/deps)
 #   make microbench   build the CUDA calibration suite when nvcc exists
@@ -18,7 +19,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2 -g
-PKGS     := gsl sqlite3 inih cunit
+PKGS     := gsl sqlite3 inih cunit libcurl nettle jansson
 BUILD    := build
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -119,6 +120,9 @@ FORCE:
 $(BUILD)/experiments/runner_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
 $(BUILD)/experiments/runner_mpi.o: $(MPI_STAMP)
 
+# The install prefix, the last place sim/datadir.c looks for data files.
+$(BUILD)/sim/datadir.o: CPPFLAGS += -DCOLOSIM_PREFIX='"$(PREFIX)"'
+
 $(BUILD)/experiments/cli/main.o: $(CMDS_INC)
 $(BUILD)/experiments/cli/main.o: CPPFLAGS += -I$(BUILD)/cli
 
@@ -153,6 +157,7 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 bench: $(BENCH_BINS) $(BIN)
 	sh tests/bench/run.sh $(BUILD)
 	sh tests/bench/replay.sh $(BUILD)
+	sh tests/bench/llm.sh $(BUILD)
 	python3 tests/bench/grid.py $(BUILD)
 
 callgrind: $(BENCH_BINS)
@@ -183,10 +188,11 @@ microbench:
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/colosim/devices \
-		$(DESTDIR)$(PREFIX)/share/colosim/plots
+		$(DESTDIR)$(PREFIX)/share/colosim/plots $(DESTDIR)$(PREFIX)/share/colosim/traces
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/colosim
 	install -m 644 models/devices/*.ini $(DESTDIR)$(PREFIX)/share/colosim/devices/
 	install -m 644 plots/*.gp $(DESTDIR)$(PREFIX)/share/colosim/plots/
+	install -m 644 traces/manifest.csv $(DESTDIR)$(PREFIX)/share/colosim/traces/
 
 clean:
 	rm -rf build build-san

@@ -674,7 +674,7 @@ void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
 ** of failed runs.
 */
 static int preflight(const char *cfg_path, const struct exp_matrix *m,
-		     struct sim_err *err)
+		     const char *devdir, struct sim_err *err)
 {
 	struct dev_catalog cat = { NULL, 0 };
 	size_t k;
@@ -697,7 +697,7 @@ static int preflight(const char *cfg_path, const struct exp_matrix *m,
 			break;
 		}
 		if (cat.n == 0 &&
-		    (rc = dev_catalog_load(&cat, dev_default_dir(), err)) != 0)
+		    (rc = dev_catalog_load(&cat, devdir, err)) != 0)
 			break;
 		{
 			struct cluster_spec cl;
@@ -751,10 +751,26 @@ static int make_db_dirs(const char *db, struct sim_err *err)
 	return 0;
 }
 
+int exp_sweep_devices(const struct exp_run_request *req,
+		      const struct exp_config *cfg, struct exp_matrix *m,
+		      char *devdir, size_t devdir_size, struct sim_err *err)
+{
+	size_t k;
+	int rc;
+
+	/* --devices, else the config's devices, else the search. */
+	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
+			       cfg->devices, devdir, devdir_size, err)) != 0)
+		return rc;
+	for (k = 0; k < m->nruns; k++)
+		m->runs[k].devices_dir = devdir;
+	return 0;
+}
+
 int exp_sweep_open(const struct exp_run_request *req,
 		   const struct exp_config *cfg, const struct exp_matrix *m,
-		   struct store **stp, int64_t *idp, char *db_used,
-		   size_t db_used_size, struct sim_err *err)
+		   const char *devdir, struct store **stp, int64_t *idp,
+		   char *db_used, size_t db_used_size, struct sim_err *err)
 {
 	struct store *st = NULL;
 	const char *db;
@@ -763,7 +779,7 @@ int exp_sweep_open(const struct exp_run_request *req,
 	int rc;
 
 	*stp = NULL;
-	if ((rc = preflight(req->config_path, m, err)) != 0)
+	if ((rc = preflight(req->config_path, m, devdir, err)) != 0)
 		return rc;
 	db = req->db_path ? req->db_path : cfg->db;
 	if (db_used != NULL && db_used_size > 0)
@@ -822,6 +838,7 @@ int exp_run_experiment_local(const struct exp_run_request *req,
 	struct exp_config *cfg = NULL;
 	struct exp_matrix m = {0};
 	struct store *st = NULL;
+	char devdir[4096];
 	int64_t id;
 	int rc;
 
@@ -831,7 +848,11 @@ int exp_run_experiment_local(const struct exp_run_request *req,
 		return rc;
 	if ((rc = exp_matrix_build(&m, cfg, err)) != 0)
 		goto out;
-	if ((rc = exp_sweep_open(req, cfg, &m, &st, &id, db_used,
+	/* Every run borrows devdir, which lives until the runner returns. */
+	if ((rc = exp_sweep_devices(req, cfg, &m, devdir, sizeof devdir,
+				    err)) != 0)
+		goto out;
+	if ((rc = exp_sweep_open(req, cfg, &m, devdir, &st, &id, db_used,
 				 db_used_size, err)) != 0)
 		goto out;
 	rc = exp_runner_run(st, id, &m, o, stats, err);

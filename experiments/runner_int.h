@@ -103,16 +103,26 @@ int exp_sweep_end(struct exp_sweep *sw, int rc, struct sim_err *err);
 double exp_now_s(void);
 
 /*
+** Finds the device folder (--devices, else the config's devices, else the
+** search of dev_find_dir) into devdir and points every run of m at it:
+** the runs borrow devdir, which must outlive them.
+*/
+int exp_sweep_devices(const struct exp_run_request *req,
+		      const struct exp_config *cfg, struct exp_matrix *m,
+		      char *devdir, size_t devdir_size, struct sim_err *err);
+
+/*
 ** Everything exp_run_experiment does between building the matrix and
-** running it: checks what would fail every run, creates the database's
-** folders, opens the store and registers (or finds, under resume, or
-** deletes, under overwrite) the experiment.  On success *st (closed by the
-** caller) and *id are set; db_used as in exp_run_experiment.
+** running it: checks what would fail every run (devices from devdir),
+** creates the database's folders, opens the store and registers (or
+** finds, under resume, or deletes, under overwrite) the experiment.  On
+** success *st (closed by the caller) and *id are set; db_used as in
+** exp_run_experiment.
 */
 int exp_sweep_open(const struct exp_run_request *req,
 		   const struct exp_config *cfg, const struct exp_matrix *m,
-		   struct store **st, int64_t *id, char *db_used,
-		   size_t db_used_size, struct sim_err *err);
+		   const char *devdir, struct store **st, int64_t *id,
+		   char *db_used, size_t db_used_size, struct sim_err *err);
 
 /* exp_run_experiment without the MPI dispatch (a world of one rank). */
 int exp_run_experiment_local(const struct exp_run_request *req,

@@ -369,6 +369,7 @@ static int coordinator(const struct exp_run_request *req,
 	struct exp_matrix m = {0};
 	struct store *st = NULL;
 	struct coord c;
+	char devdir[4096];
 	int64_t id = 0, len = -1;
 	int rc, mrc;
 
@@ -389,8 +390,10 @@ static int coordinator(const struct exp_run_request *req,
 	}
 	if (len < 0)
 		goto out;
-	if ((rc = exp_matrix_build(&m, cfg, err)) == 0)
-		rc = exp_sweep_open(req, cfg, &m, &st, &id, db_used,
+	if ((rc = exp_matrix_build(&m, cfg, err)) == 0 &&
+	    (rc = exp_sweep_devices(req, cfg, &m, devdir, sizeof devdir,
+				    err)) == 0)
+		rc = exp_sweep_open(req, cfg, &m, devdir, &st, &id, db_used,
 				    db_used_size, err);
 	memset(&c, 0, sizeof c);
 	c.m = &m;
@@ -486,7 +489,7 @@ static int worker(const struct exp_run_request *req,
 	struct exp_config *cfg = NULL;
 	struct exp_matrix m = {0};
 	unsigned char *ready = NULL;
-	char *text = NULL;
+	char *text = NULL, devdir[4096];
 	int64_t len = -1;
 	int32_t rc32;
 	size_t n;
@@ -509,6 +512,11 @@ static int worker(const struct exp_run_request *req,
 	free(text);
 	if (rc == 0)
 		rc = exp_matrix_build(&m, cfg, err);
+	/* Each rank finds the device folder itself (--devices, the
+	** config's, or the search from its own working directory). */
+	if (rc == 0)
+		rc = exp_sweep_devices(req, cfg, &m, devdir, sizeof devdir,
+				       err);
 	rc32 = rc;
 	n = rc ? strlen(err->msg) : 0;
 	if ((ready = malloc(sizeof rc32 + n)) == NULL) {
