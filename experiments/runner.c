@@ -10,8 +10,8 @@
 ** Message (same binary on both ends, so raw structs are fine; the header
 ** carries the struct sizes, see runner_int.h):
 **   struct wire_head, then msglen bytes of error text, then the metrics,
-**   jobs, series and latency arrays.  The MPI runner (runner_mpi.c) sends
-**   the same message from a worker rank to rank 0.
+**   jobs, series, latency and placement arrays.  The MPI runner
+**   (runner_mpi.c) sends the same message from a worker rank to rank 0.
 */
 #include "experiments/runner.h"
 #include "experiments/runner_int.h"
@@ -37,19 +37,26 @@
 
 /* The sizes of the raw structs a message carries: a message from another
 ** build (another struct layout) is refused rather than misread. */
-#define WIRE_LAYOUT ((uint32_t)sizeof(struct res_metric) |              \
-		     (uint32_t)sizeof(struct res_job) << 8 |              \
-		     (uint32_t)sizeof(struct res_series) << 16 |          \
-		     (uint32_t)sizeof(struct res_lat_bin) << 24)
+#define WIRE_LAYOUT ((uint64_t)sizeof(struct res_metric) |              \
+		     (uint64_t)sizeof(struct res_job) << 12 |             \
+		     (uint64_t)sizeof(struct res_series) << 24 |          \
+		     (uint64_t)sizeof(struct res_lat_bin) << 36 |         \
+		     (uint64_t)sizeof(struct res_place) << 48)
+_Static_assert(sizeof(struct res_metric) < 4096 &&
+	       sizeof(struct res_job) < 4096 &&
+	       sizeof(struct res_series) < 4096 &&
+	       sizeof(struct res_lat_bin) < 4096 &&
+	       sizeof(struct res_place) < 4096,
+	       "WIRE_LAYOUT packs each struct size in 12 bits");
 
 struct wire_head {
 	uint32_t magic;
-	uint32_t layout;
 	int32_t rc;
+	uint64_t layout;
 	uint32_t msglen;
 	uint64_t events;
 	double wall_s;
-	uint64_t nmetrics, njobs, nseries, nlat;
+	uint64_t nmetrics, njobs, nseries, nlat, nplace;
 };
 
 struct slot {
@@ -145,6 +152,7 @@ static int wire_write(wire_put_fn put, void *ctx, int rc,
 		h.njobs = res->njobs;
 		h.nseries = res->nseries;
 		h.nlat = res->nlat;
+		h.nplace = res->nplace;
 	} else {
 		h.msglen = (uint32_t)strlen(err->msg);
 	}
@@ -153,7 +161,8 @@ static int wire_write(wire_put_fn put, void *ctx, int rc,
 	    put(ctx, res->metrics, h.nmetrics * sizeof *res->metrics) ||
 	    put(ctx, res->jobs, h.njobs * sizeof *res->jobs) ||
 	    put(ctx, res->series, h.nseries * sizeof *res->series) ||
-	    put(ctx, res->lat, h.nlat * sizeof *res->lat))
+	    put(ctx, res->lat, h.nlat * sizeof *res->lat) ||
+	    put(ctx, res->place, h.nplace * sizeof *res->place))
 		return -1;
 	return 0;
 }
@@ -211,10 +220,11 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 		return -1;
 	need = sizeof h + h.msglen;
 	if (h.nmetrics > len || h.njobs > len || h.nseries > len ||
-	    h.nlat > len)
+	    h.nlat > len || h.nplace > len)
 		return -1;
 	need += h.nmetrics * sizeof *res->metrics + h.njobs * sizeof *res->jobs +
-		h.nseries * sizeof *res->series + h.nlat * sizeof *res->lat;
+		h.nseries * sizeof *res->series + h.nlat * sizeof *res->lat +
+		h.nplace * sizeof *res->place;
 	if (need != len)
 		return -1;
 	off = sizeof h;
@@ -240,6 +250,7 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 	TAKE(jobs, njobs, capjobs)
 	TAKE(series, nseries, capseries)
 	TAKE(lat, nlat, caplat)
+	TAKE(place, nplace, capplace)
 #undef TAKE
 	/* Strings came over a pipe: make sure each is terminated. */
 	{

@@ -4,10 +4,10 @@
 **
 ** A run's outcome travels as one message, the same from a forked child
 ** over its pipe and from an MPI rank to rank 0: a header, the error text,
-** then the run_result's metrics, jobs, series and latency arrays as raw
-** structs.  Raw structs need the same binary on both ends; the header
-** carries the struct sizes, so a message from a different build is refused
-** as garbled rather than misread.  How the child ended (its wait status)
+** then the run_result's metrics, jobs, series, latency and placement
+** arrays as raw structs.  Raw structs need the same binary on both ends;
+** the header carries the struct sizes, so a message from a different
+** build is refused as garbled rather than misread.  How the child ended (its wait status)
 ** travels beside the message as a struct exp_exit, so that a crashed
 ** worker is reported the same way whichever runner started it.
 */

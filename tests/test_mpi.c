@@ -2,7 +2,7 @@
 ** test_mpi.c: `colosim run` under MPI (experiments/runner_mpi.c), end to
 ** end: `mpirun --oversubscribe -np 3 colosim run` (rank 0 coordinating, two
 ** worker ranks) stores the same runs, run parameters, metrics, jobs,
-** series and latency rows as `-j 1`, byte for byte (doubles compared as
+** series, latency, services and placements rows as `-j 1`, byte for byte (doubles compared as
 ** their exact hex form), failed runs and their messages included; a
 ** --resume under MPI (workers simulating in-process, --no-fork) re-runs
 ** exactly the runs deleted from the store and ends with the same tables
@@ -149,7 +149,8 @@ static int dump_query(sqlite3 *db, const char *sql, struct sim_strbuf *b)
 	return rc == SQLITE_DONE ? rows : -1;
 }
 
-enum { T_RUNS, T_PARAMS, T_METRICS, T_JOBS, T_SERIES, T_LAT, T__N };
+enum { T_RUNS, T_PARAMS, T_METRICS, T_JOBS, T_SERIES, T_LAT, T_SVC, T_PLACE,
+       T__N };
 
 static const char *const dump_sql[T__N] = {
 	"SELECT run_key, run_index, policy, variant, setting, replication,"
@@ -167,6 +168,14 @@ static const char *const dump_sql[T__N] = {
 	" JOIN runs r ON r.id = s.run_id ORDER BY r.run_key, s.rowid",
 	"SELECT r.run_key, l.lo_ms, l.hi_ms, l.count FROM latency l"
 	" JOIN runs r ON r.id = l.run_id ORDER BY r.run_key, l.rowid",
+	"SELECT r.run_key, v.job_id, v.slo_ms, v.requests_total,"
+	" v.requests_served, v.requests_slo_ok, v.slo_attainment,"
+	" v.latency_mean_ms, v.latency_p50_ms, v.latency_p95_ms,"
+	" v.latency_p99_ms FROM services v JOIN runs r ON r.id = v.run_id"
+	" ORDER BY r.run_key, v.job_id",
+	"SELECT r.run_key, p.job_id, p.gpu, p.slice, p.start_s, p.end_s,"
+	" p.mem_bytes, p.sm_cap FROM placements p JOIN runs r ON r.id = p.run_id"
+	" ORDER BY r.run_key, p.rowid",
 };
 
 /* Dumps the tables of db (rows[t] receives each table's row count). */
@@ -266,6 +275,7 @@ static void test_mpi_equals_j1(void)
 	CU_ASSERT_EQUAL(rows[T_RUNS], 18);
 	CU_ASSERT(rows[T_METRICS] > 12 && rows[T_JOBS] >= 12 * 12);
 	CU_ASSERT(rows[T_SERIES] > 0 && rows[T_LAT] > 0);
+	CU_ASSERT(rows[T_SVC] > 0 && rows[T_PLACE] >= rows[T_JOBS] / 2);
 
 	/* Lose three runs (two done, one failed), as a killed sweep would,
 	** and resume under MPI with the workers simulating in-process. */
