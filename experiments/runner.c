@@ -63,6 +63,7 @@ struct slot {
 	pid_t pid;
 	int fd;
 	size_t run;                /* index into the matrix */
+	struct exp_run_spec spec;  /* run `run`, owned while in flight */
 	struct exp_wire w;
 };
 
@@ -320,12 +321,12 @@ void exp_sweep_report(struct exp_sweep *sw, const struct exp_run_spec *last,
 }
 
 void exp_sweep_begin(struct exp_sweep *sw, struct store *st, int64_t id,
-		     const struct exp_matrix *m,
+		     struct exp_runs *m,
 		     const struct exp_runner_opts *o,
 		     struct exp_run_stats *stats)
 {
 	memset(stats, 0, sizeof *stats);
-	stats->total = m->nruns;
+	stats->total = exp_runs_count(m);
 	stats->ranks = 1;
 	memset(sw, 0, sizeof *sw);
 	sw->st = st;
@@ -410,7 +411,7 @@ static struct exp_exit wait_child(struct slot *sl)
 /* Reaps a child whose pipe reached EOF and stores its run. */
 static int reap(struct exp_sweep *sw, struct slot *sl, struct sim_err *err)
 {
-	const struct exp_run_spec *spec = &sw->m->runs[sl->run];
+	const struct exp_run_spec *spec = &sl->spec;
 	struct exp_exit ex = wait_child(sl);
 	struct run_result res;
 	char msg[SIM_ERR_MSG_MAX];
@@ -421,9 +422,11 @@ static int reap(struct exp_sweep *sw, struct slot *sl, struct sim_err *err)
 			     sizeof msg);
 	exp_wire_fini(&sl->w);
 	if (d < 0)
-		return sim_err_set(err, d, "out of memory");
-	rc = exp_sweep_store(sw, spec, d == 1, msg, &res, err);
+		rc = sim_err_set(err, d, "out of memory");
+	else
+		rc = exp_sweep_store(sw, spec, d == 1, msg, &res, err);
 	run_result_fini(&res);
+	exp_run_spec_fini(&sl->spec);   /* stored (or lost): the slot is free */
 	return rc;
 }
 
@@ -448,7 +451,8 @@ static int drain(struct slot *sl, struct sim_err *err)
 	}
 }
 
-/* Forks a child simulating spec into a fresh slot. */
+/* Forks a child simulating spec (borrowed: the caller still owns it)
+** into a fresh slot. */
 static int start_child(const struct exp_runner_opts *o,
 		       const struct exp_run_spec *spec, struct slot *sl,
 		       struct sim_err *err)
@@ -546,9 +550,9 @@ int exp_wire_error(struct exp_wire *w, const char *msg, struct sim_err *err)
 }
 
 /* The --no-fork path: one run at a time in this process. */
-static int run_inline(struct exp_sweep *sw, size_t run, struct sim_err *err)
+static int run_inline(struct exp_sweep *sw, const struct exp_run_spec *spec,
+		      struct sim_err *err)
 {
-	const struct exp_run_spec *spec = &sw->m->runs[run];
 	struct run_result res;
 	struct sim_err serr;
 	int rc;
@@ -559,7 +563,7 @@ static int run_inline(struct exp_sweep *sw, size_t run, struct sim_err *err)
 	return rc;
 }
 
-int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
+int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 		   const struct exp_runner_opts *o, struct exp_run_stats *stats,
 		   struct sim_err *err)
 {
@@ -570,7 +574,7 @@ int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
 	int rc = 0;
 
 	memset(stats, 0, sizeof *stats);
-	stats->total = m->nruns;
+	stats->total = exp_runs_count(m);
 	if (o->simulate == NULL)
 		return sim_err_set(err, SIM_EINVAL, "runner: no simulate "
 				   "function");
@@ -588,25 +592,33 @@ int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
 		int n;
 		/* Fill the free slots with runs not yet done. */
 		while (rc == 0 && !stopping && sw.running < nslots &&
-		       next < m->nruns) {
+		       next < stats->total) {
+			struct exp_run_spec spec;
 			int done;
 			size_t run = next++;
-			if ((rc = store_run_done(st, id, m->runs[run].key,
-						 &done, err)) != 0)
+			/* built when its turn comes, freed when stored */
+			if ((rc = exp_runs_get(m, run, &spec, err)) != 0)
 				break;
-			if (done) {
-				stats->skipped++;
+			if ((rc = store_run_done(st, id, spec.key, &done,
+						 err)) != 0 || done) {
+				stats->skipped += rc == 0;
+				exp_run_spec_fini(&spec);
 				continue;
 			}
 			if (o->no_fork) {
-				rc = run_inline(&sw, run, err);
+				rc = run_inline(&sw, &spec, err);
+				exp_run_spec_fini(&spec);
 				stopping = o->stop != NULL && *o->stop;
 				continue;
 			}
-			rc = start_child(o, &m->runs[run], &slots[sw.running],
-					 err);
-			if (rc == 0)
-				sw.running++;
+			rc = start_child(o, &spec, &slots[sw.running], err);
+			if (rc != 0) {
+				exp_run_spec_fini(&spec);
+				break;
+			}
+			/* moved: the slot frees it once stored (reap) */
+			slots[sw.running].spec = spec;
+			sw.running++;
 		}
 		if (sw.running == 0)
 			break;
@@ -684,21 +696,30 @@ void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
 ** be opened or has a bad header.  One clear error instead of a database
 ** of failed runs.
 */
-static int preflight(const char *cfg_path, const struct exp_matrix *m,
+static int preflight(const char *cfg_path, struct exp_runs *m,
 		     const char *devdir, struct sim_err *err)
 {
 	struct dev_catalog cat = { NULL, 0 };
-	size_t k;
+	struct exp_run_spec prev, cur;
+	size_t k, n = exp_runs_count(m);
 	int rc = 0;
 
-	for (k = 0; k < m->nruns && rc == 0; k++) {
-		const struct exp_run_spec *r = &m->runs[k];
-		if (k > 0 && strcmp(r->policy, m->runs[k - 1].policy) == 0 &&
-		    strcmp(r->cluster, m->runs[k - 1].cluster) == 0 &&
-		    (r->trace == NULL) == (m->runs[k - 1].trace == NULL) &&
-		    (r->trace == NULL ||
-		     strcmp(r->trace, m->runs[k - 1].trace) == 0))
+	memset(&prev, 0, sizeof prev);
+	/* one spec at a time (and the previous one, to skip repeats) */
+	for (k = 0; k < n && rc == 0; k++) {
+		const struct exp_run_spec *r = &cur;
+		if ((rc = exp_runs_get(m, k, &cur, err)) != 0)
+			break;
+		if (k > 0 && strcmp(r->policy, prev.policy) == 0 &&
+		    strcmp(r->cluster, prev.cluster) == 0 &&
+		    (r->trace == NULL) == (prev.trace == NULL) &&
+		    (r->trace == NULL || strcmp(r->trace, prev.trace) == 0)) {
+			exp_run_spec_fini(&prev);
+			prev = cur;
 			continue;
+		}
+		exp_run_spec_fini(&prev);
+		prev = cur;
 		if (pol_find(r->policy) == NULL) {
 			char known[512];
 			pol_names(known, sizeof known);
@@ -725,6 +746,7 @@ static int preflight(const char *cfg_path, const struct exp_matrix *m,
 			trace_close(tr);
 		}
 	}
+	exp_run_spec_fini(&prev);
 	dev_catalog_fini(&cat);
 	return rc;
 }
@@ -763,23 +785,22 @@ static int make_db_dirs(const char *db, struct sim_err *err)
 }
 
 int exp_sweep_devices(const struct exp_run_request *req,
-		      const struct exp_config *cfg, struct exp_matrix *m,
+		      const struct exp_config *cfg, struct exp_runs *m,
 		      char *devdir, size_t devdir_size, struct sim_err *err)
 {
-	size_t k;
 	int rc;
 
-	/* --devices, else the config's devices, else the search. */
+	/* --devices, else the config's devices, else the search; every run
+	** borrows devdir (and the config's arrivals folder). */
 	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
 			       cfg->devices, devdir, devdir_size, err)) != 0)
 		return rc;
-	for (k = 0; k < m->nruns; k++)
-		m->runs[k].devices_dir = devdir;
+	exp_runs_set_dirs(m, devdir, cfg->arrivals_dir);
 	return 0;
 }
 
 int exp_sweep_open(const struct exp_run_request *req,
-		   const struct exp_config *cfg, const struct exp_matrix *m,
+		   const struct exp_config *cfg, struct exp_runs *m,
 		   const char *devdir, struct store **stp, int64_t *idp,
 		   char *db_used, size_t db_used_size, struct sim_err *err)
 {
@@ -813,7 +834,7 @@ int exp_sweep_open(const struct exp_run_request *req,
 					 "done); use --resume to finish it, "
 					 "--overwrite to replace it, or -o "
 					 "for another database", db, cfg->name,
-					 ndone, m->nruns);
+					 ndone, exp_runs_count(m));
 			goto fail;
 		} else if (strcmp(hash, cfg->hash) != 0) {
 			rc = sim_err_set(err, SIM_ESTATE, "%s: experiment '%s' "
@@ -827,7 +848,8 @@ int exp_sweep_open(const struct exp_run_request *req,
 	}
 	if (rc == SIM_ENOENT) {
 		sim_err_clear(err);
-		if ((rc = store_add_experiment(st, cfg, (long)m->nruns, &id,
+		if ((rc = store_add_experiment(st, cfg, (long)exp_runs_count(m),
+					       &id,
 					       err)) != 0)
 			goto fail;
 	} else if (rc != 0) {
@@ -847,7 +869,7 @@ int exp_run_experiment_local(const struct exp_run_request *req,
 			     size_t db_used_size, struct sim_err *err)
 {
 	struct exp_config *cfg = NULL;
-	struct exp_matrix m = {0};
+	struct exp_runs *m = NULL;
 	struct store *st = NULL;
 	char devdir[4096];
 	int64_t id;
@@ -857,19 +879,19 @@ int exp_run_experiment_local(const struct exp_run_request *req,
 	stats->ranks = 1;
 	if ((rc = exp_config_load(&cfg, req->config_path, err)) != 0)
 		return rc;
-	if ((rc = exp_matrix_build(&m, cfg, err)) != 0)
+	if ((rc = exp_runs_open(&m, cfg, err)) != 0)
 		goto out;
 	/* Every run borrows devdir, which lives until the runner returns. */
-	if ((rc = exp_sweep_devices(req, cfg, &m, devdir, sizeof devdir,
+	if ((rc = exp_sweep_devices(req, cfg, m, devdir, sizeof devdir,
 				    err)) != 0)
 		goto out;
-	if ((rc = exp_sweep_open(req, cfg, &m, devdir, &st, &id, db_used,
+	if ((rc = exp_sweep_open(req, cfg, m, devdir, &st, &id, db_used,
 				 db_used_size, err)) != 0)
 		goto out;
-	rc = exp_runner_run(st, id, &m, o, stats, err);
+	rc = exp_runner_run(st, id, m, o, stats, err);
 out:
 	store_close(st);
-	exp_matrix_fini(&m);
+	exp_runs_close(m);
 	exp_config_free(cfg);
 	return rc;
 }

@@ -69,11 +69,16 @@ int exp_wire_outcome(const struct exp_run_spec *spec, const unsigned char *buf,
 		     size_t len, const struct exp_exit *ex,
 		     struct run_result *res, char *msg, size_t msgsize);
 
-/* The bookkeeping of one sweep: counts, progress, storing runs. */
+/*
+** The bookkeeping of one sweep: counts, progress, storing runs.  The
+** matrix is streamed (exp_runs_get): whoever holds a run in flight (a
+** fork runner's slot, rank 0's per-rank table) owns its spec and frees it
+** once the run is stored.
+*/
 struct exp_sweep {
 	struct store *st;
 	int64_t id;
-	const struct exp_matrix *m;
+	struct exp_runs *m;
 	const struct exp_runner_opts *o;
 	struct exp_run_stats *stats;  /* zeroed by exp_sweep_begin */
 	double t0;
@@ -82,7 +87,7 @@ struct exp_sweep {
 
 /* Starts the sweep's clock and counts, and reports progress once. */
 void exp_sweep_begin(struct exp_sweep *sw, struct store *st, int64_t id,
-		     const struct exp_matrix *m,
+		     struct exp_runs *m,
 		     const struct exp_runner_opts *o,
 		     struct exp_run_stats *stats);
 
@@ -104,11 +109,12 @@ double exp_now_s(void);
 
 /*
 ** Finds the device folder (--devices, else the config's devices, else the
-** search of dev_find_dir) into devdir and points every run of m at it:
-** the runs borrow devdir, which must outlive them.
+** search of dev_find_dir) into devdir and points every run of m at it
+** (and at the config's arrivals folder): the runs borrow devdir, which
+** must outlive them.
 */
 int exp_sweep_devices(const struct exp_run_request *req,
-		      const struct exp_config *cfg, struct exp_matrix *m,
+		      const struct exp_config *cfg, struct exp_runs *m,
 		      char *devdir, size_t devdir_size, struct sim_err *err);
 
 /*
@@ -120,7 +126,7 @@ int exp_sweep_devices(const struct exp_run_request *req,
 ** exp_run_experiment.
 */
 int exp_sweep_open(const struct exp_run_request *req,
-		   const struct exp_config *cfg, const struct exp_matrix *m,
+		   const struct exp_config *cfg, struct exp_runs *m,
 		   const char *devdir, struct store **st, int64_t *id,
 		   char *db_used, size_t db_used_size, struct sim_err *err);
 

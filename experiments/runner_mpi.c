@@ -8,10 +8,13 @@
 ** <mpi.h>.
 **
 ** Rank 0, the coordinator, does what the parent of the fork runner does:
-** loads the config, broadcasts its text (so every rank expands the same
+** loads the config, broadcasts its text (so every rank opens the same
 ** run matrix, and only rank 0 needs the config file), preflights it, opens
 ** the store, and answers every message of a worker rank with one run to
-** simulate or with STOP.  Runs go out one at a time in matrix order, each
+** simulate or with STOP.  The matrix is streamed on every rank: rank 0
+** builds a run's spec when it hands the run out and keeps it, one per
+** busy rank, until the run is stored; a worker builds the run it is sent
+** from its index and frees it once the result is sent.  Runs go out one at a time in matrix order, each
 ** to the first rank that asks (dynamic load balance); a run's result is
 ** stored as it arrives, in one transaction, through the same code as with
 ** fork workers, so the database holds the same rows as with -j 1 (only
@@ -215,9 +218,12 @@ static int recv_probed(const MPI_Status *st, unsigned char **buf, int *len)
 
 struct coord {
 	struct exp_sweep sw;          /* sw.st NULL: nothing opened */
-	const struct exp_matrix *m;
+	struct exp_runs *m;           /* NULL: the setup failed */
+	size_t nruns;                 /* exp_runs_count(m) */
 	size_t next;                  /* next run of the matrix to consider */
 	size_t *busy;                 /* per rank: its run, or SIZE_MAX */
+	struct exp_run_spec *spec;    /* per rank: its run's spec (owned
+					 while busy, freed once stored) */
 	int alive;                    /* worker ranks not yet stopped */
 	int fatal;                    /* first error: hand out no more */
 	struct sim_err *err;
@@ -228,36 +234,47 @@ static int give_work(struct coord *c, int dest)
 {
 	const struct exp_runner_opts *o = c->sw.o;
 
-	c->busy[dest] = SIZE_MAX;
+	c->busy[dest] = SIZE_MAX;      /* its previous run, if any, is out */
 	while (c->fatal == 0 && !(o->stop != NULL && *o->stop) &&
-	       c->next < c->m->nruns) {
+	       c->next < c->nruns) {
 		size_t run = c->next++;
-		const char *key = c->m->runs[run].key;
-		size_t klen = strlen(key);
+		struct exp_run_spec spec;
+		size_t klen;
 		unsigned char *msg;
 		int64_t idx = (int64_t)run;
 		int done, mrc, rc;
 
-		rc = store_run_done(c->sw.st, c->sw.id, key, &done, c->err);
-		if (rc != 0) {
+		/* built when its turn comes (rank 0 holds one spec per busy
+		** rank, never the matrix), freed once stored */
+		if ((rc = exp_runs_get(c->m, run, &spec, c->err)) != 0) {
 			c->fatal = rc;
 			break;
 		}
-		if (done) {
+		rc = store_run_done(c->sw.st, c->sw.id, spec.key, &done,
+				    c->err);
+		if (rc != 0 || done) {
+			exp_run_spec_fini(&spec);
+			if (rc != 0) {
+				c->fatal = rc;
+				break;
+			}
 			c->sw.stats->skipped++;
 			continue;
 		}
+		klen = strlen(spec.key);
 		if ((msg = malloc(sizeof idx + klen)) == NULL) {
+			exp_run_spec_fini(&spec);
 			c->fatal = sim_err_set(c->err, SIM_ENOMEM,
 					       "out of memory");
 			break;
 		}
 		memcpy(msg, &idx, sizeof idx);
-		memcpy(msg + sizeof idx, key, klen);
+		memcpy(msg + sizeof idx, spec.key, klen);
 		mrc = MPI_Send(msg, (int)(sizeof idx + klen), MPI_BYTE, dest,
 			       TAG_WORK, MPI_COMM_WORLD);
 		free(msg);
 		c->busy[dest] = run;
+		c->spec[dest] = spec;     /* moved: on_result frees it */
 		c->sw.running++;
 		return mrc;
 	}
@@ -279,6 +296,8 @@ static int on_ready(struct coord *c, const MPI_Status *st)
 				       st->MPI_SOURCE,
 				       (const char *)buf + sizeof rc);
 	free(buf);
+	if (mrc == MPI_SUCCESS && c->busy[st->MPI_SOURCE] != SIZE_MAX)
+		return MPI_ERR_OTHER;             /* a broken protocol */
 	return mrc != MPI_SUCCESS ? mrc : give_work(c, st->MPI_SOURCE);
 }
 
@@ -289,6 +308,7 @@ static int on_result(struct coord *c, const MPI_Status *st)
 	int src = st->MPI_SOURCE;
 	struct result_head h;
 	struct exp_exit ex;
+	struct exp_run_spec spec;
 	struct run_result res;
 	char msg[SIM_ERR_MSG_MAX];
 	unsigned char *data = NULL;
@@ -299,7 +319,7 @@ static int on_result(struct coord *c, const MPI_Status *st)
 		       MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	if (mrc != MPI_SUCCESS)
 		return mrc;
-	if (h.run < 0 || (uint64_t)h.run >= c->m->nruns ||
+	if (h.run < 0 || (uint64_t)h.run >= c->nruns ||
 	    c->busy[src] != (size_t)h.run || h.len > SIZE_MAX - 1)
 		return MPI_ERR_OTHER;             /* a broken protocol */
 	if ((data = malloc((size_t)h.len + 1)) == NULL)
@@ -315,24 +335,30 @@ static int on_result(struct coord *c, const MPI_Status *st)
 		free(data);
 		return mrc;
 	}
+	/* The run's spec leaves the rank's entry, which its next run takes. */
+	spec = c->spec[src];
+	memset(&c->spec[src], 0, sizeof c->spec[src]);
+	c->busy[src] = SIZE_MAX;
 	c->sw.running--;
 	if ((mrc = give_work(c, src)) != MPI_SUCCESS) {
+		exp_run_spec_fini(&spec);
 		free(data);
 		return mrc;
 	}
 	ex.how = h.how;
 	ex.code = h.code;
-	d = exp_wire_outcome(&c->m->runs[h.run], data, (size_t)h.len, &ex,
-			     &res, msg, sizeof msg);
+	d = exp_wire_outcome(&spec, data, (size_t)h.len, &ex, &res, msg,
+			     sizeof msg);
 	free(data);
 	if (d < 0) {
+		exp_run_spec_fini(&spec);
 		if (c->fatal == 0)
 			c->fatal = sim_err_set(c->err, d, "out of memory");
 		return MPI_SUCCESS;
 	}
-	rc = exp_sweep_store(&c->sw, &c->m->runs[h.run], d == 1, msg, &res,
-			     c->err);
+	rc = exp_sweep_store(&c->sw, &spec, d == 1, msg, &res, c->err);
 	run_result_fini(&res);
+	exp_run_spec_fini(&spec);
 	if (rc != 0 && c->fatal == 0)
 		c->fatal = rc;
 	return MPI_SUCCESS;
@@ -366,12 +392,12 @@ static int coordinator(const struct exp_run_request *req,
 		       struct sim_err *err)
 {
 	struct exp_config *cfg = NULL;
-	struct exp_matrix m = {0};
+	struct exp_runs *m = NULL;
 	struct store *st = NULL;
 	struct coord c;
 	char devdir[4096];
 	int64_t id = 0, len = -1;
-	int rc, mrc;
+	int rc, mrc, r;
 
 	rc = exp_config_load(&cfg, req->config_path, err);
 	if (rc == 0 && cfg->text_len > INT_MAX)
@@ -390,30 +416,42 @@ static int coordinator(const struct exp_run_request *req,
 	}
 	if (len < 0)
 		goto out;
-	if ((rc = exp_matrix_build(&m, cfg, err)) == 0 &&
-	    (rc = exp_sweep_devices(req, cfg, &m, devdir, sizeof devdir,
+	/* The matrix is streamed: rank 0 builds a run's spec when a rank
+	** asks for work, as the fork runner does when a slot frees. */
+	if ((rc = exp_runs_open(&m, cfg, err)) == 0 &&
+	    (rc = exp_sweep_devices(req, cfg, m, devdir, sizeof devdir,
 				    err)) == 0)
-		rc = exp_sweep_open(req, cfg, &m, devdir, &st, &id, db_used,
+		rc = exp_sweep_open(req, cfg, m, devdir, &st, &id, db_used,
 				    db_used_size, err);
 	memset(&c, 0, sizeof c);
-	c.m = &m;
+	c.m = rc == 0 ? m : NULL;
+	c.nruns = rc == 0 ? exp_runs_count(m) : 0;
 	c.err = err;
 	c.fatal = rc;
 	c.alive = nranks - 1;
 	c.busy = malloc((size_t)nranks * sizeof *c.busy);
-	if (c.busy == NULL) {
+	c.spec = calloc((size_t)nranks, sizeof *c.spec);
+	if (c.busy == NULL || c.spec == NULL) {
 		/* The workers wait for an answer: without one the launcher
 		** must tear the job down. */
+		free(c.busy);
+		free(c.spec);
 		*broken = 1;
 		rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
 		goto out;
 	}
+	for (r = 0; r < nranks; r++)
+		c.busy[r] = SIZE_MAX;
 	if (rc == 0)
-		exp_sweep_begin(&c.sw, st, id, &m, o, stats);
+		exp_sweep_begin(&c.sw, st, id, m, o, stats);
 	else
 		c.sw.o = o;
 	mrc = coordinate(&c);
+	/* Runs still in flight (a failed MPI call): their specs. */
+	for (r = 0; r < nranks; r++)
+		exp_run_spec_fini(&c.spec[r]);
 	free(c.busy);
+	free(c.spec);
 	if (mrc != MPI_SUCCESS) {
 		*broken = 1;
 		rc = mpi_fail(err, mrc, "coordinating the workers", 0);
@@ -424,7 +462,7 @@ out:
 	stats->rank = 0;
 	stats->ranks = nranks;
 	store_close(st);
-	exp_matrix_fini(&m);
+	exp_runs_close(m);
 	exp_config_free(cfg);
 	return rc;
 }
@@ -432,10 +470,11 @@ out:
 /* ---- the other ranks ------------------------------------------------- */
 
 /* Simulates run (checking that key names it) into a message. */
-static int work_one(const struct exp_runner_opts *o,
-		    const struct exp_matrix *m, int64_t run, const char *key,
-		    int rank, struct exp_wire *w, struct exp_exit *ex)
+static int work_one(const struct exp_runner_opts *o, struct exp_runs *m,
+		    int64_t run, const char *key, int rank,
+		    struct exp_wire *w, struct exp_exit *ex)
 {
+	struct exp_run_spec spec;
 	struct sim_err e;
 	char msg[SIM_ERR_MSG_MAX];
 	int rc;
@@ -443,14 +482,26 @@ static int work_one(const struct exp_runner_opts *o,
 	ex->how = EXP_EXIT_OK;
 	ex->code = 0;
 	sim_err_clear(&e);
-	if (run < 0 || (uint64_t)run >= m->nruns ||
-	    strcmp(m->runs[run].key, key) != 0) {
+	if (m == NULL || run < 0 || (uint64_t)run >= exp_runs_count(m)) {
 		snprintf(msg, sizeof msg, "run %s: MPI rank %d expanded "
 			 "another run matrix from the same config", key, rank);
 		return exp_wire_error(w, msg, &e);
 	}
-	rc = o->no_fork ? exp_run_here(o, &m->runs[run], w, ex, &e)
-			: exp_run_forked(o, &m->runs[run], w, ex, &e);
+	/* This rank builds the run from its index too, and frees it after. */
+	if ((rc = exp_runs_get(m, (size_t)run, &spec, &e)) != 0) {
+		snprintf(msg, sizeof msg, "run %s: MPI rank %d: %.400s", key,
+			 rank, e.msg);
+		return exp_wire_error(w, msg, &e);
+	}
+	if (strcmp(spec.key, key) != 0) {
+		exp_run_spec_fini(&spec);
+		snprintf(msg, sizeof msg, "run %s: MPI rank %d expanded "
+			 "another run matrix from the same config", key, rank);
+		return exp_wire_error(w, msg, &e);
+	}
+	rc = o->no_fork ? exp_run_here(o, &spec, w, ex, &e)
+			: exp_run_forked(o, &spec, w, ex, &e);
+	exp_run_spec_fini(&spec);
 	if (rc == 0)
 		return 0;
 	/* No child could be started: this run fails, the rank goes on. */
@@ -487,7 +538,7 @@ static int worker(const struct exp_run_request *req,
 		  struct sim_err *err)
 {
 	struct exp_config *cfg = NULL;
-	struct exp_matrix m = {0};
+	struct exp_runs *m = NULL;
 	unsigned char *ready = NULL;
 	char *text = NULL, devdir[4096];
 	int64_t len = -1;
@@ -511,11 +562,11 @@ static int worker(const struct exp_run_request *req,
 	rc = exp_config_parse(&cfg, req->config_path, text, (size_t)len, err);
 	free(text);
 	if (rc == 0)
-		rc = exp_matrix_build(&m, cfg, err);
+		rc = exp_runs_open(&m, cfg, err);
 	/* Each rank finds the device folder itself (--devices, the
 	** config's, or the search from its own working directory). */
 	if (rc == 0)
-		rc = exp_sweep_devices(req, cfg, &m, devdir, sizeof devdir,
+		rc = exp_sweep_devices(req, cfg, m, devdir, sizeof devdir,
 				       err);
 	rc32 = rc;
 	n = rc ? strlen(err->msg) : 0;
@@ -551,7 +602,7 @@ static int worker(const struct exp_run_request *req,
 			break;
 		}
 		memcpy(&run, buf, sizeof run);
-		if (work_one(o, &m, run, (const char *)buf + sizeof run, rank,
+		if (work_one(o, m, run, (const char *)buf + sizeof run, rank,
 			     &w, &ex) != 0) {
 			free(buf);
 			mrc = MPI_ERR_NO_MEM;
@@ -566,7 +617,7 @@ static int worker(const struct exp_run_request *req,
 		sim_err_clear(err);
 		rc = mpi_fail(err, mrc, "working", rank);
 	}
-	exp_matrix_fini(&m);
+	exp_runs_close(m);
 	exp_config_free(cfg);
 	return rc;
 }
