@@ -236,6 +236,7 @@ bench: $(BENCH_BINS) $(BIN)
 	sh tests/bench/run.sh $(BUILD)
 	sh tests/bench/replay.sh $(BUILD)
 	sh tests/bench/llm.sh $(BUILD)
+	sh tests/bench/sched.sh $(BUILD)
 	python3 tests/bench/grid.py $(BUILD)
 
 callgrind: $(BENCH_BINS)
