@@ -26,7 +26,7 @@ static void on_sigint(int sig)
 #define MAX_PLUGINS 32
 
 enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK, O_PLUGIN,
-       O_DRY_RUN };
+       O_DRY_RUN, O_MPI };
 
 static const struct cli_opt opts[] = {
 	[O_JOBS] = { NULL, 'j', "N", "worker processes (default 1)" },
@@ -48,13 +48,16 @@ static const struct cli_opt opts[] = {
 	[O_DRY_RUN] = { "dry-run", 0, NULL, "check the config whole and print "
 			"the run matrix\n(one line per run) and its size; run "
 			"nothing" },
+	[O_MPI] = { "mpi", 0, NULL, "run under MPI (automatic under mpirun or "
+		    "srun): rank 0\nhands out runs and writes DB, the other "
+		    "ranks\nsimulate (docs/SCALE.md)" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const struct cli_spec spec = {
 	"run", "colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]\n"
 	"                   [--devices DIR] [--plugin FILE.so] [--dry-run]\n"
-	"                   [--no-fork]",
+	"                   [--no-fork] [--mpi]",
 	"Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):"
 	"\nthe cross product of its [sweep] and its replications, in N worker\n"
 	"processes, one transaction per run into the SQLite database.  The\n"
@@ -103,6 +106,7 @@ static int on_opt(void *ctx, int opt, char *v)
 					       MAX_PLUGINS);
 		r->plugins[r->req.nplugins++] = v;
 		return 0;
+	case O_MPI: r->o.mpi = 1; return 0;
 	}
 	return 2;
 }
@@ -200,7 +204,10 @@ static int run(int argc, char **argv)
 	memset(&ra, 0, sizeof ra);
 	memset(&stats, 0, sizeof stats);
 	o->jobs = 1;
-	if ((rc = cli_parse(&spec, argc, argv, on_opt, &ra)) != 0)
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &ra)) == CLI_HELP)
+		printf("MPI: %s\n", exp_mpi_built() ? exp_mpi_library() :
+		       "not built in (make MPI=1)");
+	if (rc != 0)
 		return rc == CLI_HELP ? 0 : rc;
 	if (req->config_path == NULL)
 		return cli_missing("run", "CONFIG", "colosim run CONFIG [-j N] "
@@ -209,10 +216,14 @@ static int run(int argc, char **argv)
 		return cli_usage_error("run: --resume and --overwrite exclude "
 				       "each other");
 	req->plugins = ra.plugins;
+	/* Under mpirun every rank would print the matrix: rank 0 alone
+	** checks and prints it (MPI itself is not started). */
 	if (ra.dry_run)
-		return dry_run(&ra);
+		return exp_mpi_launched_rank() > 0 ? 0 : dry_run(&ra);
 	o->simulate = exp_simulate;
 	o->stop = &stop_flag;
+	if (exp_mpi_launched() != 0)
+		o->mpi = 1;
 	if (isatty(2))
 		o->progress = progress;
 	memset(&sa, 0, sizeof sa);
@@ -220,6 +231,9 @@ static int run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	rc = exp_run_experiment(req, o, &stats, db, sizeof db, &err);
+	if (stats.rank > 0)            /* rank 0 reports for the sweep */
+		return rc == 0 || err.code != SIM_ELIB ? (rc != 0)
+						       : cli_report(&err);
 	if (o->progress != NULL)
 		fputc('\n', stderr);
 	if (rc == SIM_ESTOP) {
