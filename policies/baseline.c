@@ -393,6 +393,10 @@ static int base_queue(struct world *w, void *state, int j)
 
 	if (e == NULL)
 		return SIM_ENOMEM;
+	if (e->gpus == 0)             /* as the world fails it for a policy
+					 of an interface before version 3 */
+		return pol_fail_job(w, j, "CPU-only job (0 GPUs): the policy "
+				    "places GPU jobs only") < 0 ? SIM_ENOMEM : 0;
 	if (e->h_out >= 0) {          /* its swap-out ended */
 		sim_oset_remove(&b->swapping, e->h_out);
 		e->h_out = -1;

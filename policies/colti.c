@@ -381,6 +381,13 @@ static int colti_schedule(struct world *w, void *state)
 	if ((rc = open_gpus(w, c)) != 0)
 		return rc;
 	while ((j = pol_pending_next(w, &it)) >= 0) {
+		if (pol_job(w, j).gpus == 0) {
+			/* as the world fails it for a policy of an interface
+			** before version 3 */
+			pol_fail_job(w, j, "CPU-only job (0 GPUs): the policy "
+				     "places GPU jobs only");
+			continue;
+		}
 		if (!pol_job_fits_empty(w, j)) {
 			pol_fail_job(w, j, "needs more GPUs or memory than "
 				     "the cluster has");

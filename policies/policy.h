@@ -37,7 +37,13 @@
 **   2  aParam: the declarative parameter table, checked and filled by the
 **      engine; the pol_* view, actions and random stream of this header
 **      (version 1 policies read sim/world/world.h directly).
-**   3  xOnQueue (a job entered the pending queue); the world's GPU
+**   3  fractional GPUs and host resources: the jobs' share, CPU and host
+**      memory (pol_job_info's version 3 fields), the nodes (pol_node),
+**      the GPUs' free share (pol_gpu_info's), share placements
+**      (pol_place_share), a trace's rows (pol_trace_rows); CPU-only jobs
+**      (0 GPUs), which the world fails at arrival under an older policy.
+**   4  xOnQueue (a job entered the pending queue) and szJob
+**      (pol_job_priv, a policy's state per job); the world's GPU
 **      indexes (pol_gpus_idle, pol_gpu_next_fit, pol_gpu_order_first,
 **      ..., "indexes" below) and the GPUs changed since the last pass;
 **      ordered sets for a policy's own indexes (sim/oset.h).
@@ -58,7 +64,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 3
+#define POL_IFACE_VERSION 4
 
 struct world;
 
@@ -176,7 +182,7 @@ struct pol_ops {
 	** in it is an error naming its origin. */
 	const struct pol_param_def *aParam;
 
-	/* ---- version 3 ---- */
+	/* ---- version 4 ---- */
 	/* Job j entered the pending queue: it arrived (after xOnArrival),
 	** was preempted, or its swap-out ended (a scheduling pass follows).
 	** Runs inside the action that put it there when that is the
@@ -308,7 +314,10 @@ enum pol_gpu_mode {
 	POL_GPU_EXCLUSIVE = 0,        /* one tenant */
 	POL_GPU_TIMESLICE,            /* tenants take turns */
 	POL_GPU_MPS,                  /* SM shares, water-filled */
-	POL_GPU_MIG                   /* fixed slices */
+	POL_GPU_MIG,                  /* fixed slices */
+	POL_GPU_INTERLEAVE            /* up to 4 tenants take turns on CPU, GPU
+					 and network (docs/MODEL.md,
+					 "Multi-resource interleaving") */
 };
 
 /* A job or service as the policy sees it. */
@@ -338,6 +347,19 @@ struct pol_job_info {
 	int nplaced;                  /* GPUs it holds now (pol_job_tenant) */
 	uint64_t alloc_bytes;         /* its allocation per GPU now (the
 					 first GPU's); 0 when not placed */
+	/* ---- version 3 ---- */
+	int share_milli;              /* gpu_share in thousandths, 1..1000;
+					 0 for a CPU-only job (gpus 0) */
+	int64_t cpu_milli;            /* host CPU it asks for, millicores */
+	int64_t host_mem_mib;         /* host memory it asks for, MiB */
+	int node;                     /* the node of its share placement
+					 while it holds one; -1 */
+	/* training: the trace's per-resource times of one iteration (CPU /
+	** data, GPU, network; has_res 0: not given) and its iteration time
+	** (0: not given, the workload model's) */
+	int has_res;
+	double res_ms[3];
+	sim_time iter_ns;
 };
 
 /* One GPU. */
@@ -354,6 +376,27 @@ struct pol_gpu_info {
 	int ntenants, nbusy;          /* attached, and computing now */
 	int nslices;                  /* MIG slices (pol_gpu_slice) */
 	int sms;
+	/* ---- version 3 ---- */
+	int share_free_milli;         /* thousandths no share placement
+					 holds (1000 when none) */
+	int nshare;                   /* share placements on it */
+};
+
+/* One node (version 3): its GPUs are gpu .. gpu + ngpus - 1. */
+struct pol_node_info {
+	int node;                     /* its index; -1: no such node */
+	int gpu, ngpus;
+	int dev;                      /* its GPUs' device kind */
+	int64_t cpu_milli, cpu_free_milli;   /* host CPU; 0, 0: not
+					 modelled (the cluster gives none):
+					 never a constraint */
+	int64_t mem_mib, mem_free_mib;       /* host memory, likewise */
+	int64_t rank;                 /* tie-break rank (the experiment's
+					 node order; default the index):
+					 lower first among equals */
+	uint64_t version;             /* grows at every share placement or
+					 release on the node: a policy may
+					 cache what it derived from it */
 };
 
 /* One MIG slice of a GPU. */
@@ -421,7 +464,7 @@ int pol_ngpus(const struct world *w);
 int pol_nnodes(const struct world *w);
 int pol_ndevs(const struct world *w);
 
-/* Job j's private state of szJob bytes (version 3), zeroed on first use;
+/* Job j's private state of szJob bytes (version 4), zeroed on first use;
 ** NULL when szJob is 0, for no such job, or when out of memory.  Lives as
 ** long as the job's record: while the job is live and through its
 ** xOnFinish; a finished job's may be freed after (world.h, world_job). */
@@ -441,6 +484,9 @@ struct pol_gpu_info pol_gpu(const struct world *w, int g);
 int pol_gpu_ntenants(const struct world *w, int g);
 struct pol_slice_info pol_gpu_slice(const struct world *w, int g, int s);
 uint64_t pol_gpu_free(const struct world *w, int g, int slice);
+
+/* Node n, by value (version 3). */
+struct pol_node_info pol_node(const struct world *w, int n);
 
 /* Device kind d and its MIG profile k, by value. */
 struct pol_dev_info pol_dev(const struct world *w, int d);
@@ -562,7 +608,7 @@ sim_time pol_pool_busy_ns(const struct world *w, int g);
 int pol_pool_serving(const struct world *w, int j);
 uint64_t pol_pool_loads(const struct world *w);
 
-/* ---- indexes (version 3; sim/world/world_index.c) ------------------------
+/* ---- indexes (version 4; sim/world/world_index.c) ------------------------
 ** The world keeps these up to date on every GPU change, so that a pass
 ** finds the GPUs a job can use without a scan of the cluster: each call
 ** is O(1) or O(log G).  "Free" is a GPU's memory not allocated
@@ -638,6 +684,20 @@ struct pol_place_opts {
 ** SIM_EINVAL otherwise.  gpus and slices are read, not kept. */
 int pol_place(struct world *w, int j, const int *gpus, int n,
 	      const struct pol_place_opts *opts, struct sim_err *err);
+/*
+** Version 3.  Places pending training job j on node `node` as a share
+** placement (docs/MODEL.md, "Fractional GPUs"): each of the n GPUs (n ==
+** its gpus, all on that node; 0 for a CPU-only job) gives it share_milli
+** thousandths of its compute (MPS SM cap) and of its memory, the node its
+** cpu_milli and host_mem_mib, until the job leaves; a time the trace gives
+** is its time alone at that share.  GPUs must be in MPS mode (or
+** exclusive and empty for a whole-GPU share) and hold no tenant placed by
+** pol_place.  SIM_ENOSPC (not fatal, nothing changed) when a GPU's free
+** share or the node's free CPU or memory falls short; SIM_ESTATE / SIM_EINVAL
+** as pol_place.
+*/
+int pol_place_share(struct world *w, int j, int node, const int *gpus, int n,
+		    struct sim_err *err);
 /* Takes running training job j off its GPUs; its progress is kept and it
 ** is pending again (under preempt_cost = swap: a swap-out). */
 int pol_preempt(struct world *w, int j, struct sim_err *err);
@@ -663,6 +723,14 @@ int pol_set_gpu_mode(struct world *w, int g, enum pol_gpu_mode mode,
 		     struct sim_err *err);
 int pol_set_mig_layout(struct world *w, int g, const char *const *profiles,
 		       int n, struct sim_err *err);
+/* The round time, in ms, of the n (1..4) training jobs jobs[] interleaved
+** on the same GPUs (models/interleave.c: the best order, Muri's
+** overheads; one job: its iteration time): each does one iteration a
+** round.  -1 when n is out of range or a job lacks per-resource times
+** or an iteration time. */
+double pol_interleave_round_ms(const struct world *w, const int *jobs,
+			       int n);
+
 /* Fires xOnTimer(tag) after dt >= 0 ns. */
 int pol_set_timer(struct world *w, sim_time dt, uint64_t tag,
 		  struct sim_err *err);
@@ -687,6 +755,25 @@ int pol_pool_set_mode(struct world *w, enum pol_load_mode mode,
 		      struct sim_err *err);
 int pol_load_model(struct world *w, int g, int j, struct sim_err *err);
 int pol_evict_model(struct world *w, int g, int j, struct sim_err *err);
+
+/* One row of a trace as pol_trace_rows gives it (version 3). */
+struct pol_trace_row {
+	const char *zId;              /* valid during the call */
+	enum pol_job_kind kind;
+	int gpus;
+	int share_milli;              /* as pol_job_info's */
+	int64_t cpu_milli, host_mem_mib;
+};
+/*
+** Version 3.  Reads the trace at path (NULL: the run's own) from its start
+** and calls fn on each row in file order until fn returns non-zero, which
+** is returned: for a policy that learns the workload's shape before the
+** run (FGD's typical pods).  0, or the reader's error (SIM_ENOENT,
+** SIM_EPARSE... with file:line:column in err).
+*/
+int pol_trace_rows(struct world *w, const char *path,
+		   int (*fn)(void *ctx, const struct pol_trace_row *row),
+		   void *ctx, struct sim_err *err);
 
 /*
 ** The policy's own random stream: stream ("policy:" zName, 0) of sim/rng.h

@@ -21,6 +21,14 @@ extern const struct pol_ops pol_gslice;
 extern const struct pol_ops pol_distmind;
 extern const struct pol_ops pol_distmind_ray;
 extern const struct pol_ops pol_distmind_mps;
+extern const struct pol_ops pol_bestfit;
+extern const struct pol_ops pol_fgd;
+extern const struct pol_ops pol_srtf;
+extern const struct pol_ops pol_srsf;
+extern const struct pol_ops pol_tiresias;
+extern const struct pol_ops pol_gittins;
+extern const struct pol_ops pol_muri_s;
+extern const struct pol_ops pol_muri_l;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -32,6 +40,14 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_distmind,
 	&pol_distmind_ray,
 	&pol_distmind_mps,
+	&pol_bestfit,
+	&pol_fgd,
+	&pol_srtf,
+	&pol_srsf,
+	&pol_tiresias,
+	&pol_gittins,
+	&pol_muri_s,
+	&pol_muri_l,
 	NULL
 };
 

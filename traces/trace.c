@@ -34,6 +34,13 @@ const char *const trace_columns[TRACE_NCOLS] = {
 	"arrival_arg", "batch_timeout_ms",
 };
 
+const char *const trace_opt_columns[TRACE_NOPT + 1] = {
+	"res_cpu_ms", "res_gpu_ms", "res_net_ms", "min_gpus", "max_gpus",
+	"cpu_milli", "host_mem_mib", NULL
+};
+
+enum { O_RES0, O_RES1, O_RES2, O_MIN_GPUS, O_MAX_GPUS, O_CPU, O_HOST_MEM };
+
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
 	C_OPT, C_PREC, C_GPUS, C_SHARE, C_MEM, C_PRIO, C_SLO, C_ARR, C_RATE,
@@ -53,6 +60,10 @@ struct trace_reader {
 	/* the row being checked */
 	struct sim_csv_rec rec;
 	long row_line;
+	/* the header: its column count and where each optional column is
+	** (-1: absent) */
+	int ncols;
+	int opt_at[TRACE_NOPT];
 	/* cross-row checks */
 	sim_time prev_submit;
 	long prev_submit_line;
@@ -78,6 +89,19 @@ static int column_of(const struct trace_reader *r, int k)
 	return sim_csv_col(&r->rec, k);
 }
 
+/* The name of column k of the header. */
+static const char *col_name(const struct trace_reader *r, int k)
+{
+	int o;
+
+	if (k < TRACE_NCOLS)
+		return trace_columns[k];
+	for (o = 0; o < TRACE_NOPT; o++)
+		if (r->opt_at[o] == k)
+			return trace_opt_columns[o];
+	return "?";
+}
+
 /* Reports one error of the current row at field k (-1: no field). */
 static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 		     const char *fmt, ...)
@@ -97,9 +121,9 @@ static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	sim_err_clear(&e);
-	if (k >= 0 && k < TRACE_NCOLS)
+	if (k >= 0 && k < r->ncols)
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s: %s", r->path,
-			    r->row_line, column_of(r, k), trace_columns[k],
+			    r->row_line, column_of(r, k), col_name(r, k),
 			    what);
 	else
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s", r->path,
@@ -447,7 +471,7 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 	int64_t n;
 	int given;
 
-	int_field(r, err, C_GPUS, 1, 1 << 20, &n, &given);
+	int_field(r, err, C_GPUS, 0, 1 << 20, &n, &given);
 	if (given)
 		j->gpus = (int)n;
 	num_field(r, err, C_SHARE, 0, 1, &v, &given);
@@ -467,6 +491,93 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 		j->priority = (int)n;
 }
 
+/* The per-resource times: all three or none, train rows only. */
+static void check_res(struct trace_reader *r, struct trace_job *j,
+		      struct sim_err *err)
+{
+	int o, given, nres = 0;
+	double v;
+
+	for (o = O_RES0; o <= O_RES2 && r->opt_at[o] >= 0; o++) {
+		int k = r->opt_at[o];
+		if (is_empty(fld(r, k)))
+			continue;
+		nres++;
+		if (j->kind != TRACE_TRAIN) {
+			must_be_empty(r, err, k, "an infer");
+			continue;
+		}
+		num_field(r, err, k, 0, 0, &v, &given);
+		if (given && v > 1e12)
+			row_error(r, err, k, "expected milliseconds <= 1e12, "
+				  "got '%s'", shown(r, k));
+		else if (given)
+			j->res_ms[o - O_RES0] = v;
+	}
+	if (nres != 0 && nres != 3)
+		row_error(r, err, r->opt_at[O_RES0], "give all three of "
+			  "res_cpu_ms, res_gpu_ms, res_net_ms or none");
+	else if (nres == 3 && j->kind == TRACE_TRAIN)
+		j->has_res = 1;
+}
+
+/* The elastic range, min_gpus <= gpus <= max_gpus. */
+static void check_elastic(struct trace_reader *r, struct trace_job *j,
+			  struct sim_err *err)
+{
+	int o, given, ngiv = 0;
+	int64_t n[2] = { 0, 0 };
+
+	for (o = O_MIN_GPUS; o <= O_MAX_GPUS && r->opt_at[o] >= 0; o++) {
+		int k = r->opt_at[o];
+		int_field(r, err, k, 1, 1000000, &n[o - O_MIN_GPUS], &given);
+		ngiv += given;
+		if (given && j->kind != TRACE_TRAIN)
+			row_error(r, err, k, "an infer row is not elastic");
+	}
+	if (ngiv == 1)
+		row_error(r, err, r->opt_at[O_MIN_GPUS], "give both min_gpus "
+			  "and max_gpus or neither");
+	else if (ngiv == 2 && (n[0] > j->gpus || n[1] < j->gpus))
+		row_error(r, err, r->opt_at[O_MIN_GPUS], "expected min_gpus "
+			  "<= gpus <= max_gpus, got %lld <= %d <= %lld",
+			  (long long)n[0], j->gpus, (long long)n[1]);
+	else if (ngiv == 2) {
+		j->min_gpus = (int)n[0];
+		j->max_gpus = (int)n[1];
+	}
+}
+
+/* The optional columns (docs/TRACE_FORMAT.md, "Optional columns"): the
+** per-resource times, the elastic range, the host CPU and memory a job
+** holds on its node; and the CPU-only job (gpus 0), which must be a train
+** row with duration_s. */
+static void check_optional(struct trace_reader *r, struct trace_job *j,
+			   struct sim_err *err)
+{
+	int64_t n;
+	int given;
+
+	check_res(r, j, err);
+	check_elastic(r, j, err);
+	if (r->opt_at[O_CPU] >= 0) {
+		int_field(r, err, r->opt_at[O_CPU], 0, INT64_C(1) << 40, &n,
+			  &given);
+		if (given)
+			j->cpu_milli = n;
+	}
+	if (r->opt_at[O_HOST_MEM] >= 0) {
+		int_field(r, err, r->opt_at[O_HOST_MEM], 0, INT64_C(1) << 40,
+			  &n, &given);
+		if (given)
+			j->host_mem_mib = n;
+	}
+	if (j->gpus == 0 && (j->kind != TRACE_TRAIN || j->duration_ns <= 0))
+		row_error(r, err, C_GPUS, "expected an integer in [1, %d] (0, "
+			  "a CPU-only job, needs kind train and duration_s), "
+			  "got '%s'", 1 << 20, shown(r, C_GPUS));
+}
+
 static void check_row(struct trace_reader *r, struct trace_job *j,
 		      struct sim_err *err)
 {
@@ -480,10 +591,10 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	j->prec = WL_PREC_FP32;
 	j->gpus = 1;
 	j->gpu_share = 1;
-	if (r->rec.nf != TRACE_NCOLS) {
-		row_error(r, err, r->rec.nf < TRACE_NCOLS ? K_END :
-			  TRACE_NCOLS, "expected %d fields (the header's "
-			  "columns), got %d", TRACE_NCOLS, r->rec.nf);
+	if (r->rec.nf != r->ncols) {
+		row_error(r, err, r->rec.nf < r->ncols ? K_END : r->ncols,
+			  "expected %d fields (the header's columns), got %d",
+			  r->ncols, r->rec.nf);
 		return;
 	}
 	check_id(r, j, err);
@@ -512,6 +623,7 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	} else
 		row_error(r, err, C_KIND, "expected train or infer, got '%s'",
 			  shown(r, C_KIND));
+	check_optional(r, j, err);
 }
 
 /* ---- lines ---- */
@@ -553,6 +665,49 @@ static int check_magic(struct trace_reader *r, struct sim_err *err)
 			   "it", r->path, TRACE_MAGIC);
 }
 
+/* The optional columns after the 19: known names, each once; the
+** res_* three and the min/max pair go together. */
+static int check_opt_header(struct trace_reader *r, struct sim_err *err)
+{
+	const struct sim_csv_rec *h = &r->rec;
+	int k, nres;
+
+	for (k = 0; k < TRACE_NOPT; k++)
+		r->opt_at[k] = -1;
+	for (k = TRACE_NCOLS; k < h->nf; k++) {
+		int o;
+		for (o = 0; o < TRACE_NOPT; o++)
+			if (strcmp(h->f[k], trace_opt_columns[o]) == 0)
+				break;
+		if (o == TRACE_NOPT)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "unknown column '%s' after the %d "
+					   "of v1 (optional columns: "
+					   "res_cpu_ms, res_gpu_ms, res_net_ms, "
+					   "min_gpus, max_gpus, cpu_milli, "
+					   "host_mem_mib)", r->path,
+					   h->col[k], h->f[k], TRACE_NCOLS);
+		if (r->opt_at[o] >= 0)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "column '%s' twice", r->path,
+					   h->col[k], h->f[k]);
+		r->opt_at[o] = k;
+	}
+	nres = (r->opt_at[O_RES0] >= 0) + (r->opt_at[O_RES1] >= 0) +
+		(r->opt_at[O_RES2] >= 0);
+	if (nres != 0 && nres != 3)
+		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: the "
+				   "res_cpu_ms, res_gpu_ms and res_net_ms "
+				   "columns go together", r->path,
+				   h->col[TRACE_NCOLS]);
+	if ((r->opt_at[O_MIN_GPUS] >= 0) != (r->opt_at[O_MAX_GPUS] >= 0))
+		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: the "
+				   "min_gpus and max_gpus columns go together",
+				   r->path, h->col[TRACE_NCOLS]);
+	r->ncols = h->nf;
+	return 0;
+}
+
 static int check_header(struct trace_reader *r, struct sim_err *err)
 {
 	const struct sim_csv_rec *h = &r->rec;
@@ -581,12 +736,7 @@ static int check_header(struct trace_reader *r, struct sim_err *err)
 					   "'%s'", r->path, h->col[k], k + 1,
 					   trace_columns[k], h->f[k]);
 	}
-	if (h->nf > TRACE_NCOLS)
-		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: expected "
-				   "%d columns, got %d (extra '%s')", r->path,
-				   h->col[TRACE_NCOLS], TRACE_NCOLS, h->nf,
-				   h->f[TRACE_NCOLS]);
-	return 0;
+	return check_opt_header(r, err);
 }
 
 int trace_open(struct trace_reader **out, const char *path,

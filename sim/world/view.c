@@ -15,10 +15,12 @@
 ** the GPU indexes are the core's (sim/world/world_index.c).
 */
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/interleave.h"
 #include "models/workload.h"
 #include "sim/world/view.h"
 #include "sim/world/world_int.h"
@@ -37,7 +39,8 @@ _Static_assert((int)POL_JOB_PENDING == (int)JOB_PENDING &&
 _Static_assert((int)POL_GPU_EXCLUSIVE == (int)GPU_MODE_EXCLUSIVE &&
 	       (int)POL_GPU_TIMESLICE == (int)GPU_MODE_TIMESLICE &&
 	       (int)POL_GPU_MPS == (int)GPU_MODE_MPS &&
-	       (int)POL_GPU_MIG == (int)GPU_MODE_MIG, "GPU modes");
+	       (int)POL_GPU_MIG == (int)GPU_MODE_MIG &&
+	       (int)POL_GPU_INTERLEAVE == (int)GPU_MODE_INTERLEAVE, "GPU modes");
 _Static_assert((int)POL_LOAD_PIPELINED == (int)WORLD_LOAD_PIPELINED &&
 	       (int)POL_LOAD_WHOLE == (int)WORLD_LOAD_WHOLE, "load modes");
 
@@ -146,7 +149,36 @@ struct pol_job_info pol_job(const struct world *w, int j)
 	o.swaps = job->swaps;
 	o.nplaced = job->nplaced;
 	o.alloc_bytes = job->nplaced > 0 ? job->tenants[0].mem_bytes : 0;
+	o.share_milli = world_job_share_milli(w, j);
+	o.cpu_milli = job->tj.cpu_milli;
+	o.host_mem_mib = job->tj.host_mem_mib;
+	o.node = world_job_node(w, j);
+	o.has_res = job->tj.has_res;
+	o.res_ms[0] = job->tj.res_ms[0];
+	o.res_ms[1] = job->tj.res_ms[1];
+	o.res_ms[2] = job->tj.res_ms[2];
+	o.iter_ns = job->tj.iter_ns;
 	return o;
+}
+
+double pol_interleave_round_ms(const struct world *w, const int *jobs,
+			       int n)
+{
+	struct il_job il[IL_MAX_JOBS];
+	int i;
+
+	if (n < 1 || n > IL_MAX_JOBS)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct world_job *job = world_job(w, jobs[i]);
+		if (job == NULL || !job->tj.has_res || job->tj.iter_ns <= 0)
+			return -1;
+		il[i].res[0] = job->tj.res_ms[0];
+		il[i].res[1] = job->tj.res_ms[1];
+		il[i].res[2] = job->tj.res_ms[2];
+		il[i].iter = (double)job->tj.iter_ns / 1e6;
+	}
+	return il_round(il, n, IL_BEST, NULL);
 }
 
 /* The two scalar reads policies make over every job or GPU in a pass:
@@ -210,6 +242,31 @@ struct pol_gpu_info pol_gpu(const struct world *w, int g)
 	o.nbusy = gp->nbusy;
 	o.nslices = gp->nslices;
 	o.sms = gp->dev->sms;
+	o.share_free_milli = world_gpu_share_free(w, g);
+	o.nshare = world_gpu_nshare(w, g);
+	return o;
+}
+
+struct pol_node_info pol_node(const struct world *w, int n)
+{
+	struct world_node wn;
+	struct pol_node_info o;
+
+	memset(&o, 0, sizeof o);
+	if (world_node(w, n, &wn) != 0) {
+		o.node = o.gpu = o.dev = -1;
+		return o;
+	}
+	o.node = n;
+	o.gpu = wn.gpu;
+	o.ngpus = wn.ngpus;
+	o.dev = wn.ngpus > 0 ? world_gpu_dev(w, wn.gpu) : -1;
+	o.cpu_milli = wn.cpu_milli;
+	o.cpu_free_milli = wn.cpu_free_milli;
+	o.mem_mib = wn.mem_mib;
+	o.mem_free_mib = wn.mem_free_mib;
+	o.rank = wn.rank;
+	o.version = wn.version;
 	return o;
 }
 
@@ -535,6 +592,40 @@ int pol_place(struct world *w, int j, const int *gpus, int n,
 	return world_place(w, j, gpus, n, place_opts(opts, &o), err);
 }
 
+int pol_place_share(struct world *w, int j, int node, const int *gpus, int n,
+		    struct sim_err *err)
+{
+	return world_place_share(w, j, node, gpus, n, err);
+}
+
+int pol_trace_rows(struct world *w, const char *path,
+		   int (*fn)(void *ctx, const struct pol_trace_row *row),
+		   void *ctx, struct sim_err *err)
+{
+	struct trace_reader *tr;
+	struct trace_job tj;
+	struct pol_trace_row row;
+	int rc;
+
+	if ((rc = trace_open(&tr, path != NULL ? path : w->trace_path,
+			     err)) != 0)
+		return rc;
+	while ((rc = trace_next(tr, &tj, err)) == 1) {
+		long m = lround(tj.gpu_share * 1000);
+		row.zId = tj.id;
+		row.kind = (enum pol_job_kind)tj.kind;
+		row.gpus = tj.gpus;
+		row.share_milli = tj.gpus == 0 ? 0 : m < 1 ? 1 :
+			m > 1000 ? 1000 : (int)m;
+		row.cpu_milli = tj.cpu_milli;
+		row.host_mem_mib = tj.host_mem_mib;
+		if ((rc = fn(ctx, &row)) != 0)
+			break;
+	}
+	trace_close(tr);
+	return rc;
+}
+
 int pol_preempt(struct world *w, int j, struct sim_err *err)
 {
 	return world_preempt(w, j, err);
@@ -575,7 +666,8 @@ int pol_set_batch(struct world *w, int j, int max_batch,
 int pol_set_gpu_mode(struct world *w, int g, enum pol_gpu_mode mode,
 		     struct sim_err *err)
 {
-	if ((int)mode < (int)POL_GPU_EXCLUSIVE || (int)mode > (int)POL_GPU_MIG)
+	if ((int)mode < (int)POL_GPU_EXCLUSIVE ||
+	    (int)mode > (int)POL_GPU_INTERLEAVE)
 		return sim_err_set(err, SIM_EINVAL, "set_gpu_mode: no mode %d",
 				   (int)mode);
 	return world_set_gpu_mode(w, g, (enum gpu_mode)mode, err);
@@ -700,7 +792,7 @@ void *pol_job_priv(const struct world *w, int j)
 {
 	struct world_job *job;
 
-	if (w->pol->iVersion < 3 || w->pol->szJob == 0 || j < 0 ||
+	if (w->pol->iVersion < 4 || w->pol->szJob == 0 || j < 0 ||
 	    j >= w->njobs)
 		return NULL;
 	job = world__job(w, j);

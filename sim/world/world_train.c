@@ -34,15 +34,30 @@ static int train_placed(struct world *w, void *state, struct world_job *job)
 		struct gpu_work_profile prof;
 		double total = world__train_total_ns(w, job, d, job->gpu_ids,
 						     n);
+		/* a share placement's solo time is the time at its share */
 		if (job->solo_ns_ == 0 && k == 0)
-			job->solo_ns_ = total;
+			job->solo_ns_ = job->share_speed_ > 0 ?
+				total / job->share_speed_ : total;
 		job->work0_[k] = job->frac_left * total;
 		wl_train_profile(job->model, d, job->tj.batch, job->tj.prec,
 				 &prof);
+		world__train_res(job, &prof);
 		gpu_begin(&w->gpus[job->gpu_ids[k]], &job->tenants[k],
 			  job->work0_[k], &prof, w->sim.now);
 	}
 	return 0;
+}
+
+void world__train_res(const struct world_job *job,
+		      struct gpu_work_profile *prof)
+{
+	/* the trace's per-resource times, for the interleave mode
+	** (docs/MODEL.md, "Multi-resource interleaving") */
+	prof->has_res = job->tj.has_res && job->tj.iter_ns > 0;
+	prof->res_ms[0] = job->tj.res_ms[0];
+	prof->res_ms[1] = job->tj.res_ms[1];
+	prof->res_ms[2] = job->tj.res_ms[2];
+	prof->iter_ms = (double)job->tj.iter_ns / 1e6;
 }
 
 /* A worker finished: when it was the last busy one, the job is done. */
