@@ -14,7 +14,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2 -g
-PKGS     := gsl sqlite3 inih cunit
+PKGS     := gsl sqlite3 inih cunit jansson
 BUILD    := build
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \

@@ -211,9 +211,244 @@ static double paging(const struct gpu *g, const struct gpu_tenant *t)
 	       ((double)(used - cap) / (double)used);
 }
 
-/* MPS water-filling: each busy tenant wants min(cap, sat); when the wants
-** exceed the device, the level rises until the SMs are used up (max-min
-** fair).  Leaves each busy tenant's share in share_. */
+/*
+** ---- Duty cycles (docs/MODEL.md, "Duty cycles") ----
+**
+** A busy tenant i alternates GPU-busy time (a fraction d_i of its solo
+** time) and host-side time (1 - d_i, stretched by h_i under CPU
+** contention).  Only the busy part competes for the GPU: a context with
+** no work takes no time slice, and idle SMs go to the other MPS clients.
+** With p_j the wall fraction tenant j spends GPU-busy, and the phases of
+** different tenants independent, i's busy part runs at the mean rate
+**
+**     r_i = sum over sets S of the others  P(S) R_i(S),
+**     P(S) = prod_{j in S} p_j prod_{j not in S} (1 - p_j),
+**
+** R_i(S) the mode's rate of i's busy part while exactly S is busy too.
+** Time per solo ns: tau_i = (1 - d_i) h_i + d_i / r_i; speed = 1 / tau_i;
+** p_i = (d_i / r_i) / tau_i.  The p_i are a fixed point, found by damped
+** iteration from p_i = d_i.  A tenant with d_i = 1 and h_i = 1 has p_i = 1
+** exactly, so a domain whose tenants are all always busy reduces to the
+** plain equations (the fast path below, also used, as a documented limit,
+** for a domain with more than DUTY_EXACT_MAX busy tenants).
+*/
+
+/* Busy tenants of one domain (the GPU, or one MIG slice) enumerated
+** exactly: 2^(n-1) co-busy sets per tenant. */
+#define DUTY_EXACT_MAX 8
+#define DUTY_MASKS (1u << (DUTY_EXACT_MAX - 1))
+#define DUTY_ITER_MAX 1000
+#define DUTY_TOL 1e-13
+
+struct duty_set {
+	struct gpu_tenant *t[DUTY_EXACT_MAX];
+	double d[DUTY_EXACT_MAX], h[DUTY_EXACT_MAX];
+	double p[DUTY_EXACT_MAX];
+	double st0[DUTY_EXACT_MAX];   /* busy stretch from the slice (MIG) */
+	int n;
+};
+
+static double duty_of(const struct gpu_tenant *t)
+{
+	return t->prof.duty > 0 && t->prof.duty < 1 ? t->prof.duty : 1.0;
+}
+
+static double host_of(const struct gpu_tenant *t)
+{
+	return t->host_stretch > 1 ? t->host_stretch : 1.0;
+}
+
+/* Roofline stretch of a busy part whose compute stretches by c and whose
+** memory traffic by m: max(phi_c c, phi_m m) with phi_c = tc / max(tc,
+** tm), phi_m = tm / max(tc, tm) from alpha = tc / (tc + tm).  Solo (c = m
+** = 1) it is 1: the same max(tc, tm) as the workload models' solo time. */
+static double roofline_stretch(double alpha, double c, double m)
+{
+	double pc, pm;
+
+	if (alpha >= 0.5) {
+		pc = 1.0;
+		pm = (1.0 - alpha) / alpha;
+	} else {
+		pm = 1.0;
+		pc = alpha / (1.0 - alpha);
+	}
+	return dmax(pc * c, pm * m);
+}
+
+/* MIG: the busy-part stretch of t on slice sl, (1 - w) max(1, sat / f) +
+** w max(1, bw / b), w = the device's mig_bw_weight (fitted on MISO's
+** A100 logs; 0 = pure SM scaling). */
+static double mig_stretch(const struct gpu *g, const struct gpu_slice *sl,
+			  const struct gpu_tenant *t)
+{
+	double w = g->dev->mig_bw_weight;
+
+	return (1.0 - w) * dmax(1.0, t->prof.sat / sl->sm_frac) +
+	       w * dmax(1.0, t->prof.bw_frac / sl->bw_frac);
+}
+
+/* MPS water-filling over the tenants of `in` (bit k: s->t[k]): each wants
+** min(cap, sat); when the wants exceed the device, a level L with
+** sum min(want, L) = 1 (max-min fair) caps them.  Fills share[k], k in in. */
+static void waterfill_set(const struct duty_set *s, unsigned in, double *share)
+{
+	double left = 1.0, want[DUTY_EXACT_MAX] = { 0 };
+	unsigned fixed = ~in;
+	int k, unfixed = 0, progress;
+
+	for (k = 0; k < s->n; k++)
+		if (in & (1u << k)) {
+			want[k] = dmin(s->t[k]->sm_cap, s->t[k]->prof.sat);
+			unfixed++;
+		}
+	while (unfixed > 0) {
+		double level = left / unfixed;
+
+		progress = 0;
+		for (k = 0; k < s->n; k++)
+			if (!(fixed & (1u << k)) && want[k] <= level) {
+				share[k] = want[k];
+				fixed |= 1u << k;
+				left -= want[k];
+				unfixed--;
+				progress = 1;
+			}
+		if (!progress) {
+			for (k = 0; k < s->n; k++)
+				if (!(fixed & (1u << k)))
+					share[k] = level;
+			unfixed = 0;
+		}
+	}
+}
+
+/* The MPS rate of a busy part given its water-filled share, the busy
+** bandwidth demand bwsum (its own included) and cnt co-busy tenants:
+** 1 / (max(phi_c C, phi_m M) (1 + k cnt) + P). */
+static double mps_rate(const struct gpu *g, const struct gpu_tenant *t,
+		       double share, double bwsum, int cnt)
+{
+	double c = share >= t->prof.sat ? 1.0 : t->prof.sat / share;
+	double st = roofline_stretch(t->prof.alpha, c, dmax(1.0, bwsum));
+
+	return 1.0 / (st * (1.0 + g->dev->mps_contention_k * cnt) +
+		      paging(g, t));
+}
+
+/* Round robin among the busy contexts of a domain (exclusive, timeslice,
+** one MIG slice): T(cnt + 1) / (st (1 + kappa bw_others) + P), st the
+** slice stretch (1 outside MIG), kappa = ts_mem_contention_k. */
+static double ts_rate(const struct gpu *g, const struct gpu_tenant *t,
+		      double st, double bw_others, int cnt)
+{
+	return ts_factor(g->dev, cnt + 1) /
+	       (st * (1.0 + g->dev->ts_mem_contention_k * bw_others) +
+		paging(g, t));
+}
+
+/* R_i(S) for S = `others` (bits over s->t, i excluded). */
+static double busy_rate(const struct gpu *g, const struct duty_set *s,
+			int i, unsigned others)
+{
+	double bw = 0;
+	int k, cnt = 0;
+
+	for (k = 0; k < s->n; k++)
+		if (others & (1u << k)) {
+			cnt++;
+			bw += s->t[k]->prof.bw_frac;
+		}
+	if (g->mode == GPU_MODE_MPS) {
+		double share[DUTY_EXACT_MAX];
+
+		waterfill_set(s, others | (1u << i), share);
+		return mps_rate(g, s->t[i], share[i],
+				bw + s->t[i]->prof.bw_frac, cnt);
+	}
+	return ts_rate(g, s->t[i], s->st0[i], bw, cnt);
+}
+
+/* Bit b of m names the b-th tenant of s other than i: the mask over s. */
+static unsigned others_mask(int n, int i, unsigned m)
+{
+	unsigned out = 0;
+	int k, bit = 0;
+
+	for (k = 0; k < n; k++) {
+		if (k == i)
+			continue;
+		if (m & (1u << bit))
+			out |= 1u << k;
+		bit++;
+	}
+	return out;
+}
+
+/* r_i: R_i averaged over the others' busy sets, weighted by s->p. */
+static double mean_rate(const struct duty_set *s, int i, const double *rate)
+{
+	unsigned m, nm = 1u << (s->n - 1);
+	double r = 0;
+
+	for (m = 0; m < nm; m++) {
+		double pr = 1.0;
+		int k, bit = 0;
+
+		for (k = 0; k < s->n && pr > 0; k++) {
+			if (k == i)
+				continue;
+			pr *= (m & (1u << bit)) ? s->p[k] : 1.0 - s->p[k];
+			bit++;
+		}
+		r += pr * rate[m];
+	}
+	return r;
+}
+
+/* Solves one domain's duty-cycle fixed point; sets speed and pbusy_. */
+static void duty_solve(struct gpu *g, struct duty_set *s)
+{
+	double rate[DUTY_EXACT_MAX][DUTY_MASKS], r[DUTY_EXACT_MAX];
+	unsigned m, nm = 1u << (s->n - 1);
+	int i, it;
+
+	for (i = 0; i < s->n; i++) {
+		for (m = 0; m < nm; m++)
+			rate[i][m] = busy_rate(g, s, i,
+					       others_mask(s->n, i, m));
+		s->p[i] = s->d[i];
+	}
+	for (it = 0; it < DUTY_ITER_MAX; it++) {
+		double delta = 0;
+
+		for (i = 0; i < s->n; i++)
+			r[i] = mean_rate(s, i, rate[i]);
+		for (i = 0; i < s->n; i++) {
+			double tau = (1 - s->d[i]) * s->h[i] + s->d[i] / r[i];
+			double pn = s->d[i] / r[i] / tau;
+
+			delta = dmax(delta, fabs(pn - s->p[i]));
+			/* damped: the plain map can oscillate when two
+			** heavy tenants push each other's fractions */
+			s->p[i] = 0.5 * (s->p[i] + pn);
+		}
+		if (delta < DUTY_TOL)
+			break;
+	}
+	for (i = 0; i < s->n; i++) {
+		struct gpu_tenant *t = s->t[i];
+		double ri = mean_rate(s, i, rate[i]);
+		double tau = (1 - s->d[i]) * s->h[i] + s->d[i] / ri;
+
+		t->speed = 1.0 / tau;
+		t->pbusy_ = s->d[i] / ri / tau;
+	}
+}
+
+/* The plain equations for a domain whose busy tenants are all treated as
+** always busy (d = 1; the fast path).  MPS water-fills over the whole
+** device (share_), the others round-robin. */
 static void mps_waterfill(struct gpu *g)
 {
 	struct gpu_tenant *t;
@@ -252,52 +487,87 @@ static void mps_waterfill(struct gpu *g)
 	}
 }
 
-static void recompute_mps(struct gpu *g, double *sm_busy)
+/* Does the tenant belong to the domain (slice -1: the whole GPU)? */
+static int in_domain(const struct gpu *g, const struct gpu_tenant *t,
+		     int slice)
 {
-	const struct dev_profile *d = g->dev;
+	return t->busy && (g->mode != GPU_MODE_MIG || t->slice == slice);
+}
+
+static void always_busy(struct gpu *g, int slice)
+{
 	struct gpu_tenant *t;
-	double bwsum = 0, over, kfac;
+	double bwsum = 0;
+	int n = 0;
 
-	mps_waterfill(g);
 	for (t = g->tenants; t != NULL; t = t->next_)
-		if (t->busy)
+		if (in_domain(g, t, slice)) {
+			n++;
 			bwsum += t->prof.bw_frac;
-	over = dmax(1.0, bwsum);
-	kfac = 1.0 + d->mps_contention_k * (double)(g->nbusy - 1);
+		}
+	if (g->mode == GPU_MODE_MPS)
+		mps_waterfill(g);
 	for (t = g->tenants; t != NULL; t = t->next_) {
-		double a, c;
-
-		if (!t->busy)
+		if (!in_domain(g, t, slice))
 			continue;
-		a = t->prof.alpha;
-		c = t->share_ >= t->prof.sat ? 1.0 : t->prof.sat / t->share_;
-		t->speed = 1.0 / ((a * c + (1 - a) * over + paging(g, t)) * kfac);
-		*sm_busy += t->share_;
+		if (g->mode == GPU_MODE_MPS)
+			t->speed = mps_rate(g, t, t->share_, bwsum, n - 1);
+		else
+			t->speed = ts_rate(g, t, slice >= 0 ?
+					   mig_stretch(g, &g->slices[slice], t) :
+					   1.0, bwsum - t->prof.bw_frac, n - 1);
+		t->pbusy_ = 1.0;
 	}
 }
 
-static void recompute_mig(struct gpu *g, double *sm_busy)
+/* Speeds of one domain: the duty-cycle fixed point when some tenant
+** cycles and the domain is small enough, else the plain equations. */
+static void solve_domain(struct gpu *g, int slice)
 {
+	struct duty_set s;
 	struct gpu_tenant *t;
-	int nbusy[sizeof g->slices / sizeof g->slices[0]] = { 0 };
+	int cycling = 0, n = 0;
 
 	for (t = g->tenants; t != NULL; t = t->next_)
-		if (t->busy)
-			nbusy[t->slice]++;
-	for (t = g->tenants; t != NULL; t = t->next_) {
-		const struct gpu_slice *s;
-		double a, c, m, f;
-
-		if (!t->busy)
-			continue;
-		s = &g->slices[t->slice];
-		a = t->prof.alpha;
-		c = dmax(1.0, t->prof.sat / s->sm_frac);
-		m = dmax(1.0, t->prof.bw_frac / s->bw_frac);
-		f = ts_factor(g->dev, nbusy[t->slice]);
-		t->speed = f / (a * c + (1 - a) * m + paging(g, t));
-		*sm_busy += f * dmin(t->prof.sat, s->sm_frac);
+		if (in_domain(g, t, slice)) {
+			if (duty_of(t) < 1 || host_of(t) > 1)
+				cycling = 1;
+			n++;
+		}
+	if (n == 0)
+		return;
+	if (!cycling || n > DUTY_EXACT_MAX) {
+		always_busy(g, slice);
+		return;
 	}
+	s.n = 0;
+	for (t = g->tenants; t != NULL; t = t->next_)
+		if (in_domain(g, t, slice)) {
+			s.t[s.n] = t;
+			s.d[s.n] = duty_of(t);
+			s.h[s.n] = host_of(t);
+			s.st0[s.n] = slice >= 0 ?
+				     mig_stretch(g, &g->slices[slice], t) : 1.0;
+			s.n++;
+		}
+	duty_solve(g, &s);
+}
+
+/* The busy-SM fraction a tenant adds: its GPU-busy work in SM-time per
+** wall ns, d x speed x sat (MIG: d x speed x stretch x min(sat, f), the
+** slice's SMs it holds while on it).  With d = 1 these are the plain
+** figures: T(n) sat, the MPS share, T(n_s) min(sat, f_s). */
+static double sm_of(const struct gpu *g, const struct gpu_tenant *t)
+{
+	double on = duty_of(t) * t->speed;
+
+	if (g->mode == GPU_MODE_MIG) {
+		const struct gpu_slice *sl = &g->slices[t->slice];
+
+		return on * mig_stretch(g, sl, t) * dmin(t->prof.sat,
+							 sl->sm_frac);
+	}
+	return on * t->prof.sat;
 }
 
 /* Derives every busy tenant's speed from the mode; updates the statistics.
@@ -305,30 +575,24 @@ static void recompute_mig(struct gpu *g, double *sm_busy)
 static void recompute(struct gpu *g, sim_time now)
 {
 	struct gpu_tenant *t;
-	double sm_busy = 0, f;
+	double sm_busy = 0;
 	uint64_t cap = g->dev->hbm_bytes;
+	int sl;
 
 	for (t = g->tenants; t != NULL; t = t->next_)
-		if (!t->busy)
+		if (!t->busy) {
 			t->speed = 0;
-	switch (g->mode) {
-	case GPU_MODE_EXCLUSIVE:
-	case GPU_MODE_TIMESLICE:
-		f = ts_factor(g->dev, g->nbusy);
-		for (t = g->tenants; t != NULL; t = t->next_)
-			if (t->busy) {
-				t->speed = f / (1.0 + paging(g, t));
-				sm_busy += f * t->prof.sat;
-			}
-		break;
-	case GPU_MODE_MPS:
-		recompute_mps(g, &sm_busy);
-		break;
-	case GPU_MODE_MIG:
-		recompute_mig(g, &sm_busy);
-		break;
+			t->pbusy_ = 0;
+		}
+	if (g->mode == GPU_MODE_MIG) {
+		for (sl = 0; sl < g->nslices; sl++)
+			solve_domain(g, sl);
+	} else {
+		solve_domain(g, -1);
 	}
 	for (t = g->tenants; t != NULL; t = t->next_) {
+		if (t->busy)
+			sm_busy += sm_of(g, t);
 		t->fin_ = finish_calc(t);
 		t->fin_ok_ = 1;
 	}
@@ -544,6 +808,23 @@ int gpu_set_share(struct gpu *g, struct gpu_tenant *t, double sm_cap,
 	return 0;
 }
 
+int gpu_set_host_stretch(struct gpu *g, struct gpu_tenant *t, double h,
+			 sim_time now)
+{
+	assert(t->gpu_ == g);
+	if (!(h >= 1 && isfinite(h)))
+		return SIM_EINVAL;
+	settle_all(g, now);
+	t->host_stretch = h;
+	recompute(g, now);
+	return 0;
+}
+
+double gpu_busy_frac(const struct gpu_tenant *t)
+{
+	return t->busy ? t->pbusy_ : 0.0;
+}
+
 void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
 	       const struct gpu_work_profile *prof, sim_time now)
 {
@@ -551,6 +832,7 @@ void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
 	assert(prof->alpha >= 0 && prof->alpha <= 1);
 	assert(prof->sat > 0 && prof->sat <= 1);
 	assert(prof->bw_frac >= 0);
+	assert(prof->duty >= 0 && prof->duty <= 1);
 	settle_all(g, now);
 	if (!t->busy)
 		g->nbusy++;

@@ -17,7 +17,7 @@
 
 #include "models/zoo/build.h"
 
-#define ZOO_N 10
+#define ZOO_N 40
 
 static struct zoo__slot zoo_slots[ZOO_N];
 static size_t zoo_n;
@@ -33,6 +33,8 @@ static void zoo_build(void)
 	n += (size_t)zoo__build_densenet(&zoo_slots[n]);
 	n += (size_t)zoo__build_mobilenet(&zoo_slots[n]);
 	n += (size_t)zoo__build_transformers(&zoo_slots[n]);
+	n += (size_t)zoo__build_gavel(&zoo_slots[n]);
+	n += (size_t)zoo__build_lucid(&zoo_slots[n]);
 	zoo_n = n;
 }
 

@@ -159,7 +159,18 @@ static void test_srtf_remaining_is_current(void)
 static void test_srtf_same_yardstick(void)
 {
 	struct r2 r;
+	struct dev_catalog cat = { NULL, 0 };
+	struct sim_err err = { 0, "" };
+	double it;
 
+	/* the A100's ResNet-50 iteration (0.0702 s before the fitted host
+	** costs of the duty-cycle model; recomputed, not hard-coded) */
+	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
+			      0);
+	it = sim_time_to_s(wl_train_iter_ns(zoo_find("resnet50"),
+			   dev_catalog_find(&cat, "a100-80gb"), 32,
+			   WL_PREC_FP32));
+	dev_catalog_fini(&cat);
 	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "srtf_het.csv",
 		"S,infer,0,resnet50,8,,1000,,,,1,,2000,,100,poisson,1,,2\n"
 		"A,train,0,resnet50,32,2000,,,,,1,,,,,,,,\n"
@@ -169,9 +180,8 @@ static void test_srtf_same_yardstick(void)
 	CU_ASSERT_EQUAL(r2_job(&r, "A")->first_gpu_, 1);
 	CU_ASSERT_EQUAL(r2_preemptions(&r, "A"), 1);
 	CU_ASSERT_DOUBLE_EQUAL(r2_start(&r, "J"), 1, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "J"), 1 + 1800 * 0.070205296, 1e-6);
-	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "A"), 2000 * 0.070205296 +
-			       1800 * 0.070205296, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "J"), 1 + 1800 * it, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(r2_end(&r, "A"), 2000 * it + 1800 * it, 1e-6);
 	r2_fini(&r);
 }
 
@@ -389,13 +399,30 @@ static void test_best_fit_mixed(void)
 
 /* ---- MIG ------------------------------------------------------------ */
 
-/* Expected speed of a lone tenant with profile p in a slice of SM fraction
-** f and bandwidth fraction bw (MODEL.md, "MIG"). */
-static double slice_speed(const struct gpu_work_profile *p, double f,
-			  double bw)
+/* The busy-part stretch of profile p in a slice of SM fraction f and
+** bandwidth fraction bw with the device's bandwidth weight w, and the
+** speed of a lone tenant there: the host part (1 - duty) does not
+** stretch (MODEL.md, "MIG"; the alpha blend of the old model replaced by
+** the fitted weight, and the duty cycle added). */
+static double slice_stretch(const struct gpu_work_profile *p, double f,
+			    double bw, double w)
 {
-	return 1.0 / (p->alpha * fmax(1.0, p->sat / f) +
-		      (1.0 - p->alpha) * fmax(1.0, p->bw_frac / bw));
+	return (1.0 - w) * fmax(1.0, p->sat / f) +
+	       w * fmax(1.0, p->bw_frac / bw);
+}
+
+static double slice_speed(const struct gpu_work_profile *p, double f,
+			  double bw, double w)
+{
+	return 1.0 / ((1.0 - p->duty) + p->duty * slice_stretch(p, f, bw, w));
+}
+
+/* Its busy-SM fraction: duty x speed x stretch x min(sat, f). */
+static double slice_sm(const struct gpu_work_profile *p, double f,
+		       double bw, double w)
+{
+	return p->duty * slice_speed(p, f, bw, w) *
+	       slice_stretch(p, f, bw, w) * fmin(p->sat, f);
 }
 
 /* mig: the default layout (7 x 1g.10gb on an A100-80GB) and an explicit
@@ -426,11 +453,11 @@ static void test_mig_slices(void)
 	CU_ASSERT_EQUAL(r2_job(&r, "BIG")->state, JOB_FAILED);
 	CU_ASSERT(strstr(r2_job(&r, "BIG")->fail_reason, "MIG") != NULL);
 	f = 14.0 / 108.0;
-	v = slice_speed(&p, f, 0.125);
+	v = slice_speed(&p, f, 0.125, d->mig_bw_weight);
 	t = ceil(100e9 / v) / 1e9;
 	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t, 1e-9);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
-			  fmin(p.sat, f), 1e-9);
+			  slice_sm(&p, f, 0.125, d->mig_bw_weight), 1e-9);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
 			  5000.0 / 81920.0, 1e-9);
 	r2_fini(&r);
@@ -447,7 +474,7 @@ static void test_mig_slices(void)
 	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->nslices, 2);
 	CU_ASSERT_EQUAL(r2_job(&r, "C")->state, JOB_FAILED);
 	f = 42.0 / 108.0;
-	v = slice_speed(&p, f, 0.5);
+	v = slice_speed(&p, f, 0.5, d->mig_bw_weight);
 	t = ceil(100e9 / v) / 1e9;
 	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t, 1e-9);
 	TEST_ASSERT_CLOSE(r2_end(&r, "B"), t, 1e-9);
@@ -456,7 +483,7 @@ static void test_mig_slices(void)
 	TEST_ASSERT_CLOSE(r2_end(&r, "D"), 2 * t, 1e-9);
 	/* SMs: two slices busy for t, one for t; HBM likewise */
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
-			  (2 * fmin(p.sat, f) + fmin(p.sat, f)) / 2, 1e-9);
+			  3 * slice_sm(&p, f, 0.5, d->mig_bw_weight) / 2, 1e-9);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
 			  (60000.0 + 1000.0) / 2 / 81920.0, 1e-9);
 	r2_fini(&r);
@@ -466,12 +493,16 @@ static void test_mig_slices(void)
 /* ---- utilisation metrics by hand ------------------------------------- */
 
 /* Two ResNet-50 jobs on one A100-80GB from 0: A (100 s, 10000 MiB) and B
-** (200 s, 20000 MiB).
-** timeslice: both at T(2) = q / (2 (q + c)) until A ends at t1 = 100 /
-** T(2); B, with 100 s left, alone at speed 1 until t1 + 100.  Busy SMs
-** 2 T(2) sat, then sat; HBM 30000 then 20000 MiB of 81920.
-** mps (100% caps): wants sat > 0.5 each, water-filled to 0.5; speed
-** 1 / ((alpha sat / 0.5 + 1 - alpha) (1 + k)); busy SMs 1 then sat. */
+** (200 s, 20000 MiB), each GPU-busy a fraction d of its solo time (the
+** duty-cycle model; before it d was 1 and the speeds below were r1).
+** timeslice: both at v = the two-tenant closed form (tests/util.h) with
+** busy rates 1 alone and r1 = T(2) / (1 + k bw) together, T(2) = q / (2
+** (q + c)), until A ends at t1 = 100 / v; B, with 100 s left, alone at
+** speed 1 until t1 + 100.  Busy SMs 2 d v sat, then d sat; HBM 30000 then
+** 20000 MiB of 81920.
+** mps (100% caps): together the wants sat > 0.5 water-fill to 0.5, so the
+** busy part runs at r1 = 1 / (max(sat / 0.5, (1 - alpha) / alpha x
+** max(1, 2 bw)) (1 + k)); busy SMs 2 d v sat, then d sat. */
 static void test_util_by_hand(void)
 {
 	static const char body[] =
@@ -493,15 +524,16 @@ static void test_util_by_hand(void)
 
 	q = (double)d->ts_quantum_ns;
 	c = (double)d->ts_switch_ns;
-	v = q / (2 * (q + c));
+	v = test_duty_pair_speed(p.duty, 1.0, q / (2 * (q + c)) /
+				 (1 + d->ts_mem_contention_k * p.bw_frac));
 	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "util_ts.csv", body, "timeslice",
 				     "1x1:a100-80gb", NULL), 0);
 	t1 = ceil(100e9 / v) / 1e9;
 	t2 = t1 + 100;
 	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t1, 1e-9);
 	TEST_ASSERT_CLOSE(r2_end(&r, "B"), t2, 1e-6);
-	sm_a = 2 * v * p.sat;
-	sm_b = p.sat;
+	sm_a = 2 * p.duty * v * p.sat;
+	sm_b = p.duty * p.sat;
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
 			  (sm_a * t1 + sm_b * (t2 - t1)) / t2, 1e-6);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
@@ -509,8 +541,9 @@ static void test_util_by_hand(void)
 			  1e-6);
 	r2_fini(&r);
 
-	v = 1.0 / ((p.alpha * p.sat / 0.5 + 1 - p.alpha) *
-		   (1 + d->mps_contention_k));
+	v = test_duty_pair_speed(p.duty, 1.0, 1.0 /
+		(fmax(p.sat / 0.5, (1 - p.alpha) / p.alpha *
+		      fmax(1.0, 2 * p.bw_frac)) * (1 + d->mps_contention_k)));
 	CU_ASSERT_EQUAL_FATAL(r2_run(&r, "util_mps.csv", body, "mps",
 				     "1x1:a100-80gb", NULL), 0);
 	t1 = ceil(100e9 / v) / 1e9;
@@ -518,7 +551,8 @@ static void test_util_by_hand(void)
 	TEST_ASSERT_CLOSE(r2_end(&r, "A"), t1, 1e-9);
 	TEST_ASSERT_CLOSE(r2_end(&r, "B"), t2, 1e-6);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
-			  (1.0 * t1 + p.sat * (t2 - t1)) / t2, 1e-6);
+			  (2 * p.duty * v * p.sat * t1 +
+			   p.duty * p.sat * (t2 - t1)) / t2, 1e-6);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
 			  (30000.0 * t1 + 20000.0 * (t2 - t1)) / t2 / 81920.0,
 			  1e-6);
@@ -609,10 +643,12 @@ static const struct pol_ops probe_ops = {
 };
 
 /* Oversubscription: A and B (50000 MiB each) on one A100-80GB (81920
-** MiB) under timeslice.  The excess E = 18080 MiB pages at U: each runs at
-** T(2) / (1 + P), P = bw_frac (B / U) (E / M), M = 100000 MiB, until A (100
-** s) ends at t1; B (200 s), with 200 - 100 s left, then runs alone at speed
-** 1.  HBM counts as full while oversubscribed. */
+** MiB) under timeslice.  The excess E = 18080 MiB pages at U: each busy
+** part runs at 1 / (1 + P) alone and T(2) / (1 + k bw + P) together, P =
+** bw_frac (B / U) (E / M), M = 100000 MiB, which gives the two-tenant
+** speed v (tests/util.h; d = 1 before the duty-cycle model: v was T(2) /
+** (1 + P)) until A (100 s) ends at t1; B (200 s), with 200 - 100 s left,
+** then runs alone at speed 1.  HBM counts as full while oversubscribed. */
 static void test_oversub_paging(void)
 {
 	struct dev_catalog cat = { NULL, 0 };
@@ -631,7 +667,8 @@ static void test_oversub_paging(void)
 	c = (double)d->ts_switch_ns;
 	P = p.bw_frac * (d->hbm_bw_bytes_per_s / d->uvm_bytes_per_s) *
 		(18080.0 / 100000.0);
-	v = q / (2 * (q + c)) / (1 + P);
+	v = test_duty_pair_speed(p.duty, 1.0 / (1 + P), q / (2 * (q + c)) /
+				 (1 + d->ts_mem_contention_k * p.bw_frac + P));
 	CU_ASSERT_EQUAL_FATAL(r2_run_ops(&r, "oversub.csv",
 		"A,train,0,resnet50,32,,100,,,,1,,50000,,,,,,\n"
 		"B,train,0,resnet50,32,,200,,,,1,,50000,,,,,,\n",
@@ -660,8 +697,9 @@ static void test_oversub_paging(void)
 
 /* An MPS share change mid-run reschedules the completion: A (100 s) alone
 ** at share 1 runs at speed 1 (its want is sat < 1); at 10 s its share
-** drops to 0.3 and it runs at 1 / (alpha sat / 0.3 + 1 - alpha) for the
-** 90 s left. */
+** drops to 0.3 and its busy part (a fraction d) stretches by max(sat /
+** 0.3, (1 - alpha) / alpha) (the roofline max; the old model blended
+** alpha sat / 0.3 + 1 - alpha and had d = 1), for the 90 s left. */
 static void test_share_change_reschedules(void)
 {
 	struct dev_catalog cat = { NULL, 0 };
@@ -676,14 +714,15 @@ static void test_share_change_reschedules(void)
 	d = dev_catalog_find(&cat, "a100-80gb");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &p);
-	v = 1.0 / (p.alpha * p.sat / 0.3 + 1 - p.alpha);
+	v = 1.0 / ((1 - p.duty) + p.duty *
+		   fmax(p.sat / 0.3, (1 - p.alpha) / p.alpha));
 	CU_ASSERT_EQUAL_FATAL(r2_run_ops(&r, "share.csv",
 		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n",
 		&probe_ops, "1x1:a100-80gb", "mode=mps,at_s=10,share=0.3"), 0);
 	TEST_ASSERT_CLOSE(r2_end(&r, "A"), 10 + ceil(90e9 / v) / 1e9, 1e-9);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
-			  (p.sat * 10 + 0.3 * (r2_end(&r, "A") - 10)) /
-			  r2_end(&r, "A"), 1e-9);
+			  (p.duty * p.sat * 10 + p.duty * v * p.sat *
+			   (r2_end(&r, "A") - 10)) / r2_end(&r, "A"), 1e-9);
 	r2_fini(&r);
 	dev_catalog_fini(&cat);
 }

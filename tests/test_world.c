@@ -66,20 +66,27 @@ static void test_exclusive_fifo(void)
 	run_result_fini(&r);
 }
 
-/* Two jobs time-sliced: each runs at s = (1/2) q / (q + c) until the short
-** one ends at 10/s; the long one has 10 s left, alone at speed 1. */
+/* Two jobs time-sliced: each runs at s until the short one ends at 10/s;
+** the long one has 10 s left, alone at speed 1.  With the duty-cycle
+** model s is the closed form of two identical tenants (tests/util.h)
+** whose busy parts run at 1 alone and T(2) / (1 + k bw) together, T(2) =
+** (1/2) q / (q + c); before it, every job was always busy and s = T(2). */
 static void test_timeslice(void)
 {
 	struct dev_profile d;
 	struct sim_err err = { 0, "" };
 	struct run_result r;
+	struct gpu_work_profile p;
 	double q, c, s;
 
 	CU_ASSERT_EQUAL_FATAL(dev_load_file("models/devices/" DEV ".ini", &d,
 					    &err), 0);
 	q = (double)d.ts_quantum_ns;
 	c = (double)d.ts_switch_ns;
-	s = 0.5 * q / (q + c);
+	wl_train_profile(zoo_find("resnet50"), &d, 32, WL_PREC_FP32, &p);
+	CU_ASSERT_FATAL(p.duty > 0 && p.duty < 1);
+	s = test_duty_pair_speed(p.duty, 1.0, 0.5 * q / (q + c) /
+				 (1 + d.ts_mem_contention_k * p.bw_frac));
 	CU_ASSERT_EQUAL_FATAL(run1("ts.csv",
 		"A,train,0,resnet50,32,,10,,,,1,,1000,,,,,,\n"
 		"B,train,0,resnet50,32,,20,,,,1,,1000,,,,,,\n",
