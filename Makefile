@@ -4,6 +4,7 @@
 #   make check        build and run every test (CUnit suites, golden, conformance)
 #   make bench        engine benchmarks (PHOLD, hold) side by side with SimPy
 #   make demo         the reference experiment of README.md
+#   make validate     fit the co-location models, write docs/VALIDATION.md
 #   make deps         install missing Debian packages (.ci/deps)
 #   make microbench   build the CUDA calibration suite when nvcc exists
 #   make install PREFIX=/usr/local
@@ -66,7 +67,7 @@ SUITES_INC := $(BUILD)/tests/suites.inc
 
 BENCH_BINS := $(BUILD)/bench/phold $(BUILD)/bench/hold $(BUILD)/bench/bareheap
 
-.PHONY: all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden
+.PHONY: all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden validate refit
 
 all: $(BIN) $(LIB)
 
@@ -127,6 +128,18 @@ callgrind: $(BENCH_BINS)
 # Regenerates the golden metrics on purpose (see tests/golden/regen.sh).
 golden: $(BIN)
 	sh tests/golden/regen.sh $(BIN)
+
+# The co-location fits on the public measurements (../shared/measurements,
+# skipped with a message where absent): writes docs/VALIDATION.md.
+# `make refit` also regenerates models/train_fits.c and prints the fitted
+# device-profile lines (docs/VALIDATION.md says where they go).
+MEAS ?= ../shared/measurements
+validate: $(BIN)
+	$(BIN) fit --data $(MEAS) --validation docs/VALIDATION.md
+
+refit: $(BIN)
+	$(BIN) fit --data $(MEAS) --validation docs/VALIDATION.md \
+		--fits-c models/train_fits.c --keys /dev/stdout
 
 # The README's main command: installs what is missing, builds, runs the
 # reference experiment into results/demo.db, prints the report and writes

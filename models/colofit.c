@@ -49,6 +49,14 @@ static const char *const lucid_zoo[][3] = {
 	{ "ResNet50", "ImageNet", "resnet50" },
 	{ "ResNet18", "CIFAR-10", "resnet18-cifar10" },
 	{ "Transformer", "Multi30k", "transformer-multi30k" },
+	{ "LSTM", "Wikitext2", "lstm-wikitext2" },
+	{ "VGG", "CIFAR-10", "vgg11-cifar10" },
+	{ "MobileNetV2", "CIFAR-10", "mobilenetv2-cifar10" },
+	{ "DCGAN", "LSUN", "dcgan-lsun" },
+	{ "PointNet", "ShapeNet", "pointnet-shapenet" },
+	{ "NeuMF", "MovieLens", "neumf-movielens" },
+	{ "PPO", "LunarLander", "ppo-lunarlander" },
+	{ "TD3", "BipedalWalker", "td3-bipedalwalker" },
 };
 
 static const char *map2(const char *const (*t)[2], size_t n, const char *k)
@@ -115,9 +123,10 @@ static int add_obs(struct colo_solo *s, size_t *cap, const char *set,
 ** idx[0..n) (weights 1/meas^2: relative errors), host >= 0.  The
 ** covariance is scaled by chisq / (n - 2) (the errors' scale is not
 ** known); 95% intervals with Student's t on n - 2 degrees of freedom.
-** Two observations: the line through them.  One observation (or an
-** inadmissible line): eta 1 and host = meas - roof (host 0 and eta =
-** meas / roof when that is negative).  Both exact, no interval. */
+** Two observations: the line through them (exact, no interval).  A
+** negative intercept: the fit through the origin (host 0).  One
+** observation: eta 1 and host = meas - roof (host 0 and eta = meas / roof
+** when that is negative); exact. */
 static void fit_group(struct colo_solo *s, const size_t *idx, size_t n,
 		      struct colo_solo_fit *f)
 {
@@ -159,7 +168,7 @@ static void fit_group(struct colo_solo *s, const size_t *idx, size_t n,
 			return;
 		}
 	}
-	if (n >= 3 && gsl_fit_wmul(x, 1, w, 1, y, 1, n, &c1, &c11, &chisq) ==
+	if (n >= 2 && gsl_fit_wmul(x, 1, w, 1, y, 1, n, &c1, &c11, &chisq) ==
 	    GSL_SUCCESS && c1 > 0) {
 		/* through the origin: the intercept came out negative */
 		double sc = chisq / (double)(n - 1);

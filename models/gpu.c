@@ -29,7 +29,7 @@
 #include <string.h>
 
 static const char *const mode_names[] = {
-	"exclusive", "timeslice", "mps", "mig"
+	"exclusive", "timeslice", "mps", "mig", "streams"
 };
 
 const char *gpu_mode_name(enum gpu_mode m)
@@ -288,10 +288,22 @@ static double mig_stretch(const struct gpu *g, const struct gpu_slice *sl,
 	       w * dmax(1.0, t->prof.bw_frac / sl->bw_frac);
 }
 
+/* The MPS-like modes: MPS (caps) and streams (one process: no caps). */
+static int spatial(const struct gpu *g)
+{
+	return g->mode == GPU_MODE_MPS || g->mode == GPU_MODE_STREAMS;
+}
+
+static double cap_of(const struct gpu *g, const struct gpu_tenant *t)
+{
+	return g->mode == GPU_MODE_STREAMS ? 1.0 : t->sm_cap;
+}
+
 /* MPS water-filling over the tenants of `in` (bit k: s->t[k]): each wants
 ** min(cap, sat); when the wants exceed the device, a level L with
 ** sum min(want, L) = 1 (max-min fair) caps them.  Fills share[k], k in in. */
-static void waterfill_set(const struct duty_set *s, unsigned in, double *share)
+static void waterfill_set(const struct gpu *g, const struct duty_set *s,
+			  unsigned in, double *share)
 {
 	double left = 1.0, want[DUTY_EXACT_MAX] = { 0 };
 	unsigned fixed = ~in;
@@ -299,7 +311,7 @@ static void waterfill_set(const struct duty_set *s, unsigned in, double *share)
 
 	for (k = 0; k < s->n; k++)
 		if (in & (1u << k)) {
-			want[k] = dmin(s->t[k]->sm_cap, s->t[k]->prof.sat);
+			want[k] = dmin(cap_of(g, s->t[k]), s->t[k]->prof.sat);
 			unfixed++;
 		}
 	while (unfixed > 0) {
@@ -332,8 +344,10 @@ static double mps_rate(const struct gpu *g, const struct gpu_tenant *t,
 	double c = share >= t->prof.sat ? 1.0 : t->prof.sat / share;
 	double st = roofline_stretch(t->prof.alpha, c, dmax(1.0, bwsum));
 
-	return 1.0 / (st * (1.0 + g->dev->mps_contention_k * cnt) +
-		      paging(g, t));
+	double k = g->mode == GPU_MODE_STREAMS ? g->dev->streams_contention_k :
+		   g->dev->mps_contention_k;
+
+	return 1.0 / (st * (1.0 + k * cnt) + paging(g, t));
 }
 
 /* Round robin among the busy contexts of a domain (exclusive, timeslice,
@@ -359,10 +373,10 @@ static double busy_rate(const struct gpu *g, const struct duty_set *s,
 			cnt++;
 			bw += s->t[k]->prof.bw_frac;
 		}
-	if (g->mode == GPU_MODE_MPS) {
+	if (spatial(g)) {
 		double share[DUTY_EXACT_MAX];
 
-		waterfill_set(s, others | (1u << i), share);
+		waterfill_set(g, s, others | (1u << i), share);
 		return mps_rate(g, s->t[i], share[i],
 				bw + s->t[i]->prof.bw_frac, cnt);
 	}
@@ -466,7 +480,7 @@ static void mps_waterfill(struct gpu *g)
 
 		progress = 0;
 		for (t = g->tenants; t != NULL; t = t->next_) {
-			double want = dmin(t->sm_cap, t->prof.sat);
+			double want = dmin(cap_of(g, t), t->prof.sat);
 
 			if (!t->fixed_ && want <= level) {
 				t->share_ = want;
@@ -505,12 +519,12 @@ static void always_busy(struct gpu *g, int slice)
 			n++;
 			bwsum += t->prof.bw_frac;
 		}
-	if (g->mode == GPU_MODE_MPS)
+	if (spatial(g))
 		mps_waterfill(g);
 	for (t = g->tenants; t != NULL; t = t->next_) {
 		if (!in_domain(g, t, slice))
 			continue;
-		if (g->mode == GPU_MODE_MPS)
+		if (spatial(g))
 			t->speed = mps_rate(g, t, t->share_, bwsum, n - 1);
 		else
 			t->speed = ts_rate(g, t, slice >= 0 ?
@@ -854,6 +868,60 @@ void gpu_finish(struct gpu *g, struct gpu_tenant *t, sim_time now)
 	t->busy = 0;
 	t->speed = 0;
 	recompute(g, now);
+}
+
+void gpu_host_load_of(const struct gpu_tenant *t, double cores,
+		      struct gpu_host_load *out)
+{
+	double d = duty_of(t), h = host_of(t), tau;
+
+	out->duty = d;
+	out->cores = cores;
+	out->busy_rate = 1.0;
+	if (!t->busy || !(t->speed > 0))
+		return;
+	/* tau = (1 - d) h + d / r */
+	tau = 1.0 / t->speed;
+	if (tau - (1 - d) * h > 0)
+		out->busy_rate = d / (tau - (1 - d) * h);
+}
+
+/* The host cores in use at stretch h. */
+static double host_demand(const struct gpu_host_load *l, int n, double h)
+{
+	double dem = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double host = (1 - l[i].duty) * h;
+		double busy = l[i].duty / (l[i].busy_rate > 0 ? l[i].busy_rate
+							       : 1.0);
+
+		if (host + busy > 0)
+			dem += l[i].cores * host / (host + busy);
+	}
+	return dem;
+}
+
+double gpu_host_stretch(const struct gpu_host_load *l, int n, double cpus)
+{
+	double h = 1.0;
+	int it;
+
+	if (!(cpus > 0) || n <= 0)
+		return 1.0;
+	/* the map is increasing and bounded by sum cores / cpus: iterating
+	** from 1 climbs to the least fixed point */
+	for (it = 0; it < 10000; it++) {
+		double hn = dmax(1.0, host_demand(l, n, h) / cpus);
+
+		if (fabs(hn - h) < 1e-13 * hn) {
+			h = hn;
+			break;
+		}
+		h = hn;
+	}
+	return h;
 }
 
 uint64_t gpu_mem_free(const struct gpu *g, int slice)

@@ -37,10 +37,14 @@ enum gpu_mode {
 	GPU_MODE_EXCLUSIVE = 0,   /* one tenant; speed 1 */
 	GPU_MODE_TIMESLICE,       /* round-robin: (1/n) q / (q + c) */
 	GPU_MODE_MPS,             /* SM shares, water-filled; bandwidth shared */
-	GPU_MODE_MIG              /* fixed slices; timeslice inside a slice */
+	GPU_MODE_MIG,             /* fixed slices; timeslice inside a slice */
+	GPU_MODE_STREAMS          /* one process, kernels on streams: MPS's
+				     equations without caps, with
+				     streams_contention_k */
 };
 
-/* "exclusive", "timeslice", "mps", "mig"; NULL for an unknown value. */
+/* "exclusive", "timeslice", "mps", "mig", "streams"; NULL for an unknown
+** value. */
 const char *gpu_mode_name(enum gpu_mode m);
 /* Parses a mode name; 0 or SIM_EINVAL. */
 int gpu_mode_parse(const char *s, enum gpu_mode *out);
@@ -176,6 +180,26 @@ double gpu_work_left(const struct gpu_tenant *t, sim_time now);
 /* The wall fraction the tenant spends GPU-busy at the current speeds
 ** (its duty cycle stretched by sharing; 0 when idle). */
 double gpu_busy_frac(const struct gpu_tenant *t);
+
+/* ---- host CPU contention (docs/MODEL.md, "Host CPU contention") ----
+** The host-side parts of the tenants of one node share its CPU cores.  The
+** world computes each node's stretch with gpu_host_stretch() and hands it
+** to the tenants with gpu_set_host_stretch(). */
+struct gpu_host_load {
+	double duty;              /* GPU-busy fraction of solo time, (0, 1] */
+	double busy_rate;         /* mean rate of its busy part, > 0 */
+	double cores;             /* cores its host part keeps busy */
+};
+
+/* A busy tenant's load at its current speed, with `cores` host cores. */
+void gpu_host_load_of(const struct gpu_tenant *t, double cores,
+		      struct gpu_host_load *out);
+
+/* The stretch h >= 1 of every host part of a node with `cpus` cores: the
+** least fixed point of h = max(1, sum_i cores_i f_i(h) / cpus), f_i(h) =
+** (1 - d_i) h / ((1 - d_i) h + d_i / r_i) the wall fraction tenant i
+** spends on the host.  1 when the demand fits (or cpus <= 0: unlimited). */
+double gpu_host_stretch(const struct gpu_host_load *l, int n, double cpus);
 
 /* Free HBM (capacity - used; 0 when oversubscribed), whole device or slice. */
 uint64_t gpu_mem_free(const struct gpu *g, int slice);

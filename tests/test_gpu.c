@@ -539,6 +539,41 @@ static void test_host_stretch(void)
 	gpu_fini(&g);
 }
 
+/* The node's host stretch by hand.  Two tenants d = 0.5, r = 1, 3 cores
+** each, 2 CPUs: f(h) = 0.5 h / (0.5 h + 0.5) = h / (h + 1), so h = 6 f(h)
+** / 2 = 3 h / (h + 1), h = 2 (check: f(2) = 2/3, 6 x 2/3 / 2 = 2).  With
+** 1 core each the demand (2 x 1/2) fits 2 CPUs: h = 1.  The load of a
+** tenant read back from its state: rate 1 when alone. */
+static void test_host_cpu(void)
+{
+	struct gpu_host_load l[2] = { { 0.5, 1.0, 3.0 }, { 0.5, 1.0, 3.0 } };
+	struct gpu_work_profile half = { 1.0, 1.0, 0.0, 0.5 };
+	struct dev_profile d;
+	struct gpu g;
+	struct gpu_tenant t[2];
+	struct gpu_host_load got;
+
+	CU_ASSERT_DOUBLE_EQUAL(gpu_host_stretch(l, 2, 2.0), 2.0, 1e-9);
+	l[0].cores = l[1].cores = 1.0;
+	CU_ASSERT_DOUBLE_EQUAL(gpu_host_stretch(l, 2, 2.0), 1.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(gpu_host_stretch(l, 2, 0), 1.0, 0);
+	test_profile(&d, 0);
+	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
+	start_all(&g, t, 1, &half);
+	gpu_host_load_of(&t[0], 3.0, &got);
+	CU_ASSERT_DOUBLE_EQUAL(got.duty, 0.5, 0);
+	CU_ASSERT_DOUBLE_EQUAL(got.busy_rate, 1.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(got.cores, 3.0, 0);
+	/* with a second tenant the busy part slows to sqrt(0.4) (the
+	** symmetric fixed point of test_duty_timeslice) */
+	tenant(&t[1], 1, 1, 1, -1);
+	gpu_attach(&g, &t[1], 0, 0, NULL);
+	gpu_begin(&g, &t[1], 1e9, &half, 0);
+	gpu_host_load_of(&t[0], 3.0, &got);
+	CU_ASSERT_DOUBLE_EQUAL(got.busy_rate, sqrt(0.4), 1e-9);
+	gpu_fini(&g);
+}
+
 /* MIG with a duty cycle: 1g (14 of 100 SMs, 1/8 bandwidth), w = 0.5, sat
 ** = bw = 1, d = 0.4: the busy part stretches 0.5 / 0.14 + 0.5 x 8 =
 ** 7.571429, the rest not: speed = 1 / (0.6 + 0.4 x 7.571429) = 0.275591
@@ -613,6 +648,7 @@ TEST_REGISTER(gpu)
 		{ "duty cycles under timeslice", test_duty_timeslice },
 		{ "duty cycles under mps", test_duty_mps },
 		{ "host CPU stretch", test_host_stretch },
+		{ "node host CPU contention", test_host_cpu },
 		{ "duty cycles on a mig slice", test_duty_mig },
 		{ "timeslice bandwidth term, 9-tenant limit",
 		  test_ts_contention_and_limit },
