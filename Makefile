@@ -2,7 +2,8 @@
 #
 #   make              build build/colosim and build/libcolosim.a
 #   make check        build and run every test (CUnit suites, golden, conformance)
-#   make bench        engine benchmarks (PHOLD, hold) side by side with SimPy
+#   make bench        engine benchmarks (PHOLD, hold) side by side with SimPy,
+#                     the whole replay, LLM serving
 #   make demo         the reference experiment of README.md
 #   make validate     fit the co-location models, write docs/VALIDATION.md
 #   make deps         install missing Debian packages (.ci/deps)
@@ -15,7 +16,7 @@
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2 -g
-PKGS     := gsl sqlite3 inih cunit jansson
+PKGS     := gsl sqlite3 inih cunit libcurl nettle jansson
 BUILD    := build
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -90,6 +91,9 @@ $(CMDS_INC): $(CLI_SRC) Makefile
 	@printf '%s\n' $(foreach n,$(CMD_NAMES),"CMD($(n))") > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
+# The install prefix, the last place sim/datadir.c looks for data files.
+$(BUILD)/sim/datadir.o: CPPFLAGS += -DCOLOSIM_PREFIX='"$(PREFIX)"'
+
 $(BUILD)/experiments/cli/main.o: $(CMDS_INC)
 $(BUILD)/experiments/cli/main.o: CPPFLAGS += -I$(BUILD)/cli
 
@@ -121,6 +125,7 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 bench: $(BENCH_BINS) $(BIN)
 	sh tests/bench/run.sh $(BUILD)
 	sh tests/bench/replay.sh $(BUILD)
+	sh tests/bench/llm.sh $(BUILD)
 
 callgrind: $(BENCH_BINS)
 	sh tests/bench/callgrind.sh $(BUILD)
@@ -162,10 +167,11 @@ microbench:
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/colosim/devices \
-		$(DESTDIR)$(PREFIX)/share/colosim/plots
+		$(DESTDIR)$(PREFIX)/share/colosim/plots $(DESTDIR)$(PREFIX)/share/colosim/traces
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/colosim
 	install -m 644 models/devices/*.ini $(DESTDIR)$(PREFIX)/share/colosim/devices/
 	install -m 644 plots/*.gp $(DESTDIR)$(PREFIX)/share/colosim/plots/
+	install -m 644 traces/manifest.csv $(DESTDIR)$(PREFIX)/share/colosim/traces/
 
 clean:
 	rm -rf build build-san

@@ -6,7 +6,8 @@
 **
 **   [experiment]   name, trace = PATH or gen.KEY = VALUE (generator options),
 **                  cluster = 4x8:a100-80gb,2x4:v100-16gb, horizon_s,
-**                  replications, seed, db, policy (when not swept)
+**                  replications, seed, db, policy (when not swept),
+**                  devices = DIR (device profiles, relative to the config)
 **   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
 **                  memory_servers, memory_server_nic_gbps, preempt_cost
 **   [sweep]        KEY = v1, v2, ... or a..b step s (items may be mixed);
@@ -26,6 +27,10 @@
 ** sweep point sees the same arrivals and sizes in replication r (common
 ** random numbers).
 **
+** Files: config.c reads and checks the INI file (libinih), matrix.c
+** expands it into runs; cluster specs are parsed by models/cluster.h and
+** numbers by sim/num.h.
+**
 ** Ownership: exp_config_* returns a heap config freed by exp_config_free;
 ** a matrix owns every string of its specs and is released by
 ** exp_matrix_fini; the specs may borrow from the config, which must outlive
@@ -37,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/cluster.h"
 #include "sim/err.h"
 
 #define EXP_NAME_MAX 64
@@ -48,13 +54,6 @@ struct exp_kv {
 	char *key;
 	char *value;
 	int line;
-};
-
-/* nodes x gpus_per_node devices of one profile name. */
-struct exp_cluster_group {
-	int nodes;
-	int gpus_per_node;
-	char device[48];
 };
 
 /* The [cluster] section's link and memory-pool options; 0 means "not set"
@@ -99,6 +98,9 @@ struct exp_config {
 	int replications;                /* >= 1, default 1 */
 	uint64_t seed;                   /* master seed, default 1 */
 	char *db;                        /* default NAME.db */
+	char *devices;                   /* device profile folder, resolved
+					    against the config's folder; NULL:
+					    dev_find_dir's search */
 	char *policy;                    /* [experiment] policy, if any */
 	int policy_line;
 
@@ -133,10 +135,12 @@ struct exp_run_spec {
 	uint64_t seed;                   /* sim_rng_seed(master, "replication", r) */
 	char *trace;                     /* NULL: generated from gen */
 	char *cluster;
-	struct exp_cluster_group *groups;
+	struct cluster_part *groups;     /* the cluster's parts (heap) */
 	size_t ngroups;
 	const struct exp_cluster_opts *copts;
 	double horizon_s;
+	const char *devices_dir;         /* borrowed, set by the runner; NULL:
+					    dev_find_dir's search */
 };
 
 struct exp_matrix {
@@ -161,14 +165,6 @@ void exp_config_free(struct exp_config *cfg);
 
 /* The seed of replication r under master: common to every run of r. */
 uint64_t exp_replication_seed(uint64_t master, int replication);
-
-/*
-** Parses a cluster spec "NxG:device[,NxG:device...]" into a heap array
-** (*out, *nout; free with free()).  where prefixes messages ("file:line").
-*/
-int exp_cluster_parse(const char *spec, const char *where,
-		      struct exp_cluster_group **out, size_t *nout,
-		      struct sim_err *err);
 
 /*
 ** Expands a sweep value list ("1, 2, 5..20 step 5") into a heap array of

@@ -2,10 +2,10 @@
 ** openb.c: readers, replay, allocation curve and output of the FGD
 ** experiment on the openb trace (see openb.h).
 **
-** CSV goes through libcsv, fed one physical line at a time so that errors
-** can name the line a record starts on; the column of an error is the
-** 1-based field number.  Records are handled as they complete, so a reader
-** holds one record at a time.
+** CSV goes through the one reader (sim/csv.h), numbers through sim/num.h;
+** errors name the line a record starts on, and the column of an error is
+** the 1-based field number.  Records are handled as they complete, so a
+** reader holds one record at a time.
 */
 #include <errno.h>
 #include <math.h>
@@ -16,9 +16,8 @@
 #include <sys/wait.h>
 #include <fcntl.h>
 
-#include <csv.h>
-
-#include "sim/file.h"
+#include "sim/csv.h"
+#include "sim/num.h"
 #include "experiments/openb.h"
 #include "policies/frac.h"
 
@@ -31,113 +30,55 @@ struct rec {
 	const char *path;
 	long line;                 /* line the record starts on */
 	int nf;
-	char f[REC_FIELDS][REC_FIELD_MAX];
-	int too_long;              /* 1-based field that overflowed, or 0 */
+	char *const *f;
 };
 
 typedef int (*rec_fn)(void *ctx, const struct rec *r, struct sim_err *err);
 
-struct reader {
-	struct rec r;
-	long cur_line;
-	long nrec;
-	rec_fn fn;
-	void *ctx;
-	struct sim_err *err;
-	int rc;
-};
-
-static void on_field(void *s, size_t len, void *data)
+/* The formats' own limits: at most REC_FIELDS fields of REC_FIELD_MAX - 1
+** bytes (node names, GPU models and numbers are short). */
+static int check_rec(const struct sim_csv_rec *c, struct sim_err *err)
 {
-	struct reader *rd = data;
-	struct rec *r = &rd->r;
+	int k;
 
-	if (r->nf == 0)
-		r->line = rd->cur_line;
-	if (r->nf < REC_FIELDS) {
-		if (len >= REC_FIELD_MAX) {
-			len = REC_FIELD_MAX - 1;
-			if (!r->too_long)
-				r->too_long = r->nf + 1;
-		}
-		memcpy(r->f[r->nf], s, len);
-		r->f[r->nf][len] = '\0';
-	}
-	r->nf++;
-}
-
-static void on_record(int c, void *data)
-{
-	struct reader *rd = data;
-	struct rec *r = &rd->r;
-
-	(void)c;
-	if (r->nf == 0)
-		r->line = rd->cur_line;
-	if (rd->rc == 0) {
-		if (r->too_long)
-			rd->rc = sim_err_set(rd->err, SIM_EPARSE, "%s:%ld:%d:"
-					     " field longer than %d bytes",
-					     r->path, r->line, r->too_long,
-					     REC_FIELD_MAX - 1);
-		else if (r->nf > REC_FIELDS)
-			rd->rc = sim_err_set(rd->err, SIM_EPARSE, "%s:%ld:%d:"
-					     " more than %d fields", r->path,
-					     r->line, REC_FIELDS + 1,
-					     REC_FIELDS);
-		else
-			rd->rc = rd->fn(rd->ctx, r, rd->err);
-	}
-	rd->nrec++;
-	r->nf = 0;
-	r->too_long = 0;
+	if (c->nf > REC_FIELDS)
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: more than %d "
+				   "fields", c->path, c->line, REC_FIELDS + 1,
+				   REC_FIELDS);
+	for (k = 0; k < c->nf; k++)
+		if (c->len[k] >= REC_FIELD_MAX)
+			return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: field "
+					   "longer than %d bytes", c->path,
+					   c->line, k + 1, REC_FIELD_MAX - 1);
+	return 0;
 }
 
 static int read_csv(const char *path, rec_fn fn, void *ctx,
 		    struct sim_err *err)
 {
-	struct csv_parser p;
-	struct reader rd;
-	FILE *fp;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	struct sim_csv *r;
+	struct sim_csv_rec c;
+	struct rec rec;
+	long n = 0;
+	int rc;
 
-	memset(&rd, 0, sizeof(rd));
-	rd.r.path = path;
-	rd.fn = fn;
-	rd.ctx = ctx;
-	rd.err = err;
-	{
-		int rc = sim_fopen_in(&fp, path, "r", "", err);
-		if (rc != 0)
-			return rc;
+	if ((rc = sim_csv_open(&r, path, "", 0, NULL, err)) != 0)
+		return rc;
+	while ((rc = sim_csv_next(r, &c, err)) == 1) {
+		n++;
+		if ((rc = check_rec(&c, err)) != 0)
+			break;
+		rec.path = c.path;
+		rec.line = c.line;
+		rec.nf = c.nf;
+		rec.f = c.f;
+		if ((rc = fn(ctx, &rec, err)) != 0)
+			break;
 	}
-	if (csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI) != 0) {
-		fclose(fp);
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	}
-	while (rd.rc == 0 && (len = getline(&line, &cap, fp)) > 0) {
-		rd.cur_line++;
-		if (csv_parse(&p, line, (size_t)len, on_field, on_record, &rd)
-		    != (size_t)len && rd.rc == 0)
-			rd.rc = sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s",
-					    path, rd.cur_line, rd.r.nf + 1,
-					    csv_strerror(csv_error(&p)));
-	}
-	if (rd.rc == 0 && ferror(fp))
-		rd.rc = sim_err_set(err, SIM_EIO, "%s: read error", path);
-	if (rd.rc == 0 && csv_fini(&p, on_field, on_record, &rd) != 0 &&
-	    rd.rc == 0)
-		rd.rc = sim_err_set(err, SIM_EPARSE, "%s:%ld: %s", path,
-				    rd.cur_line, csv_strerror(csv_error(&p)));
-	if (rd.rc == 0 && rd.nrec == 0)
-		rd.rc = sim_err_set(err, SIM_EPARSE, "%s:1:1: empty file",
-				    path);
-	csv_free(&p);
-	free(line);
-	fclose(fp);
-	return rd.rc;
+	if (rc == 0 && n == 0)
+		rc = sim_err_set(err, SIM_EPARSE, "%s:1:1: empty file", path);
+	sim_csv_close(r);
+	return rc;
 }
 
 /* Checks that field col (0-based) of the header is name. */
@@ -168,20 +109,16 @@ static int get_i64(const struct rec *r, int col, const char *name,
 		   int64_t lo, int64_t hi, int64_t *out, struct sim_err *err)
 {
 	const char *s = r->f[col];
-	char *end;
-	long long v;
+	int rc = sim_num_i64(s, NULL, lo, hi, out, NULL);
 
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (s[0] == '\0' || *end != '\0' || errno == ERANGE)
+	if (rc == SIM_EPARSE)
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: expected an"
 				   " integer, found '%s'", r->path, r->line,
 				   col + 1, name, s);
-	if (v < lo || v > hi)
-		return sim_err_set(err, SIM_ERANGE, "%s:%ld:%d: %s: %lld not in"
+	if (rc != 0)
+		return sim_err_set(err, SIM_ERANGE, "%s:%ld:%d: %s: %s not in"
 				   " [%lld, %lld]", r->path, r->line, col + 1,
-				   name, v, (long long)lo, (long long)hi);
-	*out = v;
+				   name, s, (long long)lo, (long long)hi);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 ** colosim is meant for.
 */
 #include "experiments/report.h"
+#include "experiments/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -514,21 +515,6 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void render_table(FILE *f, const struct rep_table *t)
 {
 	const char *cur_set = NULL, *cur_met = NULL;
@@ -628,51 +614,69 @@ static void render_csv(FILE *f, const struct rep_table *t)
 	}
 }
 
-static void json_num(FILE *f, const char *key, double v)
+static json_t *json_row(const struct rep_row *r)
 {
-	fprintf(f, ", \"%s\": ", key);
-	put_num(f, 0, 17, 0, v, "null");
+	json_t *o = json_object();
+	int bad = o == NULL;
+
+	bad |= json_object_set_new(o, "setting", exp_json_text(r->setting));
+	bad |= json_object_set_new(o, "variant", exp_json_text(r->variant));
+	bad |= json_object_set_new(o, "policy", exp_json_text(r->policy));
+	bad |= json_object_set_new(o, "metric", exp_json_text(r->metric));
+	bad |= json_object_set_new(o, "n", json_integer((json_int_t)r->stat.n));
+	bad |= json_object_set_new(o, "mean", exp_json_num(r->stat.mean));
+	bad |= json_object_set_new(o, "sd", exp_json_num(r->stat.sd));
+	bad |= json_object_set_new(o, "ci_half", exp_json_num(r->stat.half));
+	bad |= json_object_set_new(o, "is_baseline",
+				   json_boolean(r->is_baseline));
+	if (r->diff.n > 0) {
+		bad |= json_object_set_new(o, "diff_n",
+					   json_integer((json_int_t)r->diff.n));
+		bad |= json_object_set_new(o, "diff_mean",
+					   exp_json_num(r->diff.mean));
+		bad |= json_object_set_new(o, "diff_half",
+					   exp_json_num(r->diff.half));
+		bad |= json_object_set_new(o, "rel_diff", exp_json_num(r->rel));
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
-static void render_json(FILE *f, const struct rep_table *t)
+/* The table as one JSON object (jansson does the escaping); numbers
+** with 17 significant digits, as before. */
+static int render_json(FILE *f, const struct rep_table *t)
 {
+	json_t *o = json_object(), *rows = json_array();
+	char *text = NULL;
 	size_t i;
+	int bad = o == NULL || rows == NULL;
 
-	fputs("{\"experiment\": ", f);
-	json_str(f, t->experiment);
-	fputs(", \"baseline\": ", f);
-	if (t->baseline)
-		json_str(f, t->baseline);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"confidence\": %g, \"total_runs\": %ld, \"done_runs\": "
-		"%ld, \"failed_runs\": %ld, \"rows\": [", t->conf,
-		t->total_runs, t->done_runs, t->failed_runs);
-	for (i = 0; i < t->nrows; i++) {
-		const struct rep_row *r = &t->rows[i];
-		fputs(i ? ",\n  {\"setting\": " : "\n  {\"setting\": ", f);
-		json_str(f, r->setting);
-		fputs(", \"variant\": ", f);
-		json_str(f, r->variant);
-		fputs(", \"policy\": ", f);
-		json_str(f, r->policy);
-		fputs(", \"metric\": ", f);
-		json_str(f, r->metric);
-		fprintf(f, ", \"n\": %zu", r->stat.n);
-		json_num(f, "mean", r->stat.mean);
-		json_num(f, "sd", r->stat.sd);
-		json_num(f, "ci_half", r->stat.half);
-		fprintf(f, ", \"is_baseline\": %s", r->is_baseline ? "true" :
-			"false");
-		if (r->diff.n > 0) {
-			fprintf(f, ", \"diff_n\": %zu", r->diff.n);
-			json_num(f, "diff_mean", r->diff.mean);
-			json_num(f, "diff_half", r->diff.half);
-			json_num(f, "rel_diff", r->rel);
-		}
-		fputc('}', f);
-	}
-	fputs("\n]}\n", f);
+	bad |= json_object_set_new(o, "experiment", exp_json_text(t->experiment));
+	bad |= json_object_set_new(o, "baseline", t->baseline ?
+				   exp_json_text(t->baseline) : json_null());
+	bad |= json_object_set_new(o, "confidence", json_real(t->conf));
+	bad |= json_object_set_new(o, "total_runs",
+				   json_integer(t->total_runs));
+	bad |= json_object_set_new(o, "done_runs", json_integer(t->done_runs));
+	bad |= json_object_set_new(o, "failed_runs",
+				   json_integer(t->failed_runs));
+	for (i = 0; !bad && i < t->nrows; i++)
+		bad |= json_array_append_new(rows, json_row(&t->rows[i]));
+	bad |= json_object_set(o, "rows", rows);
+	if (!bad)
+		text = json_dumps(o, JSON_PRESERVE_ORDER |
+				  JSON_REAL_PRECISION(17));
+	json_decref(rows);
+	json_decref(o);
+	if (text == NULL)
+		return SIM_ENOMEM;
+	fputs(text, f);
+	fputc('\n', f);
+	free(text);
+	return 0;
 }
 
 int rep_render(const struct rep_table *t, enum rep_format fmt, char **out,
@@ -681,6 +685,7 @@ int rep_render(const struct rep_table *t, enum rep_format fmt, char **out,
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	int rc = 0;
 
 	*out = NULL;
 	if (f == NULL)
@@ -688,10 +693,10 @@ int rep_render(const struct rep_table *t, enum rep_format fmt, char **out,
 	if (fmt == REP_CSV)
 		render_csv(f, t);
 	else if (fmt == REP_JSON)
-		render_json(f, t);
+		rc = render_json(f, t);
 	else
 		render_table(f, t);
-	if (ferror(f) || fclose(f) != 0) {
+	if (ferror(f) | (fclose(f) != 0) || rc != 0) {
 		free(buf);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}

@@ -496,7 +496,7 @@ void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
 ** of failed runs.
 */
 static int preflight(const char *cfg_path, const struct exp_matrix *m,
-		     struct sim_err *err)
+		     const char *devdir, struct sim_err *err)
 {
 	struct dev_catalog cat = { NULL, 0 };
 	size_t k;
@@ -519,7 +519,7 @@ static int preflight(const char *cfg_path, const struct exp_matrix *m,
 			break;
 		}
 		if (cat.n == 0 &&
-		    (rc = dev_catalog_load(&cat, dev_default_dir(), err)) != 0)
+		    (rc = dev_catalog_load(&cat, devdir, err)) != 0)
 			break;
 		{
 			struct cluster_spec cl;
@@ -582,8 +582,9 @@ int exp_run_experiment(const struct exp_run_request *req,
 	struct exp_matrix m = {0};
 	struct store *st = NULL;
 	const char *db;
-	char hash[17];
+	char hash[17], devdir[4096];
 	int64_t id;
+	size_t k;
 	int rc;
 
 	memset(stats, 0, sizeof *stats);
@@ -591,7 +592,14 @@ int exp_run_experiment(const struct exp_run_request *req,
 		return rc;
 	if ((rc = exp_matrix_build(&m, cfg, err)) != 0)
 		goto out;
-	if ((rc = preflight(req->config_path, &m, err)) != 0)
+	/* --devices, else the config's devices, else the search; every run
+	** borrows devdir, which lives until the runner returns. */
+	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
+			       cfg->devices, devdir, sizeof devdir, err)) != 0)
+		goto out;
+	for (k = 0; k < m.nruns; k++)
+		m.runs[k].devices_dir = devdir;
+	if ((rc = preflight(req->config_path, &m, devdir, err)) != 0)
 		goto out;
 	db = req->db_path ? req->db_path : cfg->db;
 	if (db_used != NULL && db_used_size > 0)

@@ -107,6 +107,8 @@ struct exp_run_request {
 	const char *db_path;       /* NULL: the config's db */
 	int resume;
 	int overwrite;
+	const char *devices_dir;   /* --devices; NULL: the config's devices,
+				      else dev_find_dir's search */
 };
 
 int exp_run_experiment(const struct exp_run_request *req,

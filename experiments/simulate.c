@@ -22,6 +22,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 	struct world_config cfg = { 0 };
 	struct world *w = NULL;
 	const struct pol_ops *pol;
+	char devdir[4096];
 	int rc;
 
 	pol = pol_find(a->policy);
@@ -31,8 +32,9 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		return sim_err_set(err, SIM_ENOENT, "unknown policy '%s' "
 				   "(known: %s)", a->policy, known);
 	}
-	rc = dev_catalog_load(&cat, a->devices_dir ? a->devices_dir :
-			      dev_default_dir(), err);
+	rc = dev_find_dir(a->devices_dir, devdir, sizeof devdir, err);
+	if (rc == 0)
+		rc = dev_catalog_load(&cat, devdir, err);
 	if (rc == 0)
 		rc = cluster_parse(&cl, a->cluster, &cat, "cluster", err);
 	if (rc == 0) {
@@ -130,6 +132,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		a.trace = spec->trace != NULL ? spec->trace : gen_path;
 		a.cluster = spec->cluster;
 		a.policy = spec->policy;
+		a.devices_dir = spec->devices_dir;
 		a.params = &pp;
 		a.seed = spec->seed;
 		a.horizon_ns = spec->horizon_s > 0 ?

@@ -22,7 +22,7 @@ struct exp_sim_args {
 	uint64_t seed;
 	sim_time horizon_ns;          /* 0: none */
 	uint64_t max_events;          /* 0: none */
-	const char *devices_dir;      /* NULL: dev_default_dir() */
+	const char *devices_dir;      /* NULL: dev_find_dir's search */
 	double nic_bytes_per_s;       /* between nodes; 0: the default */
 	uint64_t max_queued_requests; /* 0: WORLD_MAX_QUEUED_DEFAULT */
 	int memory_servers;           /* DistMind memory pool; 0: one per node */

@@ -1,98 +1,156 @@
 /*
-** cluster.c: cluster specs (see cluster.h).
+** cluster.c: cluster specs (see cluster.h): the one parser of
+** "NODESxGPUS:DEVICE[,...]" strings, for the command line, experiment
+** configs and sweeps.  The syntax (cluster_parse_parts) needs no device
+** catalog; cluster_parse then resolves each device against one.
 */
 #include "models/cluster.h"
 
-#include <errno.h>
-#include <stdlib.h>
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "sim/num.h"
 
 #define MAX_NODES 100000
 #define MAX_GPUS_PER_NODE 64
 
-static int parse_int(const char *s, const char *end, long *out)
+/* Parses the count in [s, end) (digits only) into *out; 0 or -1. */
+static int parse_count(const char *s, const char *end, long *out)
 {
-	char *e;
-	long v;
+	char buf[24];
+	int64_t v;
 
-	if (s == end || !(*s >= '0' && *s <= '9'))
+	if (end - s < 1 || end - s >= (long)sizeof buf)
 		return -1;
-	errno = 0;
-	v = strtol(s, &e, 10);
-	if (e != end || errno != 0)
+	memcpy(buf, s, (size_t)(end - s));
+	buf[end - s] = '\0';
+	if (!isdigit((unsigned char)buf[0]) ||
+	    sim_num_i64(buf, NULL, 0, INT64_MAX, &v, NULL) != 0)
 		return -1;
-	*out = v;
+	*out = (long)(v > MAX_NODES * 10L ? MAX_NODES * 10L : v);
 	return 0;
+}
+
+/* 1 when the device name is letters, digits, '-', '_' and '.'. */
+static int is_device_name(const char *s)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && strchr("-_.", *s) == NULL)
+			return 0;
+	return 1;
+}
+
+/* Parses one part [p, end) (blanks trimmed) into *g. */
+static int parse_part(const char *p, const char *end, const char *what,
+		      struct cluster_part *g, struct sim_err *err)
+{
+	const char *x, *colon;
+	long nodes, gpus;
+	size_t len;
+
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	while (end > p && isspace((unsigned char)end[-1]))
+		end--;
+	x = memchr(p, 'x', (size_t)(end - p));
+	colon = memchr(p, ':', (size_t)(end - p));
+	if (x == NULL || colon == NULL || colon < x ||
+	    parse_count(p, x, &nodes) || parse_count(x + 1, colon, &gpus))
+		return sim_err_set(err, SIM_EPARSE, "%s: cluster part '%.*s': "
+				   "expected NODESxGPUS:DEVICE, e.g. "
+				   "4x8:a100-80gb", what, (int)(end - p), p);
+	if (nodes < 1 || nodes > MAX_NODES)
+		return sim_err_set(err, SIM_ERANGE, "%s: cluster part '%.*s': "
+				   "node count must be 1..%d", what,
+				   (int)(end - p), p, MAX_NODES);
+	if (gpus < 1 || gpus > MAX_GPUS_PER_NODE)
+		return sim_err_set(err, SIM_ERANGE, "%s: cluster part '%.*s': "
+				   "GPUs per node must be 1..%d", what,
+				   (int)(end - p), p, MAX_GPUS_PER_NODE);
+	len = (size_t)(end - colon - 1);
+	if (len == 0 || len >= sizeof g->device)
+		return sim_err_set(err, SIM_EPARSE, "%s: cluster part '%.*s': "
+				   "missing or overlong device", what,
+				   (int)(end - p), p);
+	memcpy(g->device, colon + 1, len);
+	g->device[len] = '\0';
+	if (!is_device_name(g->device))
+		return sim_err_set(err, SIM_EPARSE, "%s: cluster part '%.*s': "
+				   "device '%s': expected letters, digits, "
+				   "'-', '_', '.'", what, (int)(end - p), p,
+				   g->device);
+	g->nodes = (int)nodes;
+	g->gpus_per_node = (int)gpus;
+	return 0;
+}
+
+int cluster_parse_parts(const char *spec, const char *what,
+			struct cluster_part *parts, int *nparts,
+			struct sim_err *err)
+{
+	const char *p = spec;
+	long ngpus = 0;
+	int rc;
+
+	*nparts = 0;
+	if (spec == NULL || spec[strspn(spec, " \t")] == '\0')
+		return sim_err_set(err, SIM_EPARSE, "%s: empty cluster spec "
+				   "(expected NODESxGPUS:DEVICE[,...], e.g. "
+				   "4x8:a100-80gb)", what);
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		const char *end = comma ? comma : p + strlen(p);
+
+		if (*nparts == CLUSTER_GROUPS_MAX)
+			return sim_err_set(err, SIM_ERANGE, "%s: more than %d "
+					   "cluster parts", what,
+					   CLUSTER_GROUPS_MAX);
+		if ((rc = parse_part(p, end, what, &parts[*nparts], err)) != 0)
+			return rc;
+		ngpus += (long)parts[*nparts].nodes *
+			 parts[*nparts].gpus_per_node;
+		if (ngpus > MAX_NODES * 8L)
+			return sim_err_set(err, SIM_ERANGE, "%s: more than %ld "
+					   "GPUs", what, MAX_NODES * 8L);
+		(*nparts)++;
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+		if (p[strspn(p, " \t")] == '\0')
+			return sim_err_set(err, SIM_EPARSE, "%s: trailing comma "
+					   "in cluster spec", what);
+	}
 }
 
 int cluster_parse(struct cluster_spec *out, const char *spec,
 		  const struct dev_catalog *cat, const char *what,
 		  struct sim_err *err)
 {
-	const char *p = spec;
+	struct cluster_part parts[CLUSTER_GROUPS_MAX];
+	int n, i, rc;
 
 	memset(out, 0, sizeof *out);
-	if (spec == NULL || *spec == '\0')
-		return sim_err_set(err, SIM_EPARSE, "%s: empty cluster spec "
-				   "(expected NODESxGPUS:DEVICE[,...], e.g. "
-				   "4x8:a100-80gb)", what);
-	while (*p) {
-		const char *comma = strchr(p, ',');
-		const char *end = comma ? comma : p + strlen(p);
-		const char *x = memchr(p, 'x', (size_t)(end - p));
-		const char *colon = memchr(p, ':', (size_t)(end - p));
-		struct cluster_group *g;
-		long nodes, gpus;
-		char name[DEV_NAME_MAX];
-		size_t len;
+	if ((rc = cluster_parse_parts(spec, what, parts, &n, err)) != 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		struct cluster_group *g = &out->groups[i];
 
-		if (x == NULL || colon == NULL || colon < x ||
-		    parse_int(p, x, &nodes) || parse_int(x + 1, colon, &gpus))
-			return sim_err_set(err, SIM_EPARSE, "%s: cluster part "
-					   "'%.*s': expected NODESxGPUS:DEVICE, "
-					   "e.g. 4x8:a100-80gb", what,
-					   (int)(end - p), p);
-		if (nodes < 1 || nodes > MAX_NODES)
-			return sim_err_set(err, SIM_ERANGE, "%s: cluster part "
-					   "'%.*s': node count must be 1..%d",
-					   what, (int)(end - p), p, MAX_NODES);
-		if (gpus < 1 || gpus > MAX_GPUS_PER_NODE)
-			return sim_err_set(err, SIM_ERANGE, "%s: cluster part "
-					   "'%.*s': GPUs per node must be 1..%d",
-					   what, (int)(end - p), p,
-					   MAX_GPUS_PER_NODE);
-		len = (size_t)(end - colon - 1);
-		if (len == 0 || len >= sizeof name)
-			return sim_err_set(err, SIM_EPARSE, "%s: cluster part "
-					   "'%.*s': missing or overlong device",
-					   what, (int)(end - p), p);
-		memcpy(name, colon + 1, len);
-		name[len] = '\0';
-		if (out->ngroups == CLUSTER_GROUPS_MAX)
-			return sim_err_set(err, SIM_ERANGE, "%s: more than %d "
-					   "cluster parts", what,
-					   CLUSTER_GROUPS_MAX);
-		g = &out->groups[out->ngroups];
-		g->dev = dev_catalog_find(cat, name);
+		g->dev = dev_catalog_find(cat, parts[i].device);
 		if (g->dev == NULL) {
 			char known[1024];
 			dev_catalog_names(cat, known, sizeof known);
+			memset(out, 0, sizeof *out);
 			return sim_err_set(err, SIM_ENOENT, "%s: unknown device "
-					   "'%s' (known: %s)", what, name, known);
+					   "'%s' (known: %s)", what,
+					   parts[i].device, known);
 		}
-		g->nodes = (int)nodes;
-		g->gpus_per_node = (int)gpus;
-		if ((long)out->ngpus + nodes * gpus > MAX_NODES * 8L)
-			return sim_err_set(err, SIM_ERANGE, "%s: more than %ld "
-					   "GPUs", what, MAX_NODES * 8L);
-		out->nnodes += (int)nodes;
-		out->ngpus += (int)(nodes * gpus);
-		out->ngroups++;
-		p = comma ? comma + 1 : end;
-		if (comma && *p == '\0')
-			return sim_err_set(err, SIM_EPARSE, "%s: trailing comma "
-					   "in cluster spec", what);
+		g->nodes = parts[i].nodes;
+		g->gpus_per_node = parts[i].gpus_per_node;
+		out->nnodes += g->nodes;
+		out->ngpus += g->nodes * g->gpus_per_node;
 	}
+	out->ngroups = n;
 	return 0;
 }
 

@@ -19,11 +19,29 @@ struct cluster_group {
 	const struct dev_profile *dev;     /* borrowed from the catalog */
 };
 
+/* One part of a spec, its device as written (not looked up). */
+struct cluster_part {
+	int nodes, gpus_per_node;
+	char device[DEV_NAME_MAX];
+};
+
 struct cluster_spec {
 	int ngroups;
 	struct cluster_group groups[CLUSTER_GROUPS_MAX];
 	int nnodes, ngpus;
 };
+
+/*
+** The syntax alone (no catalog): fills parts[0 .. *nparts - 1] (room for
+** CLUSTER_GROUPS_MAX).  Blanks around parts are allowed ("4x8:a, 2x4:b").
+** Errors as cluster_parse, less the unknown device; a device name is
+** letters, digits, '-', '_' and '.'.  The one cluster parser: configs and
+** sweeps check their specs with it, the command line and runs resolve them
+** with cluster_parse.
+*/
+int cluster_parse_parts(const char *spec, const char *what,
+			struct cluster_part *parts, int *nparts,
+			struct sim_err *err);
 
 /*
 ** Parses spec against the catalog.  Errors (SIM_EPARSE, SIM_ENOENT for an

@@ -20,24 +20,23 @@
 ** has all four keys, fits the device (SMs, memory, bandwidth share) and a
 ** name of the form "<N>g.<mem>".
 */
+#include "sim/datadir.h"
 #include "sim/file.h"
 #include "models/device.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include <ini.h>
 
-#ifndef COLOSIM_SHARE_DIR
-#define COLOSIM_SHARE_DIR "/usr/local/share/colosim/devices"
-#endif
+#include "sim/num.h"
 
 enum fkind { F_STR, F_U64, F_INT, F_DBL, F_TIME };
 
@@ -69,6 +68,7 @@ static const struct field dev_fields[] = {
 	DF(fp32_flops, F_DBL, 1, R_POS),
 	DF(fp16_flops, F_DBL, 1, R_NONNEG),
 	DF(bf16_flops, F_DBL, 1, R_NONNEG),
+	DF(fp8_flops, F_DBL, 0, R_NONNEG),
 	DF(bf16_achieved_flops, F_DBL, 0, R_NONNEG),
 	DF(sm_clock_hz, F_DBL, 0, R_NONNEG),
 	DF(pcie_gen, F_INT, 1, R_POS),
@@ -242,7 +242,7 @@ static int valid_name(const char *s)
 static int set_field(void *base, const struct field *f, const char *value,
 		     const char **why)
 {
-	char *p = (char *)base + f->off, *end;
+	char *p = (char *)base + f->off;
 	double v;
 
 	if (f->kind == F_STR) {
@@ -257,9 +257,7 @@ static int set_field(void *base, const struct field *f, const char *value,
 		memcpy(p, value, strlen(value) + 1);
 		return 0;
 	}
-	errno = 0;
-	v = strtod(value, &end);
-	if (end == value || *end != '\0' || errno != 0 || !isfinite(v)) {
+	if (sim_num_double(value, NULL, -DBL_MAX, DBL_MAX, &v, NULL) != 0) {
 		*why = "expected a number";
 		return -1;
 	}
@@ -278,8 +276,11 @@ static int set_field(void *base, const struct field *f, const char *value,
 		memcpy(p, &v, sizeof v);
 		return 0;
 	case F_U64: case F_TIME: case F_INT: {
+		/* times at most 2^62 ns, as every input time (sim/num.h) */
 		double lim = f->kind == F_INT ? 2147483647.0 :
-			     f->kind == F_TIME ? 9.2e18 : 1.8e19;
+			     f->kind == F_TIME ? (double)SIM_NUM_TIME_MAX_NS :
+			     1.8e19;
+		uint64_t uv;
 
 		if (v != floor(v) || v > lim) {
 			*why = "expected a whole number in range";
@@ -292,10 +293,10 @@ static int set_field(void *base, const struct field *f, const char *value,
 			sim_time tv = (sim_time)v;
 			memcpy(p, &tv, sizeof tv);
 		} else {
-			/* strtoull keeps integers above 2^53 exact */
-			uint64_t uv = strchr(value, '.') || strchr(value, 'e') ||
-				      strchr(value, 'E') ? (uint64_t)v :
-				      strtoull(value, NULL, 10);
+			/* an integer literal stays exact above 2^53 */
+			if (sim_num_u64(value, NULL, 0, UINT64_MAX, &uv,
+					NULL) != 0)
+				uv = (uint64_t)v;
 			memcpy(p, &uv, sizeof uv);
 		}
 		return 0;
@@ -356,8 +357,8 @@ static int mig_open(struct load_ctx *c, const char *name)
 {
 	struct dev_profile *d = c->d;
 	struct dev_mig_profile *m;
-	char *end;
-	long g;
+	size_t len;
+	int g;
 
 	if (d->nmig >= DEV_MIG_MAX)
 		return sim_err_set(c->err, SIM_EPARSE,
@@ -367,8 +368,17 @@ static int mig_open(struct load_ctx *c, const char *name)
 		return sim_err_set(c->err, SIM_EPARSE,
 				   "%s:%d: [mig %s]: expected a profile name such "
 				   "as 1g.10gb", c->path, c->header_line, name);
-	g = strtol(name, &end, 10);
-	if (end == name || g <= 0 || end[0] != 'g' || end[1] != '.')
+	len = strspn(name, "0123456789");
+	if (len == 0 || len > 3 || name[len] != 'g' || name[len + 1] != '.')
+		g = 0;
+	else {
+		char digits[4];
+		memcpy(digits, name, len);
+		digits[len] = '\0';
+		if (sim_num_int(digits, NULL, 1, 999, &g, NULL) != 0)
+			g = 0;
+	}
+	if (g <= 0)
 		return sim_err_set(c->err, SIM_EPARSE,
 				   "%s:%d: [mig %s]: expected a name of the form "
 				   "<N>g.<memory> (e.g. 3g.40gb)", c->path,
@@ -752,14 +762,13 @@ void dev_catalog_names(const struct dev_catalog *cat, char *buf, size_t n)
 	}
 }
 
-const char *dev_default_dir(void)
+int dev_find_dir(const char *given, char *out, size_t n,
+		 struct sim_err *err)
 {
-	const char *env = getenv("COLOSIM_DEVICES");
-	struct stat st;
+	const struct sim_datadir q = {
+		"device profiles", given, "--devices", "COLOSIM_DEVICES",
+		"models/devices", "devices", NULL, NULL
+	};
 
-	if (env != NULL && *env != '\0')
-		return env;
-	if (stat("models/devices", &st) == 0 && S_ISDIR(st.st_mode))
-		return "models/devices";
-	return COLOSIM_SHARE_DIR;
+	return sim_datadir_find(&q, out, n, err);
 }

@@ -57,6 +57,7 @@ struct dev_profile {
 	/* compute */
 	int sms;
 	double fp32_flops, fp16_flops, bf16_flops;   /* dense peak, per second */
+	double fp8_flops;             /* optional: dense FP8 tensor peak; 0 = none */
 	double bf16_achieved_flops;   /* optional: measured large GEMM; 0 = unknown */
 	double sm_clock_hz;           /* optional: SM clock under load; 0 = unknown */
 	/* host link */
@@ -138,8 +139,12 @@ const struct dev_profile *dev_catalog_find(const struct dev_catalog *cat,
 /* Writes "a100-40gb, a100-80gb, ..." into buf (for "unknown device" errors). */
 void dev_catalog_names(const struct dev_catalog *cat, char *buf, size_t n);
 
-/* The profile directory: $COLOSIM_DEVICES, else ./models/devices if it
-** exists, else the installed share/colosim/devices. */
-const char *dev_default_dir(void);
+/* The profile directory into out (size n): given (a --devices value) when
+** not NULL, else $COLOSIM_DEVICES, else the first that exists of
+** ./models/devices, the binary's checkout, the binary's prefix and the
+** compiled-in prefix (sim/datadir.h).  0, or SIM_ENOENT naming all of
+** them. */
+int dev_find_dir(const char *given, char *out, size_t n,
+		 struct sim_err *err);
 
 #endif

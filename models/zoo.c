@@ -33,6 +33,7 @@ static void zoo_build(void)
 	n += (size_t)zoo__build_densenet(&zoo_slots[n]);
 	n += (size_t)zoo__build_mobilenet(&zoo_slots[n]);
 	n += (size_t)zoo__build_transformers(&zoo_slots[n]);
+	n += (size_t)zoo__build_llms(&zoo_slots[n]);
 	n += (size_t)zoo__build_gavel(&zoo_slots[n]);
 	n += (size_t)zoo__build_lucid(&zoo_slots[n]);
 	zoo_n = n;

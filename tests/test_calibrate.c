@@ -360,7 +360,7 @@ static void test_malformed(void)
 		     "none,0,launch,ns,10,5,4,6,3,7\n", SIM_EPARSE,
 		     "space.csv:2:5:", "variant");
 	expect_error("quote.csv", H "colosim-raw-1,G,\"exclusive,launch\n",
-		     SIM_EPARSE, "quote.csv:", "CSV syntax");
+		     SIM_EPARSE, "quote.csv:2:17:", "unterminated quoted field");
 	expect_error("empty.csv", "", SIM_EPARSE, "empty.csv:1:", "header");
 	expect_error("nodata.csv", H, SIM_EPARSE, "nodata.csv:2:", "no data");
 	sim_err_clear(&err);

@@ -179,6 +179,14 @@ static void test_replay(void)
 	expect("replay %T/ok.csv --policy exclusive", 2, "missing --cluster",
 	       NULL);
 	expect("replay" CL, 2, "missing TRACE", NULL);
+	/* the option tables: a typo names the option meant */
+	expect("replay %T/ok.csv" CL " --polcy x", 2, "unknown option "
+	       "'--polcy'", "did you mean --policy?");
+	expect("replay %T/ok.csv" CL " --json=yes", 2, "--json takes no value",
+	       NULL);
+	expect("run %T/ok.ini -j", 2, "-j needs a value", NULL);
+	expect("gen --jbos 3", 2, "did you mean --jobs?", NULL);
+	expect("replay %T/ok.csv" CL " --horizon 1e300", 2, "--horizon", NULL);
 	expect("replay %T/ok.csv" CL " --devices %T/adir", 2, "adir",
 	       "no device profiles");
 }

@@ -3,7 +3,9 @@
 ** a training job holding 12 of 16 GB lets a 3 GB inference service in
 ** under colti and not under exclusive; a second training job that would
 ** need the SMs the first one saturates is kept waiting; a service that does
-** not fit the remaining memory is kept waiting unless rule (2) admits it.
+** not fit the remaining memory is kept waiting unless rule (2) admits it;
+** a multi-GPU job on a mix of empty and shared GPUs; a service's SM demand
+** from its arrival rate.
 */
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +81,57 @@ static void test_bad_params(void)
 	run_result_fini(&r);
 }
 
+/* R (MobileNetV2, SM demand 0.12) holds GPU 0; J (2 GPUs, same model)
+** arrives at 1 s with GPU 1 empty.  An empty GPU admits any job (MODEL.md,
+** "COLTI"), and GPU 0 admits J by rule (1): J starts at once on GPU 1 and
+** beside R on GPU 0, with the MPS share R leaves.  Before the fix a job
+** had to find all its GPUs in one class (all empty, or all shared), so J
+** waited for R to end with GPU 1 idle; now empty and shared GPUs may be
+** taken together. */
+static void test_colti_mixed_gpus(void)
+{
+	struct tw_world r;
+	const struct world_job *j;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "colti_mix.csv",
+		"R,train,0,mobilenetv2,4,,1000,,,,1,,,,,,,,\n"
+		"J,train,1,mobilenetv2,4,,100,,,,2,,,,,,,,\n",
+		pol_find("colti"), "1x2:a100-80gb", NULL), 0);
+	j = tw_wjob(&r, "J");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "J"), 1, 1e-9);
+	CU_ASSERT_EQUAL(j->first_gpu_, 0);
+	CU_ASSERT(tw_end_s(&r, "J") < 1000);
+	CU_ASSERT_EQUAL(run_result_get(&r.res, "jobs_done"), 2);
+	tw_close(&r);
+}
+
+/* COLTI's SM demand of a service (MODEL.md, "COLTI"): sat(B) x its busy
+** fraction rate L(B) / B under Poisson arrivals at a known rate (10/s x
+** 4 ms / 8: almost nothing), so a ResNet-50 training job (sat 0.65) joins
+** it at once; with `rates` arrivals the rate column is empty, the service
+** counts as always busy (0.56 + 0.65 > 1) and the job waits for it. */
+static void test_colti_service_rate(void)
+{
+	struct tw_world r;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "colti_rate.csv",
+		"S,infer,0,resnet50,8,,100,,,,1,,,,100,poisson,10,,2\n"
+		"T,train,0,resnet50,4,,50,,,,1,,,,,,,,\n",
+		pol_find("colti"), "1x1:a100-80gb", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "T"), 0, 0);
+	tw_close(&r);
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "colti_norate.csv",
+		"S,infer,0,resnet50,8,,100,,,,1,,,,100,rates,,10@0,2\n"
+		"T,train,0,resnet50,4,,50,,,,1,,,,,,,,\n",
+		pol_find("colti"), "1x1:a100-80gb", NULL), 0);
+	/* it starts when S has drained, just before its 100 s lifetime */
+	CU_ASSERT(tw_start_s(&r, "T") >= 99);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "T"), tw_end_s(&r, "S"), 0);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "T")->state, JOB_DONE);
+	tw_close(&r);
+}
+
 TEST_REGISTER(colti)
 {
 	static const struct test_case cases[] = {
@@ -86,6 +139,10 @@ TEST_REGISTER(colti)
 		  test_service_joins_training },
 		{ "training needs idle compute", test_training_needs_idle_compute },
 		{ "bad parameters", test_bad_params },
+		{ "colti mixes empty and shared GPUs",
+		  test_colti_mixed_gpus },
+		{ "colti: a service's SM demand from its rate",
+		  test_colti_service_rate },
 		{ NULL, NULL }
 	};
 	return test_add_suite("colti", cases);

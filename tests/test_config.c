@@ -140,15 +140,17 @@ static void test_values_and_ranges(void)
 			SIM_ERANGE);
 }
 
+/* Configs check cluster specs with the one cluster parser
+** (models/cluster.h, cluster_parse_parts). */
 static void test_cluster_spec(void)
 {
-	struct exp_cluster_group *g;
+	struct cluster_part g[CLUSTER_GROUPS_MAX];
 	struct sim_err err;
-	size_t n;
+	int n;
 
 	sim_err_clear(&err);
-	CU_ASSERT_EQUAL_FATAL(exp_cluster_parse("4x8:a100-80gb, 2x4:v100-16gb",
-						"w", &g, &n, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(cluster_parse_parts("4x8:a100-80gb, 2x4:v100-16gb",
+						  "w", g, &n, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 2);
 	CU_ASSERT_EQUAL(g[0].nodes, 4);
 	CU_ASSERT_EQUAL(g[0].gpus_per_node, 8);
@@ -156,15 +158,32 @@ static void test_cluster_spec(void)
 	CU_ASSERT_EQUAL(g[1].nodes, 2);
 	CU_ASSERT_EQUAL(g[1].gpus_per_node, 4);
 	CU_ASSERT_STRING_EQUAL(g[1].device, "v100-16gb");
-	free(g);
-	CU_ASSERT_EQUAL(exp_cluster_parse("4x8", "w", &g, &n, &err),
+	CU_ASSERT_EQUAL(cluster_parse_parts("4x8", "w", g, &n, &err),
 			SIM_EPARSE);
 	sim_err_clear(&err);
-	CU_ASSERT_EQUAL(exp_cluster_parse("0x8:a", "w", &g, &n, &err),
+	CU_ASSERT_EQUAL(cluster_parse_parts("0x8:a", "w", g, &n, &err),
+			SIM_ERANGE);
+	CU_ASSERT(strstr(err.msg, "w: cluster part '0x8:a': node count") !=
+		  NULL);
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL(cluster_parse_parts("1x8:a b", "w", g, &n, &err),
 			SIM_EPARSE);
 	sim_err_clear(&err);
-	CU_ASSERT_EQUAL(exp_cluster_parse("1x8:a b", "w", &g, &n, &err),
+	CU_ASSERT_EQUAL(cluster_parse_parts("1x8:a,", "w", g, &n, &err),
 			SIM_EPARSE);
+	CU_ASSERT(strstr(err.msg, "trailing comma") != NULL);
+	/* a config names file, line and key */
+	{
+		struct exp_config *cfg = NULL;
+		const char *t = "[experiment]\nname = t\ntrace = a.csv\n"
+				"cluster = 2x0:a100-80gb\npolicy = mps\n";
+		sim_err_clear(&err);
+		CU_ASSERT_EQUAL(exp_config_parse(&cfg, "t.ini", t, strlen(t),
+						 &err), SIM_ERANGE);
+		CU_ASSERT(strstr(err.msg, "t.ini:4: [experiment] cluster: "
+				 "cluster part '2x0:a100-80gb': GPUs per node")
+			  != NULL);
+	}
 }
 
 static const char *const SWEEP_CFG =

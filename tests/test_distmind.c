@@ -16,51 +16,32 @@
 #include "models/link.h"
 #include "models/workload.h"
 #include "policies/distmind.h"
-#include "models/cluster.h"
 #include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 
 #define RDMA_BPS (100e9 / 8.0)        /* 100 Gb/s */
 
-/* Builds and runs a world; returns it (the caller destroys) or NULL. */
-static struct world *run_world(const char *trace, const char *policy,
-			       const char *cluster, int mem_servers,
-			       const struct pol_params *pp,
-			       struct dev_catalog *cat, struct cluster_spec *cl,
-			       struct sim_err *err)
+/* Builds and runs a world in t (the caller closes it) with DistMind's
+** network: 100 Gb/s RDMA between nodes and to mem_servers memory servers;
+** seed 11, no event budget.  0 or the error code. */
+static int run_world(struct tw_world *t, const char *trace,
+		     const char *policy, const char *cluster, int mem_servers)
 {
-	struct world_config cfg;
-	struct world *w = NULL;
+	struct world_config cfg = tw_config(pol_find(policy));
 
-	if (dev_catalog_load(cat, dev_default_dir(), err) != 0 ||
-	    cluster_parse(cl, cluster, cat, "test", err) != 0)
-		return NULL;
-	memset(&cfg, 0, sizeof cfg);
-	cfg.cluster = cl;
-	cfg.trace_path = trace;
-	cfg.policy = pol_find(policy);
-	cfg.params = pp;
 	cfg.seed = 11;
+	cfg.max_events = 0;
 	cfg.nic_bytes_per_s = RDMA_BPS;
 	cfg.memory_servers = mem_servers;
 	cfg.memory_server_nic_bytes_per_s = RDMA_BPS;
-	if (world_create(&w, &cfg, err) != 0)
-		return NULL;
-	if (world_run(w, err) != 0) {
-		world_destroy(w);
-		return NULL;
-	}
-	return w;
+	return tw_simulate(t, trace, cluster, &cfg, NULL);
 }
 
 /* The end of the single request of service 0 under policy, in ns. */
 static sim_time one_request(const char *policy)
 {
-	struct dev_catalog cat = { NULL, 0 };
-	struct cluster_spec cl;
-	struct sim_err err = { 0, "" };
-	struct world *w;
+	struct tw_world t;
 	const char *trace;
 	sim_time end = -1;
 	FILE *f;
@@ -74,14 +55,10 @@ static sim_time one_request(const char *policy)
 	fclose(f);
 	trace = tw_write("dm-one.csv", "s0,infer,0,resnet152,1,,,,,,1,1,,,"
 			 "1000,file,,dm-one.arrivals,0\n");
-	w = run_world(trace, policy, "1x1:v100-32gb", 1, NULL, &cat, &cl,
-		      &err);
-	if (w == NULL)
-		fprintf(stderr, "\n  %s: %s\n", policy, err.msg);
-	else if (world_job(w, 0)->state == JOB_DONE)
-		end = world_job(w, 0)->end_ns;
-	world_destroy(w);
-	dev_catalog_fini(&cat);
+	if (run_world(&t, trace, policy, "1x1:v100-32gb", 1) == 0 &&
+	    world_job(t.w, 0)->state == JOB_DONE)
+		end = world_job(t.w, 0)->end_ns;
+	tw_close(&t);
 	return end;
 }
 
@@ -96,7 +73,7 @@ static void test_pipeline_vs_whole(void)
 	size_t G, k;
 
 	CU_ASSERT_FATAL(m != NULL);
-	CU_ASSERT_FATAL(dev_catalog_load(&cat, dev_default_dir(), &err) == 0);
+	CU_ASSERT_FATAL(dev_catalog_load(&cat, "models/devices", &err) == 0);
 	d = dev_catalog_find(&cat, "v100-32gb");
 	CU_ASSERT_FATAL(d != NULL);
 	CU_ASSERT_EQUAL(d->pcie_gen, 3);
@@ -171,18 +148,17 @@ static void test_balancer_order(void)
 
 static void test_sharding(void)
 {
-	struct dev_catalog cat = { NULL, 0 };
-	struct cluster_spec cl;
-	struct sim_err err = { 0, "" };
 	static const int servers[] = { 1, 2, 3, 4, 7, 16 };
 	const char *trace = tw_write("dm-empty.csv", "");
 	size_t i, z;
 
 	for (i = 0; i < sizeof servers / sizeof *servers; i++) {
-		struct world *w = run_world(trace, "distmind", "1x1:v100-32gb",
-					    servers[i], NULL, &cat, &cl, &err);
+		struct tw_world tw;
+		const struct world *w;
 		int expect = servers[i] < 4 ? servers[i] : 4;
-		CU_ASSERT_FATAL(w != NULL);
+		CU_ASSERT_FATAL(run_world(&tw, trace, "distmind",
+					  "1x1:v100-32gb", servers[i]) == 0);
+		w = tw.w;
 		CU_ASSERT_EQUAL(world_pool_servers(w), servers[i]);
 		for (z = 0; z < zoo_count(); z++) {
 			int s[4], t[4], n, a, b;
@@ -197,17 +173,13 @@ static void test_sharding(void)
 			CU_ASSERT_EQUAL(world_pool_shards(w, zoo_at(z), t), n);
 			CU_ASSERT(memcmp(s, t, (size_t)n * sizeof *s) == 0);
 		}
-		world_destroy(w);
-		dev_catalog_fini(&cat);
+		tw_close(&tw);
 	}
 }
 
 static void test_reassign_under_load(void)
 {
-	struct dev_catalog cat = { NULL, 0 };
-	struct cluster_spec cl;
-	struct sim_err err = { 0, "" };
-	struct world *w;
+	struct tw_world t;
 	const struct world_job *train, *svc;
 	/* a long training job from t = 0; a heavy service from t = 2.5 s
 	** for 6 s: at the first tick (1 s) the idle pool hands both GPUs to
@@ -217,11 +189,10 @@ static void test_reassign_under_load(void)
 		"t0,train,0,resnet50,32,,60,,momentum,fp32,1,1,,,,,,,\n"
 		"s0,infer,2.5,resnet50,8,,6,,,,1,1,,,100,poisson,2500,,0\n");
 
-	w = run_world(trace, "distmind", "1x2:v100-32gb", 2, NULL, &cat, &cl,
-		      &err);
-	CU_ASSERT_FATAL(w != NULL);
-	train = world_job(w, 0);
-	svc = world_job(w, 1);
+	CU_ASSERT_FATAL(run_world(&t, trace, "distmind", "1x2:v100-32gb",
+				  2) == 0);
+	train = world_job(t.w, 0);
+	svc = world_job(t.w, 1);
 	CU_ASSERT_EQUAL(train->state, JOB_DONE);
 	CU_ASSERT_EQUAL(svc->state, JOB_DONE);
 	CU_ASSERT(train->preemptions >= 1);
@@ -229,16 +200,14 @@ static void test_reassign_under_load(void)
 	** pool), and lost time to inference */
 	CU_ASSERT_EQUAL(train->start_ns, SIM_NS_PER_S);
 	CU_ASSERT(train->end_ns > train->start_ns + 60 * SIM_NS_PER_S);
-	world_destroy(w);
-	dev_catalog_fini(&cat);
+	tw_close(&t);
 }
 
 static void test_bad_params(void)
 {
 	struct run_result res;
 	struct sim_err err = { 0, "" };
-	struct dev_catalog cat = { NULL, 0 };
-	struct cluster_spec cl;
+	struct tw_world t;
 	const char *trace = tw_write("dm-bad.csv",
 		"s0,infer,0,resnet50,8,,1,,,,1,1,,,100,poisson,10,,0\n");
 	static const char *const bad[][2] = {
@@ -254,6 +223,7 @@ static void test_bad_params(void)
 		{ "distmind-mps", "max_load=3" },
 	};
 	size_t i;
+	int rc;
 
 	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
 		run_result_init(&res);
@@ -273,10 +243,10 @@ static void test_bad_params(void)
 		fprintf(stderr, "\n  %s\n", err.msg);
 	run_result_fini(&res);
 	/* a negative memory pool */
-	CU_ASSERT(run_world(trace, "distmind", "1x2:v100-32gb", -1, NULL,
-			    &cat, &cl, &err) == NULL);
-	CU_ASSERT_EQUAL(err.code, SIM_EINVAL);
-	dev_catalog_fini(&cat);
+	rc = run_world(&t, trace, "distmind", "1x2:v100-32gb", -1);
+	CU_ASSERT(rc != 0);
+	CU_ASSERT_EQUAL(rc, SIM_EINVAL);
+	tw_close(&t);
 }
 
 /* Re-assignment must skip GPUs it cannot free: one holding a service

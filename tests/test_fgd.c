@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "experiments/openb.h"
 #include "policies/frac.h"
@@ -555,8 +556,7 @@ static void test_openb_trace(void)
 	int k, pol;
 
 	if (dir == NULL) {
-		fprintf(stderr, "\n  test_fgd: ../shared/traces not found:"
-			" skipping the openb trace test\n");
+		test_skip_trace("alibaba-gpu-v2023/fgd-seed42/arrivals.csv");
 		return;
 	}
 	snprintf(nodes, sizeof(nodes), "%s/alibaba-gpu-v2023/"
@@ -565,6 +565,13 @@ static void test_openb_trace(void)
 		 "arrivals.csv", dir);
 	snprintf(tie, sizeof(tie), "%s/alibaba-gpu-v2023/fgd-seed42/"
 		 "node_tiebreak.csv", dir);
+	if (access(nodes, R_OK) != 0 || access(arr, R_OK) != 0 ||
+	    access(tie, R_OK) != 0) {
+		test_skip_trace(access(nodes, R_OK) != 0 ?
+				"alibaba-gpu-v2023/openb_node_list_gpu_node.csv"
+				: "alibaba-gpu-v2023/fgd-seed42/arrivals.csv");
+		return;
+	}
 	openb_data_init(&d);
 	sim_err_clear(&err);
 	CU_ASSERT_EQUAL_FATAL(openb_load_nodes(&d, nodes, &err), 0);

@@ -2,7 +2,8 @@
 ** test_gslice.c: the GSLICE policy (policies/gslice.c): the knee probe
 ** against the hand-derived knee of the MPS model, the tuner's convergence
 ** to that knee, adaptive batching on constructed windows, the standby
-** re-allocation's memory cost and lossless switch, and bad parameters.
+** re-allocation's memory cost and lossless switch, bad parameters, and
+** training jobs in the trace (kept off the services' GPUs).
 */
 #include <math.h>
 #include <string.h>
@@ -196,6 +197,31 @@ static void test_bad_params(void)
 	}
 }
 
+/* gslice with training in the trace, on MIG-capable A100s (run in MPS
+** mode): T takes the empty GPU 0 whole and runs at speed 1; the services
+** go to GPU 1 only (never beside training); T2 waits for an empty GPU and
+** starts when T ends. */
+static void test_gslice_with_training(void)
+{
+	struct tw_world r;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "gs_train.csv",
+		"T,train,0,resnet50,32,,30,,,,1,,,,,,,,\n"
+		"S1,infer,0,resnet50,8,,60,,,,1,,,,100,poisson,50,,2\n"
+		"S2,infer,0,resnet50,8,,60,,,,1,,,,100,poisson,50,,2\n"
+		"T2,train,1,resnet50,32,,10,,,,1,,,,,,,,\n",
+		pol_find("gslice"), "1x2:a100-80gb", NULL), 0);
+	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->mode, GPU_MODE_MPS);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "T")->first_gpu_, 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "T"), 30, 1e-9);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "S1")->first_gpu_, 1);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "S2")->first_gpu_, 1);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "T2"), 30, 1e-9);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "T2")->first_gpu_, 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "jobs_done"), 4, 0);
+	tw_close(&r);
+}
+
 TEST_REGISTER(gslice)
 {
 	static const struct test_case cases[] = {
@@ -206,6 +232,8 @@ TEST_REGISTER(gslice)
 		{ "standby re-allocation cost, nothing dropped",
 		  test_standby_cost },
 		{ "bad parameters are errors", test_bad_params },
+		{ "gslice beside training jobs",
+		  test_gslice_with_training },
 		{ NULL, NULL }
 	};
 	return test_add_suite("gslice", cases);

@@ -504,22 +504,18 @@ static int shared(char *buf, size_t n, const char *rel)
 	const char *dir = test_shared_traces();
 	FILE *f;
 
-	if (dir == NULL)
+	if (dir == NULL) {
+		test_skip_trace(rel);
 		return 0;
+	}
 	snprintf(buf, n, "%s/%s", dir, rel);
 	f = fopen(buf, "r");
 	if (f == NULL) {
-		fprintf(stderr, "\n  skipped: %s is absent\n", buf);
+		test_skip_trace(rel);
 		return 0;
 	}
 	fclose(f);
 	return 1;
-}
-
-static void skipped_msg(void)
-{
-	fprintf(stderr, "\n  skipped: ../shared/traces is absent (set "
-		"COLOSIM_SHARED_TRACES to run the public-trace checks)\n");
 }
 
 static void test_real_openb(void)
@@ -535,7 +531,6 @@ static void test_real_openb(void)
 		    "alibaba-gpu-v2023/openb_pod_list_default.csv") ||
 	    !shared(nodes, sizeof nodes,
 		    "alibaba-gpu-v2023/openb_node_list_gpu_node.csv")) {
-		skipped_msg();
 		return;
 	}
 	tmp_path(out, sizeof out, "openb.csv");
@@ -585,7 +580,6 @@ static void test_real_openb_unsorted(void)
 
 	if (!shared(pods, sizeof pods,
 		    "alibaba-gpu-v2023/openb_pod_list_gpushare100.csv")) {
-		skipped_msg();
 		return;
 	}
 	tmp_path(out, sizeof out, "gpushare.csv");
@@ -631,7 +625,6 @@ static void test_real_dlrm(void)
 
 	if (!shared(in, sizeof in,
 		    "alibaba-gpu-v2025/disaggregated_DLRM_trace.csv")) {
-		skipped_msg();
 		return;
 	}
 	tmp_path(out, sizeof out, "dlrm.csv");
@@ -672,7 +665,6 @@ static void test_real_requests(void)
 		    "azure-llm-2023/AzureLLMInferenceTrace_conv.csv") ||
 	    !shared(genai, sizeof genai,
 		    "alibaba-genai-v2026/lora_request_trace.csv")) {
-		skipped_msg();
 		return;
 	}
 	tmp_path(out, sizeof out, "azure.csv");
@@ -727,7 +719,6 @@ static void test_real_tiresias(void)
 	char *text;
 
 	if (!shared(in, sizeof in, "tiresias/60_job.csv")) {
-		skipped_msg();
 		return;
 	}
 	tmp_path(out, sizeof out, "tiresias.csv");

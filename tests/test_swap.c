@@ -6,7 +6,8 @@
 ** host link max-min, world_preempt at a cost (preempt_cost = swap) under
 ** SRTF, the baselines' on_full = swap, and every registered policy under
 ** preempt_cost = swap on the reference traces with the conformance
-** invariants.
+** invariants; where swapping meets placement and the pool (a swapped job
+** offered no GPUs, a horizon with a swap copy and a pool load in flight).
 */
 #include <glob.h>
 #include <math.h>
@@ -17,109 +18,42 @@
 #include "models/device.h"
 #include "models/link.h"
 #include "models/cluster.h"
-#include "sim/world/world_int.h"
+#include "models/zoo.h"
+#include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* One world kept alive and stepped by the test. */
-struct sw {
-	struct dev_catalog cat;
-	struct cluster_spec cl;
-	struct world *w;
-	struct run_result res;
-	const struct dev_profile *v100;
-};
-
-static int sw_open(struct sw *s, const char *name, const char *body,
+/* Opens a world on body under ops with this suite's settings: tw_config's,
+** an event budget of 5,000,000 and preempt_cost. */
+static int sw_open(struct tw_world *s, const char *name, const char *body,
 		   const struct pol_ops *ops, const char *cluster,
 		   const char *params, int preempt_cost)
 {
-	struct world_config cfg;
-	struct sim_err err = { 0, "" };
-	struct pol_param pv[8];
-	struct pol_params pp = { 0, pv };
-	char buf[256];
-	const char *path = tw_write(name, body);
-	int rc;
+	struct world_config cfg = tw_config(ops);
 
-	memset(s, 0, sizeof *s);
-	memset(&cfg, 0, sizeof cfg);
-	run_result_init(&s->res);
-	pp.n = tw_params(params, buf, sizeof buf, pv, 8);
-	rc = dev_catalog_load(&s->cat, "models/devices", &err);
-	if (rc == 0) {
-		s->v100 = dev_catalog_find(&s->cat, "v100-16gb");
-		rc = cluster_parse(&s->cl, cluster, &s->cat, "cluster", &err);
-	}
-	if (rc == 0) {
-		cfg.cluster = &s->cl;
-		cfg.trace_path = path;
-		cfg.policy = ops;
-		cfg.params = &pp;
-		cfg.seed = 1;
-		cfg.max_events = 5000000;
-		cfg.preempt_cost = preempt_cost;
-		rc = world_create(&s->w, &cfg, &err);
-	}
-	if (rc != 0)
-		fprintf(stderr, "\n  open %s: %s\n", name, err.msg);
-	return rc;
+	cfg.max_events = 5000000;
+	cfg.preempt_cost = preempt_cost;
+	return tw_open(s, tw_write(name, body), cluster, &cfg, params);
 }
 
-/* Runs to the end and collects the results. */
-static int sw_finish(struct sw *s)
+static const struct dev_profile *v100(const struct tw_world *s)
 {
-	struct sim_err err = { 0, "" };
-	int rc = world_run(s->w, &err);
-
-	if (rc == 0)
-		rc = world_results(s->w, &s->res, &err);
-	if (rc != 0)
-		fprintf(stderr, "\n  run: %s\n", err.msg);
-	return rc;
-}
-
-static void sw_fini(struct sw *s)
-{
-	world_destroy(s->w);
-	run_result_fini(&s->res);
-	dev_catalog_fini(&s->cat);
-}
-
-/* Runs every event up to and including time t_ns. */
-static void sw_until(struct sw *s, sim_time t_ns)
-{
-	sim_run(&s->w->sim, t_ns, 0);
-}
-
-static int sw_find(const struct sw *s, const char *id)
-{
-	int j;
-
-	for (j = 0; j < world_njobs(s->w); j++)
-		if (strcmp(world_job(s->w, j)->tj.id, id) == 0)
-			return j;
-	return -1;
-}
-
-static const struct world_job *sw_job(const struct sw *s, const char *id)
-{
-	return world_job(s->w, sw_find(s, id));
+	return dev_catalog_find(&s->cat, "v100-16gb");
 }
 
 /* The cost of copying bytes over the V100's host link alone. */
-static sim_time v100_d2h_ns(const struct sw *s, double bytes)
+static sim_time v100_d2h_ns(const struct tw_world *s, double bytes)
 {
-	return link_transfer_ns(bytes, s->v100->d2h_pinned_bytes_per_s,
-				s->v100->pcie_latency_ns);
+	return link_transfer_ns(bytes, v100(s)->d2h_pinned_bytes_per_s,
+				v100(s)->pcie_latency_ns);
 }
 
-static sim_time v100_h2d_ns(const struct sw *s, double bytes)
+static sim_time v100_h2d_ns(const struct tw_world *s, double bytes)
 {
-	return link_transfer_ns(bytes, s->v100->h2d_pinned_bytes_per_s,
-				s->v100->pcie_latency_ns);
+	return link_transfer_ns(bytes, v100(s)->h2d_pinned_bytes_per_s,
+				v100(s)->pcie_latency_ns);
 }
 
 #define ASSERT_NS(a, b) CU_ASSERT(llabs((long long)(a) - (long long)(b)) <= 2)
@@ -212,7 +146,7 @@ static const struct pol_ops probe_ops = {
 ** 30 - (10 + T_out). */
 static void test_swap_cost(void)
 {
-	struct sw s;
+	struct tw_world s;
 	sim_time t_out, t_in, t0 = sim_time_from_s(10);
 	const struct world_job *a;
 	int j;
@@ -224,8 +158,8 @@ static void test_swap_cost(void)
 	t_in = v100_h2d_ns(&s, 10 * GIB);
 	/* the figures of the profile, as docs/MODEL.md quotes them */
 	CU_ASSERT_EQUAL(t_out, 10000 + (sim_time)ceil(10 * GIB / 12e9 * 1e9));
-	sw_until(&s, t0);
-	j = sw_find(&s, "A");
+	tw_until(&s, t0);
+	j = tw_find(&s, "A");
 	a = world_job(s.w, j);
 	CU_ASSERT_EQUAL_FATAL(a->state, JOB_RUNNING);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->mem_used, 10ULL << 30);
@@ -234,16 +168,16 @@ static void test_swap_cost(void)
 	CU_ASSERT_EQUAL(a->swaps, 1);
 	CU_ASSERT_DOUBLE_EQUAL(a->frac_left, 0.9, 1e-12);
 	/* mid-copy: memory held, no progress, nothing busy */
-	sw_until(&s, t0 + t_out / 2);
+	tw_until(&s, t0 + t_out / 2);
 	CU_ASSERT_EQUAL(a->state, JOB_SWAPPING_OUT);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->mem_used, 10ULL << 30);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->nbusy, 0);
 	CU_ASSERT_DOUBLE_EQUAL(world_job_remaining_ns(s.w, j, 0), 90e9, 1);
 	CU_ASSERT_EQUAL(world_npending(s.w), 0);
 	/* just before the end of the copy, and at it */
-	sw_until(&s, t0 + t_out - 1);
+	tw_until(&s, t0 + t_out - 1);
 	CU_ASSERT_EQUAL(a->state, JOB_SWAPPING_OUT);
-	sw_until(&s, t0 + t_out);
+	tw_until(&s, t0 + t_out);
 	CU_ASSERT_EQUAL(a->state, JOB_PREEMPTED);
 	CU_ASSERT_EQUAL(a->swapped, 1);
 	CU_ASSERT_EQUAL(a->nplaced, 0);
@@ -252,16 +186,16 @@ static void test_swap_cost(void)
 	CU_ASSERT_EQUAL(world_npending(s.w), 1);
 	CU_ASSERT_EQUAL(world_pending_at(s.w, 0), j);
 	/* swapped in at 30 s: memory held again, still no progress */
-	sw_until(&s, sim_time_from_s(30) + t_in / 2);
+	tw_until(&s, sim_time_from_s(30) + t_in / 2);
 	CU_ASSERT_EQUAL(a->state, JOB_SWAPPING_IN);
 	CU_ASSERT_EQUAL(a->swapped, 0);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->mem_used, 10ULL << 30);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->nbusy, 0);
 	CU_ASSERT_EQUAL(world_npending(s.w), 0);
-	sw_until(&s, sim_time_from_s(30) + t_in);
+	tw_until(&s, sim_time_from_s(30) + t_in);
 	CU_ASSERT_EQUAL(a->state, JOB_RUNNING);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->nbusy, 1);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
 	a = world_job(s.w, j);
 	CU_ASSERT_EQUAL(a->state, JOB_DONE);
 	ASSERT_NS(a->end_ns, sim_time_from_s(30) + t_in + sim_time_from_s(90));
@@ -275,14 +209,14 @@ static void test_swap_cost(void)
 			       (double)t_out / 1e9, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&s.res, "swap_in_s"),
 			       (double)t_in / 1e9, 1e-12);
-	sw_fini(&s);
+	tw_close(&s);
 }
 
 /* Swapped out of GPU 0, swapped back in on GPU 1 through world_place
 ** (which swaps a swapped job in): GPU 0 ends empty, GPU 1 holds A. */
 static void test_swap_in_elsewhere(void)
 {
-	struct sw s;
+	struct tw_world s;
 	sim_time t_out, t_in;
 	int j;
 
@@ -292,20 +226,20 @@ static void test_swap_in_elsewhere(void)
 		0), 0);
 	t_out = v100_d2h_ns(&s, 10 * GIB);
 	t_in = v100_h2d_ns(&s, 10 * GIB);
-	sw_until(&s, sim_time_from_s(10));
-	j = sw_find(&s, "A");
+	tw_until(&s, sim_time_from_s(10));
+	j = tw_find(&s, "A");
 	CU_ASSERT_EQUAL_FATAL(world_job(s.w, j)->gpu_ids[0], 0);
 	CU_ASSERT_EQUAL(world_swap_out(s.w, j, NULL), 0);
-	sw_until(&s, sim_time_from_s(20));
+	tw_until(&s, sim_time_from_s(20));
 	CU_ASSERT_EQUAL(world_job(s.w, j)->state, JOB_SWAPPING_IN);
 	CU_ASSERT_EQUAL(world_job(s.w, j)->gpu_ids[0], 1);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->mem_used, 0);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 1)->mem_used, 10ULL << 30);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
 	ASSERT_NS(world_job(s.w, j)->end_ns,
 		  sim_time_from_s(20) + t_in + sim_time_from_s(90));
 	CU_ASSERT(t_out < sim_time_from_s(10));
-	sw_fini(&s);
+	tw_close(&s);
 }
 
 /* Two jobs (6 GiB each) time-sliced on one V100 swapped out at the same
@@ -313,7 +247,7 @@ static void test_swap_in_elsewhere(void)
 ** so both end at latency + 12 GiB / d2h_pinned. */
 static void test_two_copies_share_link(void)
 {
-	struct sw s;
+	struct tw_world s;
 	sim_time t0 = sim_time_from_s(5), both;
 	int a, b;
 
@@ -322,26 +256,26 @@ static void test_two_copies_share_link(void)
 		"B,train,0,resnet50,32,,100,,,,1,,6144,,,,,,\n",
 		&probe_ops, "1x1:v100-16gb", "hold_s=50", 0), 0);
 	both = v100_d2h_ns(&s, 12 * GIB);
-	sw_until(&s, t0);
-	a = sw_find(&s, "A");
-	b = sw_find(&s, "B");
+	tw_until(&s, t0);
+	a = tw_find(&s, "A");
+	b = tw_find(&s, "B");
 	CU_ASSERT_EQUAL(world_swap_out(s.w, a, NULL), 0);
 	CU_ASSERT_EQUAL(world_swap_out(s.w, b, NULL), 0);
-	sw_until(&s, t0 + both - 3);
+	tw_until(&s, t0 + both - 3);
 	CU_ASSERT_EQUAL(world_job(s.w, a)->state, JOB_SWAPPING_OUT);
 	CU_ASSERT_EQUAL(world_job(s.w, b)->state, JOB_SWAPPING_OUT);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->mem_used, 12ULL << 30);
-	sw_until(&s, t0 + both + 2);
+	tw_until(&s, t0 + both + 2);
 	CU_ASSERT_EQUAL(world_job(s.w, a)->state, JOB_PREEMPTED);
 	CU_ASSERT_EQUAL(world_job(s.w, b)->state, JOB_PREEMPTED);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->mem_used, 0);
 	/* both back in arrival order */
 	CU_ASSERT_EQUAL(world_pending_at(s.w, 0), a);
 	CU_ASSERT_EQUAL(world_pending_at(s.w, 1), b);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
 	CU_ASSERT_EQUAL(world_job(s.w, a)->state, JOB_DONE);
 	CU_ASSERT_EQUAL(world_job(s.w, b)->state, JOB_DONE);
-	sw_fini(&s);
+	tw_close(&s);
 }
 
 /* A run stopped with copies in flight (the horizon): the results count
@@ -349,7 +283,7 @@ static void test_two_copies_share_link(void)
 ** sanitizers check). */
 static void test_stop_mid_copy(void)
 {
-	struct sw s;
+	struct tw_world s;
 	struct sim_err e = { 0, "" };
 	int a, b;
 
@@ -357,24 +291,24 @@ static void test_stop_mid_copy(void)
 		"A,train,0,resnet50,32,,100,,,,1,,6144,,,,,,\n"
 		"B,train,0,resnet50,32,,100,,,,1,,6144,,,,,,\n",
 		&probe_ops, "1x2:v100-16gb", "hold_s=1", 0), 0);
-	sw_until(&s, sim_time_from_s(5));
-	a = sw_find(&s, "A");
-	b = sw_find(&s, "B");
+	tw_until(&s, sim_time_from_s(5));
+	a = tw_find(&s, "A");
+	b = tw_find(&s, "B");
 	CU_ASSERT_EQUAL(world_swap_out(s.w, a, NULL), 0);
-	sw_until(&s, sim_time_from_s(6));
+	tw_until(&s, sim_time_from_s(6));
 	CU_ASSERT_EQUAL(world_job(s.w, a)->state, JOB_SWAPPING_IN);
 	CU_ASSERT_EQUAL(world_swap_out(s.w, b, NULL), 0);
 	CU_ASSERT_EQUAL(world_job(s.w, b)->state, JOB_SWAPPING_OUT);
 	CU_ASSERT_EQUAL(world_results(s.w, &s.res, &e), 0);
 	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&s.res, "jobs_unfinished"), 2,
 			       0);
-	sw_fini(&s);
+	tw_close(&s);
 }
 
 /* Refusals: each leaves the world as it was. */
 static void test_refusals(void)
 {
-	struct sw s;
+	struct tw_world s;
 	struct sim_err e = { 0, "" };
 	int a, big, svc, g0 = 0, two[2] = { 0, 0 };
 
@@ -383,10 +317,10 @@ static void test_refusals(void)
 		"S,infer,0,resnet50,8,,20,,,,1,,1024,,100,poisson,10,,2\n"
 		"BIG,train,1,resnet50,32,,100,,,,1,,15000,,,,,,\n",
 		&probe_ops, "1x1:v100-16gb", "hold_s=1000", 0), 0);
-	sw_until(&s, sim_time_from_s(2));
-	a = sw_find(&s, "A");
-	svc = sw_find(&s, "S");
-	big = sw_find(&s, "BIG");
+	tw_until(&s, sim_time_from_s(2));
+	a = tw_find(&s, "A");
+	svc = tw_find(&s, "S");
+	big = tw_find(&s, "BIG");
 	CU_ASSERT_EQUAL_FATAL(world_job(s.w, a)->state, JOB_RUNNING);
 	CU_ASSERT_EQUAL_FATAL(world_job(s.w, big)->state, JOB_PENDING);
 	CU_ASSERT_EQUAL(world_swap_out(s.w, 99, &e), SIM_EINVAL);
@@ -410,7 +344,7 @@ static void test_refusals(void)
 	CU_ASSERT_EQUAL(world_swap_in(s.w, a, &g0, 1, NULL, &e), SIM_ESTATE);
 	CU_ASSERT_EQUAL(world_job(s.w, a)->state, JOB_SWAPPING_OUT);
 	/* swapped (the probe holds it until 1000 s); BIG takes the GPU */
-	sw_until(&s, sim_time_from_s(4));
+	tw_until(&s, sim_time_from_s(4));
 	CU_ASSERT_EQUAL_FATAL(world_job(s.w, a)->state, JOB_PREEMPTED);
 	CU_ASSERT_EQUAL(world_job(s.w, big)->state, JOB_RUNNING);
 	/* no room, wrong GPU count, bad GPU: refused, still swapped */
@@ -425,9 +359,9 @@ static void test_refusals(void)
 	CU_ASSERT_EQUAL(world_npending(s.w), 1);
 	CU_ASSERT_EQUAL(world_gpu(s.w, 0)->mem_used,
 			15000ULL * 1048576 + (1024ULL << 20));
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
 	CU_ASSERT_EQUAL(world_job(s.w, a)->state, JOB_DONE);
-	sw_fini(&s);
+	tw_close(&s);
 }
 
 /* preempt_cost = swap under exclusive SRTF: A (1000 s, 10 GiB) alone; B
@@ -439,34 +373,34 @@ static void test_preempt_cost(void)
 	static const char body[] =
 		"A,train,0,resnet50,32,,1000,,,,1,,10240,,,,,,\n"
 		"B,train,10,resnet50,32,,100,,,,1,,10240,,,,,,\n";
-	struct sw s;
+	struct tw_world s;
 	sim_time t_out, t_in;
 
 	CU_ASSERT_EQUAL_FATAL(sw_open(&s, "pcfree.csv", body,
 		pol_find("exclusive"), "1x1:v100-16gb", "order=srtf", 0), 0);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
-	ASSERT_NS(sw_job(&s, "B")->end_ns, sim_time_from_s(110));
-	ASSERT_NS(sw_job(&s, "A")->end_ns, sim_time_from_s(1100));
-	CU_ASSERT_EQUAL(sw_job(&s, "A")->preemptions, 1);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
+	ASSERT_NS(tw_wjob(&s, "B")->end_ns, sim_time_from_s(110));
+	ASSERT_NS(tw_wjob(&s, "A")->end_ns, sim_time_from_s(1100));
+	CU_ASSERT_EQUAL(tw_wjob(&s, "A")->preemptions, 1);
 	/* the swap metrics exist only when something swapped */
 	CU_ASSERT(isnan(run_result_get(&s.res, "swaps_out")));
-	sw_fini(&s);
+	tw_close(&s);
 
 	CU_ASSERT_EQUAL_FATAL(sw_open(&s, "pcswap.csv", body,
 		pol_find("exclusive"), "1x1:v100-16gb", "order=srtf",
 		WORLD_PREEMPT_SWAP), 0);
 	t_out = v100_d2h_ns(&s, 10 * GIB);
 	t_in = v100_h2d_ns(&s, 10 * GIB);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
-	ASSERT_NS(sw_job(&s, "B")->start_ns, sim_time_from_s(10) + t_out);
-	ASSERT_NS(sw_job(&s, "B")->end_ns, sim_time_from_s(110) + t_out);
-	ASSERT_NS(sw_job(&s, "A")->end_ns,
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
+	ASSERT_NS(tw_wjob(&s, "B")->start_ns, sim_time_from_s(10) + t_out);
+	ASSERT_NS(tw_wjob(&s, "B")->end_ns, sim_time_from_s(110) + t_out);
+	ASSERT_NS(tw_wjob(&s, "A")->end_ns,
 		  sim_time_from_s(1100) + t_out + t_in);
-	CU_ASSERT_EQUAL(sw_job(&s, "A")->preemptions, 1);
-	CU_ASSERT_EQUAL(sw_job(&s, "A")->swaps, 0);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "A")->preemptions, 1);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "A")->swaps, 0);
 	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&s.res, "swaps_out"), 1, 0);
 	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&s.res, "swaps_in"), 1, 0);
-	sw_fini(&s);
+	tw_close(&s);
 }
 
 /* on_full = swap under timeslice: low-priority A (1000 s, 10 GiB) runs;
@@ -479,28 +413,28 @@ static void test_on_full_swap(void)
 	static const char body[] =
 		"A,train,0,resnet50,32,,1000,,,,1,,10240,0,,,,,\n"
 		"H,train,10,resnet50,32,,100,,,,1,,10240,1,,,,,\n";
-	struct sw s;
+	struct tw_world s;
 	sim_time t_out, t_in;
 
 	CU_ASSERT_EQUAL_FATAL(sw_open(&s, "fullwait.csv", body,
 		pol_find("timeslice"), "1x1:v100-16gb", NULL, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
-	ASSERT_NS(sw_job(&s, "H")->start_ns, sim_time_from_s(1000));
-	ASSERT_NS(sw_job(&s, "H")->end_ns, sim_time_from_s(1100));
-	sw_fini(&s);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
+	ASSERT_NS(tw_wjob(&s, "H")->start_ns, sim_time_from_s(1000));
+	ASSERT_NS(tw_wjob(&s, "H")->end_ns, sim_time_from_s(1100));
+	tw_close(&s);
 
 	CU_ASSERT_EQUAL_FATAL(sw_open(&s, "fullswap.csv", body,
 		pol_find("timeslice"), "1x1:v100-16gb", "on_full=swap", 0), 0);
 	t_out = v100_d2h_ns(&s, 10 * GIB);
 	t_in = v100_h2d_ns(&s, 10 * GIB);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
-	ASSERT_NS(sw_job(&s, "H")->start_ns, sim_time_from_s(10) + t_out);
-	ASSERT_NS(sw_job(&s, "H")->end_ns, sim_time_from_s(110) + t_out);
-	ASSERT_NS(sw_job(&s, "A")->end_ns,
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
+	ASSERT_NS(tw_wjob(&s, "H")->start_ns, sim_time_from_s(10) + t_out);
+	ASSERT_NS(tw_wjob(&s, "H")->end_ns, sim_time_from_s(110) + t_out);
+	ASSERT_NS(tw_wjob(&s, "A")->end_ns,
 		  sim_time_from_s(1100) + t_out + t_in);
-	CU_ASSERT_EQUAL(sw_job(&s, "A")->swaps, 1);
-	CU_ASSERT_EQUAL(sw_job(&s, "H")->swaps, 0);
-	sw_fini(&s);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "A")->swaps, 1);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "H")->swaps, 0);
+	tw_close(&s);
 
 	/* the victim is the lower-priority job with the most time left, and
 	** only as many as make room: C (500 s) stays */
@@ -509,24 +443,24 @@ static void test_on_full_swap(void)
 		"C,train,0,resnet50,32,,500,,,,1,,6144,0,,,,,\n"
 		"H,train,10,resnet50,32,,100,,,,1,,8192,1,,,,,\n",
 		pol_find("mps"), "1x1:v100-16gb", "on_full=swap", 0), 0);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
-	CU_ASSERT_EQUAL(sw_job(&s, "A")->swaps, 1);
-	CU_ASSERT_EQUAL(sw_job(&s, "C")->swaps, 0);
-	CU_ASSERT_EQUAL(sw_job(&s, "H")->state, JOB_DONE);
-	CU_ASSERT_EQUAL(sw_job(&s, "A")->state, JOB_DONE);
-	CU_ASSERT(sw_job(&s, "H")->start_ns > sim_time_from_s(10));
-	CU_ASSERT(sw_job(&s, "H")->start_ns < sim_time_from_s(12));
-	sw_fini(&s);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "A")->swaps, 1);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "C")->swaps, 0);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "H")->state, JOB_DONE);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "A")->state, JOB_DONE);
+	CU_ASSERT(tw_wjob(&s, "H")->start_ns > sim_time_from_s(10));
+	CU_ASSERT(tw_wjob(&s, "H")->start_ns < sim_time_from_s(12));
+	tw_close(&s);
 
 	/* equal priorities: nothing is swapped */
 	CU_ASSERT_EQUAL_FATAL(sw_open(&s, "fullsame.csv",
 		"A,train,0,resnet50,32,,1000,,,,1,,10240,1,,,,,\n"
 		"H,train,10,resnet50,32,,100,,,,1,,10240,1,,,,,\n",
 		pol_find("timeslice"), "1x1:v100-16gb", "on_full=swap", 0), 0);
-	CU_ASSERT_EQUAL_FATAL(sw_finish(&s), 0);
-	CU_ASSERT_EQUAL(sw_job(&s, "A")->swaps, 0);
-	ASSERT_NS(sw_job(&s, "H")->start_ns, sim_time_from_s(1000));
-	sw_fini(&s);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&s), 0);
+	CU_ASSERT_EQUAL(tw_wjob(&s, "A")->swaps, 0);
+	ASSERT_NS(tw_wjob(&s, "H")->start_ns, sim_time_from_s(1000));
+	tw_close(&s);
 }
 
 /* A bad on_full value is an error naming the key. */
@@ -544,90 +478,164 @@ static void test_on_full_param(void)
 	run_result_fini(&r);
 }
 
+/* ---- swapping where other features meet ------------------------------ */
+
+/* A probe policy, first-fit on GPU 0 (services on GPU 1), that at 1 s
+** either preempts the running job and then offers it back with no GPUs
+** (`scn` = 1), or swaps the running training job out and starts loading
+** BERT-Large into GPU 1's pool (`scn` = 2, GPU 1 in the pool), so that a
+** horizon just after cuts both copies. */
+struct swapadv {
+	long scn;
+};
+
+enum {
+	SCN_SWAP_PLACE0 = 1,   /* swapped job: place with 0 GPUs first */
+	SCN_HORIZON = 2        /* swap copy + pool load in flight at stop */
+};
+
+static int adv_init(struct world *w, void *state, const struct pol_params *p,
+		    struct sim_err *err)
+{
+	static const char *const keys[] = { "scn", NULL };
+	struct swapadv *st = state;
+	int rc;
+
+	if ((rc = pol_params_check(p, "swapadv", keys, err)) != 0 ||
+	    (rc = pol_param_int(p, "scn", 1, 2, &st->scn, err)) != 0)
+		return rc;
+	if (st->scn == SCN_HORIZON && (rc = world_pool_join(w, 1, err)) != 0)
+		return rc;
+	return world_set_timer(w, sim_time_from_s(1), 1, err);
+}
+
+static int adv_schedule(struct world *w, void *state)
+{
+	const struct swapadv *st = state;
+	int k = 0, rc;
+
+	while (k < world_npending(w)) {
+		int j = world_pending_at(w, k), g;
+		const struct world_job *job = world_job(w, j);
+		if (job->state == JOB_PREEMPTED && job->swapped &&
+		    st->scn == SCN_SWAP_PLACE0) {
+			static const int none[] = { 0 };
+			rc = world_place(w, j, none, 0, NULL, NULL);
+			if ((rc = world_add_metric(w, "place0_rc", rc)) != 0)
+				return rc;
+		}
+		g = job->tj.kind == TRACE_INFER ? 1 : 0;
+		if (world_place(w, j, &g, 1, NULL, NULL) != 0)
+			k++;
+	}
+	return 0;
+}
+
+static int adv_timer(struct world *w, void *state, uint64_t tag)
+{
+	const struct swapadv *st = state;
+	int j;
+
+	(void)tag;
+	for (j = 0; j < world_njobs(w); j++) {
+		const struct world_job *job = world_job(w, j);
+		if (st->scn == SCN_SWAP_PLACE0 && job->state == JOB_RUNNING)
+			return world_preempt(w, j, NULL);
+		if (st->scn == SCN_HORIZON && job->state == JOB_RUNNING &&
+		    job->tj.kind == TRACE_TRAIN) {
+			int rc = world_swap_out(w, j, NULL);
+			if (rc != 0)
+				return rc;
+			/* a prefetch that the horizon cuts */
+			return world_load_model(w, 1, zoo_find("bert-large"),
+						NULL);
+		}
+	}
+	return 0;
+}
+
+static const struct pol_ops swapadv_ops = {
+	POL_IFACE_VERSION, "swapadv", "swap meets place and pool",
+	sizeof(struct swapadv), adv_init, NULL, NULL, NULL, NULL, adv_timer,
+	adv_schedule
+};
+
+/* Runs body under the probe's scenario scn at preempt_cost = swap, up to
+** horizon_s (0: none). */
+static int adv_run(struct tw_world *t, const char *name, const char *body,
+		   const char *cluster, int scn, double horizon_s)
+{
+	struct world_config cfg = tw_config(&swapadv_ops);
+	char params[16];
+
+	cfg.preempt_cost = WORLD_PREEMPT_SWAP;
+	cfg.horizon_ns = horizon_s > 0 ? sim_time_from_s(horizon_s) : 0;
+	snprintf(params, sizeof params, "scn=%d", scn);
+	return tw_simulate(t, tw_write(name, body), cluster, &cfg, params);
+}
+
+/* A (100 s) is swapped out at 1 s (preempt_cost swap); the policy first
+** offers it back with no GPUs: refused with SIM_EINVAL, then it is
+** swapped in on GPU 0 and finishes.  (Review 3: world_place and
+** world_swap_in of a swapped-out job with n < 1 GPUs recursed into each
+** other until the stack overflowed; world_swap_in now refuses a wrong GPU
+** count itself.) */
+static void test_swap_place_no_gpus(void)
+{
+	struct tw_world r;
+	int a;
+
+	CU_ASSERT_EQUAL_FATAL(adv_run(&r, "swap-place0.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n",
+		"1x1:a100-80gb", SCN_SWAP_PLACE0, 0), 0);
+	a = tw_find(&r, "A");
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "place0_rc"),
+			       SIM_EINVAL, 0);
+	CU_ASSERT_EQUAL(world_job(r.w, a)->state, JOB_DONE);
+	CU_ASSERT_EQUAL(world_job(r.w, a)->preemptions, 1);
+	CU_ASSERT(sim_time_to_s(world_job(r.w, a)->end_ns) > 100);
+	tw_close(&r);
+}
+
+/* The horizon stops a run with a swap-out copy and a pool prefetch in
+** flight: the results say so and nothing leaks (SANITIZE=1).  (Review 3:
+** world__pool_fini freed the pool GPUs, which hold the link flows, before
+** link_net_fini walked the flows: a heap use after free whenever a run
+** stopped with a pool transfer in flight.) */
+static void test_horizon_in_flight(void)
+{
+	struct tw_world r;
+	int a;
+
+	CU_ASSERT_EQUAL_FATAL(adv_run(&r, "swap-horizon.csv",
+		"A,train,0,gpt2,8,,100,,,,1,,60000,,,,,,\n",
+		"1x2:a100-80gb", SCN_HORIZON, 1.001), 0);
+	a = tw_find(&r, "A");
+	CU_ASSERT_EQUAL(world_job(r.w, a)->state, JOB_SWAPPING_OUT);
+	/* 1: still loading when the run stopped */
+	CU_ASSERT_EQUAL(world_pool_has_model(r.w, 1, zoo_find("bert-large")),
+			1);
+	tw_close(&r);
+}
+
 /* ---- every policy at a cost ----------------------------------------- */
 
-/* Steps one world event by event with the conformance invariants (time
-** monotone, no GPU or slice over capacity, every job ends once); returns
-** the violations. */
+/* Steps one world under pol at a cost (preempt_cost = swap, seed 7, no
+** event budget) with the conformance invariants (tw_step_checked); returns
+** the violations and adds the jobs' swaps + preemptions to *nswaps. */
 static int run_checked(const char *trace, const struct pol_ops *pol,
 		       const char *params, const char *cluster, int *nswaps)
 {
-	struct sw s;
-	sim_time last = 0;
-	int bad = 0, g, j, sl;
+	struct world_config cfg = tw_config(pol);
+	struct tw_world s;
+	int bad = 1;
 
-	{
-		struct world_config cfg;
-		struct sim_err err = { 0, "" };
-		struct pol_param pv[1];
-		struct pol_params pp = { 0, pv };
-		char buf[64];
-
-		memset(&s, 0, sizeof s);
-		if (params != NULL) {
-			snprintf(buf, sizeof buf, "%s", params);
-			pv[0].key = buf;
-			pv[0].value = strchr(buf, '=') + 1;
-			*strchr(buf, '=') = '\0';
-			pv[0].origin = "test";
-			pp.n = 1;
-		}
-		if (dev_catalog_load(&s.cat, "models/devices", &err) != 0 ||
-		    cluster_parse(&s.cl, cluster, &s.cat, "c", &err) != 0)
-			return 1;
-		memset(&cfg, 0, sizeof cfg);
-		cfg.cluster = &s.cl;
-		cfg.trace_path = trace;
-		cfg.policy = pol;
-		cfg.params = &pp;
-		cfg.seed = 7;
-		cfg.preempt_cost = WORLD_PREEMPT_SWAP;
-		if (world_create(&s.w, &cfg, &err) != 0) {
-			fprintf(stderr, "\n  %s/%s: %s\n", trace, pol->zName,
-				err.msg);
-			dev_catalog_fini(&s.cat);
-			return 1;
-		}
-	}
-	run_result_init(&s.res);
-	for (;;) {
-		enum sim_stop_reason why =
-			sim_run(&s.w->sim, SIM_TIME_MAX, s.w->sim.events + 1);
-		if (s.w->sim.now < last)
-			bad++;
-		last = s.w->sim.now;
-		for (g = 0; g < s.w->ngpus; g++) {
-			const struct gpu *gp = &s.w->gpus[g];
-			if (gp->mem_used > gp->dev->hbm_bytes)
-				bad++;
-			for (sl = 0; sl < gp->nslices; sl++)
-				if (gp->slices[sl].mem_used >
-				    gp->slices[sl].hbm_bytes)
-					bad++;
-		}
-		if (why == SIM_STOP_ERROR) {
-			fprintf(stderr, "\n  %s/%s: %s\n", trace, pol->zName,
-				s.w->sim.err.msg);
-			bad++;
-			break;
-		}
-		if (why != SIM_STOP_BUDGET)
-			break;
-	}
-	for (j = 0; j < s.w->njobs; j++) {
-		const struct world_job *job = &s.w->jobs[j];
-		*nswaps += job->swaps + job->preemptions;
-		if ((job->state != JOB_DONE && job->state != JOB_FAILED) ||
-		    job->nplaced != 0 || job->swap_ != NULL) {
-			if (bad++ < 3)
-				fprintf(stderr, "\n  %s/%s: job %s ended %s\n",
-					trace, pol->zName, job->tj.id,
-					job_state_name(job->state));
-		}
-	}
-	if (s.w->live_jobs != 0 || !s.w->trace_done)
-		bad++;
-	sw_fini(&s);
+	cfg.seed = 7;
+	cfg.max_events = 0;
+	cfg.preempt_cost = WORLD_PREEMPT_SWAP;
+	if (tw_open(&s, trace, cluster, &cfg, params) == 0)
+		bad = tw_step_checked(&s, nswaps);
+	tw_close(&s);
 	return bad;
 }
 
@@ -688,6 +696,10 @@ TEST_REGISTER(swap)
 		{ "preempt_cost = swap under SRTF", test_preempt_cost },
 		{ "baselines' on_full = swap", test_on_full_swap },
 		{ "on_full: bad value", test_on_full_param },
+		{ "swapped job placed on no GPUs is refused",
+		  test_swap_place_no_gpus },
+		{ "horizon with copies and loads in flight",
+		  test_horizon_in_flight },
 		{ "every policy at a cost on the reference traces",
 		  test_every_policy_at_a_cost },
 		{ "baselines swapping on a mixed-priority trace",

@@ -261,6 +261,48 @@ static void test_row_errors(void)
 	CU_ASSERT_EQUAL(x.n, 36);
 }
 
+/* Times whose nanoseconds pass 2^62 (4.6e9 s) are errors, not values
+** saturated to the end of time that used to validate and then give wrong
+** results; 4.6e9 s still fits.  A line past the reader's limit is one
+** error at its line, and the rows after it are still read. */
+static void test_time_limits(void)
+{
+	struct errs x;
+	struct sim_err oerr;
+	int orc, good;
+	static char text[80000];
+	const char *p;
+	size_t k;
+
+	p = write_tmp("huge.csv", HDR
+		/* 3 */ "a,train,0,resnet50,32,,4.7e9,,,,1,,,,,,,,\n"
+		/* 4 */ "b,train,1e300,resnet50,32,,10,,,,1,,,,,,,,\n"
+		/* 5 */ "c,train,1,resnet50,32,,10,1e300,,,1,,,,,,,,\n"
+		/* 6 */ "d,infer,2,gpt2,8,,,,,,1,,,,4.7e12,poisson,5,,\n"
+		/* 7 */ "e,train,3,resnet50,32,,4.6e9,,,,1,,,,,,,,\n");
+	good = read_all(p, &x, &orc, &oerr);
+	CU_ASSERT_EQUAL(orc, 0);
+	CU_ASSERT_EQUAL(good, 1);
+	CU_ASSERT(has(&x, "huge.csv:3:24: duration_s: expected at most "
+		      "4611686018 s (2^62 ns, 146 years), got '4.7e9'"));
+	CU_ASSERT(has(&x, "huge.csv:4:9: submit_s: expected at most "));
+	CU_ASSERT(has(&x, "huge.csv:5:27: iter_ms: expected at most "));
+	CU_ASSERT(has(&x, "huge.csv:6:28: slo_ms: expected at most "));
+	CU_ASSERT_EQUAL(x.n, 4);
+
+	k = (size_t)snprintf(text, sizeof text, "%s", HDR);
+	memset(text + k, 'x', 70000);
+	k += 70000;
+	snprintf(text + k, sizeof text - k,
+		 "\nf,train,4,resnet50,32,,10,,,,1,,,,,,,,\n");
+	p = write_tmp("longline.csv", text);
+	good = read_all(p, &x, &orc, &oerr);
+	CU_ASSERT_EQUAL(good, 1);
+	CU_ASSERT(has(&x, "longline.csv:3:65537: line longer than 65536 "
+		      "bytes"));
+	CU_ASSERT_EQUAL(x.n, 1);
+}
+
 static void test_reference_traces(void)
 {
 	static const struct { const char *path; int rows, models; } ref[] = {
@@ -432,7 +474,7 @@ static void test_arrivals_file(void)
 	CU_ASSERT_EQUAL(trace_arrivals_next(a, &t, &err), 1);
 	CU_ASSERT_EQUAL(trace_arrivals_next(a, &t, &err), SIM_EPARSE);
 	CU_ASSERT(strstr(err.msg, "arr4.txt:2:1: arrival: expected seconds "
-			 ">= 0, got 'soon'") != NULL);
+			 "in [0, 4611686018], got 'soon'") != NULL);
 	trace_arrivals_close(a);
 	sim_err_clear(&err);
 	strcpy(j.arrival_arg, "none.txt");
@@ -465,6 +507,7 @@ TEST_REGISTER(trace)
 		{ "good rows and defaults", test_good_rows },
 		{ "header errors", test_header_errors },
 		{ "every row error path", test_row_errors },
+		{ "times past 2^62 ns, a line past the limit", test_time_limits },
 		{ "reference traces", test_reference_traces },
 		{ "poisson arrivals", test_arrivals_poisson },
 		{ "piecewise-rate arrivals", test_arrivals_rates },

@@ -31,14 +31,13 @@ static int shared(char *buf, size_t n, const char *rel)
 	FILE *f;
 
 	if (dir == NULL) {
-		fprintf(stderr, "\n  skipped: ../shared/traces is absent "
-			"(set COLOSIM_SHARED_TRACES)\n");
+		test_skip_trace(rel);
 		return 0;
 	}
 	snprintf(buf, n, "%s/%s", dir, rel);
 	f = fopen(buf, "r");
 	if (f == NULL) {
-		fprintf(stderr, "\n  skipped: %s is absent\n", buf);
+		test_skip_trace(rel);
 		return 0;
 	}
 	fclose(f);
@@ -239,13 +238,8 @@ static void test_queue_bound(void)
 	trace = tw_write("bound.csv", "s,infer,0,resnet50,1,,,,,,1,,,,100,"
 			 "file,,bound.arrivals,\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(trace);
-	memset(&a, 0, sizeof a);
-	a.trace = trace;
-	a.cluster = "1x1:a100-40gb";
-	a.policy = "exclusive";
+	a = tw_sim_args(trace, "exclusive", "1x1:a100-40gb", 1);
 	a.params = &pp;
-	a.seed = 1;
-	a.devices_dir = "models/devices";
 	a.max_queued_requests = 10;
 	run_result_init(&res);
 	rc = exp_simulate_args(&a, &res, &err);

@@ -1,13 +1,17 @@
 /*
 ** test_world.c: the world's semantics on hand-computed cases: exclusive
 ** FIFO, time-slicing, SRTF preemption, memory refusal, impossible jobs,
-** inference batching with and without a timeout, determinism.
+** inference batching with and without a timeout, determinism; a GPU mode
+** switch at run time, a stop at the horizon, sm and hbm utilisation by
+** hand, and the world's use of the GPU model through a probe policy
+** (oversubscription, an MPS share change, world_preempt of a service).
 */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "models/device.h"
+#include "models/gpu.h"
 #include "models/workload.h"
 #include "models/zoo.h"
 #include "tests/util.h"
@@ -269,6 +273,359 @@ static void test_wide_job_spreads(void)
 	run_result_fini(&r);
 }
 
+/* ---- run-time mode switches and the horizon --------------------------- */
+
+/* A policy that runs A exclusively, then switches the GPU to time-slicing
+** (at t = 10 s, after A ended) and runs B. */
+struct switcher {
+	int switched;
+};
+
+static int sw_schedule(struct world *w, void *state)
+{
+	struct switcher *s = state;
+	struct sim_err err = { 0, "" };
+	int k, g = 0, rc;
+
+	for (k = 0; k < world_npending(w); k++) {
+		int j = world_pending_at(w, k);
+		if (world_gpu(w, g)->ntenants > 0)
+			return 0;
+		if (world_now(w) > 0 && !s->switched) {
+			if ((rc = world_set_gpu_mode(w, g, GPU_MODE_TIMESLICE,
+						     &err)) != 0)
+				return rc;
+			s->switched = 1;
+		}
+		if ((rc = world_place(w, j, &g, 1, NULL, &err)) != 0)
+			return rc;
+		return 0;
+	}
+	return 0;
+}
+
+static const struct pol_ops switcher_ops = {
+	POL_IFACE_VERSION, "test-switcher", "switches mode at run time",
+	sizeof(struct switcher), NULL, NULL, NULL, NULL, NULL, NULL,
+	sw_schedule
+};
+
+/* world_set_gpu_mode after t = 0 used to forget the GPU's utilisation
+** history (review 1): the switch must keep it.  Under the switcher, A
+** (1000 MiB, 10 s) runs exclusively, then B (3000 MiB, 10 s) time-sliced. */
+static void test_mode_switch_keeps_history(void)
+{
+	struct tw_world t;
+	struct world_config cfg = tw_config(&switcher_ops);
+	struct sim_err err = { 0, "" };
+	const char *path = tw_write("switch.csv",
+		"A,train,0,resnet50,32,,10,,,,1,,1000,,,,,,\n"
+		"B,train,0,resnet50,32,,10,,,,1,,3000,,,,,,\n");
+	double cap;
+
+	CU_ASSERT_EQUAL_FATAL(tw_simulate(&t, path, "1x1:" DEV, &cfg, NULL),
+			      0);
+	CU_ASSERT_EQUAL(world_gpu(t.w, 0)->mode, GPU_MODE_TIMESLICE);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "makespan_s"), 20, 1e-9);
+	/* 1000 MiB for 10 s, then 3000 MiB for 10 s, over 20 s */
+	cap = (double)t.cl.groups[0].dev->hbm_bytes;
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "hbm_util_mean"),
+			       2000.0 * 1048576 / cap, 1e-9);
+	/* the SM history matches exclusive FIFO, which runs the same two
+	** jobs back to back without a switch */
+	{
+		struct run_result ex;
+		run_result_init(&ex);
+		CU_ASSERT_EQUAL_FATAL(tw_run(path, "exclusive", "1x1:" DEV, 1,
+					     NULL, &ex, &err), 0);
+		CU_ASSERT(run_result_get(&ex, "sm_util_mean") > 0.1);
+		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "sm_util_mean"),
+				       run_result_get(&ex, "sm_util_mean"),
+				       1e-9);
+		run_result_fini(&ex);
+	}
+	tw_close(&t);
+}
+
+/* --horizon stops a run with work in flight: the unfinished jobs are
+** reported, and destroying the world touches no freed memory.  (Review 1:
+** world_destroy freed the placed jobs' tenants before gpu_fini walked the
+** GPUs' lists, a use after free on every horizon or budget stop with work
+** in flight, shown by make SANITIZE=1 check; fixed in that order.) */
+static void test_horizon_stop(void)
+{
+	struct exp_sim_args a;
+	struct run_result r;
+	struct sim_err err = { 0, "" };
+	const struct res_job *j;
+	const char *path = tw_write("horizon.csv",
+		"A,train,0,resnet50,32,,10,,,,1,,1000,,,,,,\n"
+		"B,train,0,resnet50,32,,100,,,,2,,1000,,,,,,\n"
+		"S,infer,0,resnet50,8,,1000,,,,1,,2000,,100,poisson,50,,2\n");
+
+	a = tw_sim_args(path, "timeslice", "1x4:" DEV, 1);
+	a.horizon_ns = sim_time_from_s(50);
+	run_result_init(&r);
+	CU_ASSERT_EQUAL_FATAL(exp_simulate_args(&a, &r, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r, "makespan_s"), 50, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r, "jobs_done"), 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r, "jobs_unfinished"), 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r, "jct_mean_s"), 10, 1e-9);
+	j = tw_job(&r, "B");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_EQUAL(j->status, 2);
+	CU_ASSERT_DOUBLE_EQUAL(j->jct_s, -1, 0);
+	CU_ASSERT(run_result_get(&r, "requests_served") > 1000);
+	run_result_fini(&r);
+}
+
+
+/* ---- utilisation metrics by hand ------------------------------------- */
+
+/* Two ResNet-50 jobs on one A100-80GB from 0: A (100 s, 10000 MiB) and B
+** (200 s, 20000 MiB), each GPU-busy a fraction d of its solo time (the
+** duty-cycle model; before it d was 1 and the speeds below were r1).
+** timeslice: both at v = the two-tenant closed form (tests/util.h) with
+** busy rates 1 alone and r1 = T(2) / (1 + k bw) together, T(2) = q / (2
+** (q + c)), until A ends at t1 = 100 / v; B, with 100 s left, alone at
+** speed 1 until t1 + 100.  Busy SMs 2 d v sat, then d sat; HBM 30000 then
+** 20000 MiB of 81920.
+** mps (100% caps): together the wants sat > 0.5 water-fill to 0.5, so the
+** busy part runs at r1 = 1 / (max(sat / 0.5, (1 - alpha) / alpha x
+** max(1, 2 bw)) (1 + k)); busy SMs 2 d v sat, then d sat. */
+static void test_util_by_hand(void)
+{
+	static const char body[] =
+		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n"
+		"B,train,0,resnet50,32,,200,,,,1,,20000,,,,,,\n";
+	struct dev_catalog cat = { NULL, 0 };
+	const struct dev_profile *d;
+	struct gpu_work_profile p;
+	struct tw_world r;
+	struct {
+		const char *name, *policy;
+		double v, sm_a;         /* A's speed; busy SMs while both run */
+	} row[2];
+	double q, c, t1, t2;
+	int k;
+
+	d = tw_train_profile(&cat, "a100-80gb", "resnet50", 32, &p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_FATAL(p.sat > 0.5 && 2 * p.bw_frac <= 1);
+
+	q = (double)d->ts_quantum_ns;
+	c = (double)d->ts_switch_ns;
+	row[0].name = "util_ts.csv";
+	row[0].policy = "timeslice";
+	row[0].v = test_duty_pair_speed(p.duty, 1.0, q / (2 * (q + c)) /
+					(1 + d->ts_mem_contention_k *
+					 p.bw_frac));
+	row[0].sm_a = 2 * p.duty * row[0].v * p.sat;
+	row[1].name = "util_mps.csv";
+	row[1].policy = "mps";
+	row[1].v = test_duty_pair_speed(p.duty, 1.0, 1.0 /
+		(fmax(p.sat / 0.5, (1 - p.alpha) / p.alpha *
+		      fmax(1.0, 2 * p.bw_frac)) * (1 + d->mps_contention_k)));
+	row[1].sm_a = 2 * p.duty * row[1].v * p.sat;
+	for (k = 0; k < 2; k++) {
+		CU_ASSERT_EQUAL_FATAL(tw_go(&r, row[k].name, body,
+					    pol_find(row[k].policy),
+					    "1x1:a100-80gb", NULL), 0);
+		t1 = ceil(100e9 / row[k].v) / 1e9;
+		t2 = t1 + 100;
+		TEST_ASSERT_CLOSE(tw_end_s(&r, "A"), t1, 1e-9);
+		TEST_ASSERT_CLOSE(tw_end_s(&r, "B"), t2, 1e-6);
+		TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
+				  (row[k].sm_a * t1 + p.duty * p.sat *
+				   (t2 - t1)) / t2, 1e-6);
+		TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
+				  (30000.0 * t1 + 20000.0 * (t2 - t1)) / t2 /
+				  81920.0, 1e-6);
+		tw_close(&r);
+	}
+	dev_catalog_fini(&cat);
+}
+
+/* ---- the world's use of the GPU model, through a probe policy -------- */
+
+/* A test policy: puts every pending job on GPUs 0..n-1 in `mode`, with
+** oversubscription when `oversub` = 1; at `at_s` sets every running job's
+** MPS share to `share` (when > 0) and tries to preempt every running
+** service, adding each preempt's return code to the run metric
+** `probe_preempt_rc`. */
+struct probe {
+	int oversub;
+	double at_s, share;
+};
+
+static int probe_init(struct world *w, void *state,
+		      const struct pol_params *p, struct sim_err *err)
+{
+	static const char *const keys[] = { "mode", "oversub", "at_s",
+					    "share", NULL };
+	static const char *const modes[] = { "exclusive", "timeslice", "mps",
+					     NULL };
+	struct probe *pr = state;
+	long ov = 0;
+	int mode = 1, g, rc;
+
+	if ((rc = pol_params_check(p, "probe", keys, err)) != 0 ||
+	    (rc = pol_param_choice(p, "mode", modes, &mode, err)) != 0 ||
+	    (rc = pol_param_int(p, "oversub", 0, 1, &ov, err)) != 0 ||
+	    (rc = pol_param_double(p, "at_s", 0, 1e6, &pr->at_s, err)) != 0 ||
+	    (rc = pol_param_double(p, "share", 0, 1, &pr->share, err)) != 0)
+		return rc;
+	pr->oversub = (int)ov;
+	for (g = 0; g < world_ngpus(w); g++)
+		if ((rc = world_set_gpu_mode(w, g, (enum gpu_mode)mode,
+					     err)) != 0)
+			return rc;
+	if (pr->at_s > 0)
+		return world_set_timer(w, sim_time_from_s(pr->at_s), 1, err);
+	return 0;
+}
+
+static int probe_schedule(struct world *w, void *state)
+{
+	const struct probe *pr = state;
+	static const int gpus[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	int k = 0;
+
+	while (k < world_npending(w)) {
+		int j = world_pending_at(w, k);
+		struct world_place_opts o = { 1.0, NULL, 0, 0 };
+		o.allow_oversub = pr->oversub;
+		if (world_place(w, j, gpus, world_job(w, j)->tj.gpus, &o,
+				NULL) != 0)
+			k++;
+	}
+	return 0;
+}
+
+static int probe_timer(struct world *w, void *state, uint64_t tag)
+{
+	const struct probe *pr = state;
+	int j, rc;
+
+	(void)tag;
+	for (j = 0; j < world_njobs(w); j++) {
+		const struct world_job *job = world_job(w, j);
+		if (job->state != JOB_RUNNING)
+			continue;
+		if (pr->share > 0 &&
+		    (rc = world_set_share(w, j, pr->share, NULL)) != 0)
+			return rc;
+		if (job->tj.kind == TRACE_INFER &&
+		    (rc = world_add_metric(w, "probe_preempt_rc",
+					   world_preempt(w, j, NULL))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static const struct pol_ops probe_ops = {
+	POL_IFACE_VERSION, "probe", "test probe", sizeof(struct probe),
+	probe_init, NULL, NULL, NULL, NULL, probe_timer, probe_schedule
+};
+
+/* Oversubscription: A and B (50000 MiB each) on one A100-80GB (81920
+** MiB) under timeslice.  The excess E = 18080 MiB pages at U: each busy
+** part runs at 1 / (1 + P) alone and T(2) / (1 + k bw + P) together, P =
+** bw_frac (B / U) (E / M), M = 100000 MiB, which gives the two-tenant
+** speed v (tests/util.h; d = 1 before the duty-cycle model: v was T(2) /
+** (1 + P)) until A (100 s) ends at t1; B (200 s), with 200 - 100 s left,
+** then runs alone at speed 1.  HBM counts as full while oversubscribed. */
+static void test_oversub_paging(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	const struct dev_profile *d;
+	struct gpu_work_profile p;
+	struct tw_world r;
+	double q, c, P, v, t1, t2;
+
+	d = tw_train_profile(&cat, "a100-80gb", "resnet50", 32, &p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	q = (double)d->ts_quantum_ns;
+	c = (double)d->ts_switch_ns;
+	P = p.bw_frac * (d->hbm_bw_bytes_per_s / d->uvm_bytes_per_s) *
+		(18080.0 / 100000.0);
+	v = test_duty_pair_speed(p.duty, 1.0 / (1 + P), q / (2 * (q + c)) /
+				 (1 + d->ts_mem_contention_k * p.bw_frac + P));
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "oversub.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,50000,,,,,,\n"
+		"B,train,0,resnet50,32,,200,,,,1,,50000,,,,,,\n",
+		&probe_ops, "1x1:a100-80gb", "mode=timeslice,oversub=1"), 0);
+	t1 = ceil(100e9 / v) / 1e9;
+	t2 = t1 + 100;
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), 0, 0);
+	TEST_ASSERT_CLOSE(tw_end_s(&r, "A"), t1, 1e-9);
+	TEST_ASSERT_CLOSE(tw_end_s(&r, "B"), t2, 1e-6);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
+			  (1.0 * t1 + 50000.0 / 81920.0 * (t2 - t1)) / t2,
+			  1e-6);
+	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->mem_peak_bytes,
+			100000ULL << 20);
+	tw_close(&r);
+
+	/* without oversubscription B waits for A */
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "nooversub.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,50000,,,,,,\n"
+		"B,train,0,resnet50,32,,200,,,,1,,50000,,,,,,\n",
+		&probe_ops, "1x1:a100-80gb", "mode=timeslice"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), 100, 1e-9);
+	tw_close(&r);
+	dev_catalog_fini(&cat);
+}
+
+/* An MPS share change mid-run reschedules the completion: A (100 s) alone
+** at share 1 runs at speed 1 (its want is sat < 1); at 10 s its share
+** drops to 0.3 and its busy part (a fraction d) stretches by max(sat /
+** 0.3, (1 - alpha) / alpha) (the roofline max; the old model blended
+** alpha sat / 0.3 + 1 - alpha and had d = 1), for the 90 s left. */
+static void test_share_change_reschedules(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	const struct dev_profile *d;
+	struct gpu_work_profile p;
+	struct tw_world r;
+	double v;
+
+	d = tw_train_profile(&cat, "a100-80gb", "resnet50", 32, &p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	v = 1.0 / ((1 - p.duty) + p.duty *
+		   fmax(p.sat / 0.3, (1 - p.alpha) / p.alpha));
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "share.csv",
+		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n",
+		&probe_ops, "1x1:a100-80gb", "mode=mps,at_s=10,share=0.3"), 0);
+	TEST_ASSERT_CLOSE(tw_end_s(&r, "A"), 10 + ceil(90e9 / v) / 1e9, 1e-9);
+	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
+			  (p.duty * p.sat * 10 + p.duty * v * p.sat *
+			   (tw_end_s(&r, "A") - 10)) / tw_end_s(&r, "A"),
+			  1e-9);
+	tw_close(&r);
+	dev_catalog_fini(&cat);
+}
+
+/* A service cannot be preempted, even mid-batch: world_preempt refuses
+** with SIM_ESTATE and every request is still served. */
+static void test_service_not_preempted(void)
+{
+	struct tw_world r;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "svcpre.csv",
+		"S,infer,0,resnet50,8,,20,,,,1,,2000,,100,poisson,200,,2\n",
+		&probe_ops, "1x1:a100-80gb", "mode=timeslice,at_s=10"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "probe_preempt_rc"),
+			       SIM_ESTATE, 0);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "S")->state, JOB_DONE);
+	CU_ASSERT_EQUAL(tw_wjob(&r, "S")->preemptions, 0);
+	CU_ASSERT(run_result_get(&r.res, "requests_total") > 3000);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r.res, "requests_served"),
+			       run_result_get(&r.res, "requests_total"), 0);
+	tw_close(&r);
+}
+
+
 TEST_REGISTER(world)
 {
 	static const struct test_case cases[] = {
@@ -279,6 +636,17 @@ TEST_REGISTER(world)
 		{ "dynamic batching and timeout", test_batching },
 		{ "bad policy, cluster, params, trace", test_bad_inputs },
 		{ "a job wider than 64 GPUs spreads", test_wide_job_spreads },
+		{ "a GPU mode switch keeps utilisation history",
+		  test_mode_switch_keeps_history },
+		{ "a horizon stop reports unfinished work",
+		  test_horizon_stop },
+		{ "sm and hbm utilisation by hand", test_util_by_hand },
+		{ "oversubscription pages and counts HBM full",
+		  test_oversub_paging },
+		{ "a share change reschedules the completion",
+		  test_share_change_reschedules },
+		{ "a service is never preempted",
+		  test_service_not_preempted },
 		{ NULL, NULL }
 	};
 	return test_add_suite("world", cases);

@@ -31,6 +31,16 @@ static const struct published pub[] = {
 	{ "bert-large", 340e6, 335141888, 0 },
 	{ "gpt2", 124e6, 124439808, 0 },
 	{ "llama-7b", 6.7e9, 6738415616ULL, 0 },
+	/* the LLMs of models/llm.c: published sizes (Llama 2 paper 7B, 13B,
+	** 70B; Llama 3 card 8B, 70B; Mistral 7.3B; Mixtral 46.7B total) and
+	** the HuggingFace checkpoints' exact counts (test_llm.c) */
+	{ "llama-2-7b", 6.7e9, 6738415616ULL, 0 },
+	{ "llama-2-13b", 13e9, 13015864320ULL, 0 },
+	{ "llama-2-70b", 69e9, 68976648192ULL, 0 },
+	{ "llama-3-8b", 8.0e9, 8030261248ULL, 0 },
+	{ "llama-3-70b", 70.6e9, 70553706496ULL, 0 },
+	{ "mistral-7b", 7.3e9, 7241732096ULL, 0 },
+	{ "mixtral-8x7b", 46.7e9, 46702792704ULL, 0 },
 	/* Gavel's and Lucid's models (models/zoo/gavel.c, lucid.c): the
 	** counts of the PyTorch modules their code builds, by hand from the
 	** layer shapes (kuangliu ResNet18 and VGG11 and MobileNetV2 are
@@ -84,13 +94,26 @@ static void test_transformer_flops(void)
 	TEST_ASSERT_CLOSE(m->fwd_flops,
 			  2.0 * (6738415616.0 - 32000.0 * 4096) * 2048 +
 			  4.0 * 2048 * 2048 * 4096 * 32, 1e-3);
+	/* Llama-2-70B (GQA, 4096-token sample): 2N per token of the
+	** non-embedding weights, plus 4 s^2 (64 x 128) per block */
+	m = zoo_find("llama-2-70b");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	TEST_ASSERT_CLOSE(m->fwd_flops,
+			  2.0 * (68976648192.0 - 32000.0 * 8192) * 4096 +
+			  4.0 * 4096 * 4096 * 8192 * 80, 1e-3);
+	CU_ASSERT_EQUAL(m->ngroups, 42);       /* two blocks a group */
+	/* Mixtral: the FLOPs of 2 of 8 experts, the parameters of all 8 */
+	m = zoo_find("mixtral-8x7b");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	TEST_ASSERT_CLOSE(m->fwd_flops / 4096 / 2, 12.9e9 - 32000.0 * 4096 +
+			  4.0 * 4096 * 4096 * 32 / 2, 0.01);
 }
 
 static void test_groups_consistent(void)
 {
 	size_t i, j, k;
 
-	CU_ASSERT_EQUAL(zoo_count(), 23);
+	CU_ASSERT_EQUAL(zoo_count(), 30);
 	for (i = 0; i < zoo_count(); i++) {
 		const struct zoo_model *m = zoo_at(i);
 		uint64_t p = 0;
@@ -146,13 +169,19 @@ static void test_lookup_and_names(void)
 	CU_ASSERT_PTR_NULL(zoo_find("resnet51"));
 	CU_ASSERT_PTR_NULL(zoo_find(""));
 	CU_ASSERT_PTR_NULL(zoo_find(NULL));
-	CU_ASSERT_PTR_NULL(zoo_at(23));
+	CU_ASSERT_PTR_NULL(zoo_at(30));
 	CU_ASSERT_PTR_NOT_NULL(zoo_find("Transformer-Multi30k"));
 	zoo_names(buf, sizeof buf);
-	CU_ASSERT(strncmp(buf, "resnet50, resnet152, vgg16, inception3, "
-			  "densenet201, mobilenetv2, bert-base, "
-			  "bert-large, gpt2, llama-7b, resnet18-cifar10, ",
-			  123) == 0);
+	{
+		static const char head[] = "resnet50, resnet152, vgg16, "
+			"inception3, densenet201, mobilenetv2, bert-base, "
+			"bert-large, gpt2, llama-7b, llama-2-7b, llama-2-13b, "
+			"llama-2-70b, llama-3-8b, llama-3-70b, mistral-7b, "
+			"mixtral-8x7b, resnet18-cifar10, transformer-multi30k, ";
+
+		CU_ASSERT(strncmp(buf, head, sizeof head - 1) == 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(buf, ", td3-bipedalwalker"));
+	}
 	zoo_names(small, sizeof small);
 	CU_ASSERT_EQUAL(strlen(small), sizeof small - 1);
 	CU_ASSERT_STRING_EQUAL(small, "resnet50, r");

@@ -3,6 +3,7 @@
 */
 #include <math.h>
 #include "tests/util.h"
+#include "traces/manifest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,15 +25,37 @@ int test_add_suite(const char *suite, const struct test_case *cases)
 
 const char *test_shared_traces(void)
 {
-	static const char *dir = "../shared/traces";
+	static const char *const dirs[] = { "../shared/traces", "data/traces" };
 	struct stat st;
 	const char *env = getenv("COLOSIM_SHARED_TRACES");
+	size_t i;
 
 	if (env != NULL && *env != '\0')
-		dir = env;
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-		return dir;
+		return stat(env, &st) == 0 && S_ISDIR(st.st_mode) ? env : NULL;
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (stat(dirs[i], &st) == 0 && S_ISDIR(st.st_mode))
+			return dirs[i];
 	return NULL;
+}
+
+void test_skip_trace(const char *rel)
+{
+	struct trace_manifest m;
+	const char *dir = test_shared_traces();
+	const char *name = NULL;
+	size_t i;
+	int loaded = trace_manifest_load(&m, "traces/manifest.csv", NULL) == 0;
+
+	for (i = 0; loaded && i < m.nfiles && name == NULL; i++)
+		if (strcmp(m.files[i].file, rel) == 0)
+			name = m.files[i].trace;
+	fprintf(stderr, "\n  skipped: %s/%s is absent; `build/colosim traces "
+		"fetch %s%s` gets it into data/traces, where the tests look "
+		"(docs/TRACES.md)\n", dir ? dir : "../shared/traces", rel,
+		name ? name : "NAME",
+		name && strstr(name, "fgd") ? " --mirror DIR" : "");
+	if (loaded)
+		trace_manifest_fini(&m);
 }
 
 const char *test_tmpdir(void)

@@ -36,8 +36,15 @@ double test_duty_pair_speed(double d, double r0, double r1);
 	CU_ASSERT_DOUBLE_EQUAL((a), (b), (tol) * ((b) > 1 || (b) < -1 ? \
 		((b) < 0 ? -(b) : (b)) : 1.0))
 
-/* The folder holding the public traces (../shared/traces), or NULL. */
+/* The folder holding the public traces, or NULL: $COLOSIM_SHARED_TRACES,
+** else ../shared/traces, else data/traces (where `colosim traces fetch`
+** puts them). */
 const char *test_shared_traces(void);
+
+/* Prints the one skip line for a missing public trace file (rel: its path
+** under the traces folder, as in traces/manifest.csv), naming the
+** `colosim traces fetch NAME` that gets it. */
+void test_skip_trace(const char *rel);
 
 /* A fresh temporary directory for this process, created on first use. */
 const char *test_tmpdir(void);

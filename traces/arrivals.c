@@ -17,13 +17,14 @@
 ** added as integers (never t += dt in floating point).  Draws come only
 ** from the caller's stream, one unit exponential per arrival.
 */
-#include "sim/file.h"
 #include "traces/trace.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim/csv.h"
+#include "sim/num.h"
 
 struct trace_arrivals {
 	enum trace_arrival kind;
@@ -33,11 +34,8 @@ struct trace_arrivals {
 	struct trace_rate seg[TRACE_RATES_MAX];
 	sim_time seg_ns[TRACE_RATES_MAX];   /* absolute segment starts */
 	int nseg, iseg;
-	FILE *f;
+	struct sim_csv *csv;          /* TRACE_ARR_FILE */
 	char path[600];
-	char *line;
-	size_t line_cap;
-	long lineno;
 	int done;
 };
 
@@ -104,7 +102,8 @@ int trace_arrivals_open(struct trace_arrivals **out,
 			int rc;
 			snprintf(what, sizeof what, "the arrival file of '%.64s' "
 				 "(line %ld)", job->id, job->line);
-			if ((rc = sim_fopen_in(&a->f, a->path, "r", what,
+			if ((rc = sim_csv_open(&a->csv, a->path, what,
+					       SIM_CSV_COMMENTS, NULL,
 					       err)) != 0) {
 				free(a);
 				return rc;
@@ -152,53 +151,37 @@ static int next_rates(struct trace_arrivals *a, sim_time *t)
 	}
 }
 
+/* The next time of an arrival file: one field per record (blank lines and
+** '#' comments skipped by the reader). */
 static int next_file(struct trace_arrivals *a, sim_time *t,
 		     struct sim_err *err)
 {
-	for (;;) {
-		ssize_t n = getline(&a->line, &a->line_cap, a->f);
-		char *p, *end;
-		double s;
-		sim_time v;
+	struct sim_csv_rec rec;
+	sim_time v;
+	int rc = sim_csv_next(a->csv, &rec, err);
 
-		if (n < 0) {
-			if (ferror(a->f))
-				return sim_err_set(err, SIM_EIO, "%s:%ld: read "
-						   "error", a->path,
-						   a->lineno + 1);
-			return 0;
-		}
-		a->lineno++;
-		while (n > 0 && (a->line[n - 1] == '\n' ||
-				 a->line[n - 1] == '\r'))
-			a->line[--n] = '\0';
-		for (p = a->line; *p == ' ' || *p == '\t'; p++)
-			;
-		if (*p == '#' || *p == '\0')
-			continue;
-		errno = 0;
-		s = strtod(p, &end);
-		while (*end == ' ' || *end == '\t')
-			end++;
-		if (end == p || *end != '\0' || errno != 0 || !isfinite(s) ||
-		    s < 0)
-			return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: "
-					   "arrival: expected seconds >= 0, "
-					   "got '%.40s'", a->path, a->lineno,
-					   (int)(p - a->line) + 1, p);
-		v = sim_time_from_s(s);
-		if (v < a->t_ns)
-			return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: "
-					   "arrival: expected a time >= %.9g s "
-					   "(arrivals are sorted and not before "
-					   "the service's submit time), got "
-					   "%.9g", a->path, a->lineno,
-					   (int)(p - a->line) + 1,
-					   sim_time_to_s(a->t_ns), s);
-		a->t_ns = v;
-		*t = v;
-		return 1;
-	}
+	if (rc <= 0)
+		return rc;
+	if (rec.nf != 1)
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: arrival: "
+				   "expected one time in seconds per line, got "
+				   "%d fields", a->path, rec.line, rec.col[1],
+				   rec.nf);
+	if (sim_num_secs(rec.f[0], NULL, 0, SIM_NUM_TIME_MAX_S, &v, NULL))
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: arrival: "
+				   "expected seconds in [0, %.10g], got "
+				   "'%.40s'", a->path, rec.line, rec.col[0],
+				   SIM_NUM_TIME_MAX_S, rec.f[0]);
+	if (v < a->t_ns)
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: arrival: "
+				   "expected a time >= %.9g s (arrivals are "
+				   "sorted and not before the service's submit "
+				   "time), got %.9g", a->path, rec.line,
+				   rec.col[0], sim_time_to_s(a->t_ns),
+				   sim_time_to_s(v));
+	a->t_ns = v;
+	*t = v;
+	return 1;
 }
 
 int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
@@ -235,8 +218,6 @@ void trace_arrivals_close(struct trace_arrivals *a)
 {
 	if (a == NULL)
 		return;
-	if (a->f != NULL)
-		fclose(a->f);
-	free(a->line);
+	sim_csv_close(a->csv);
 	free(a);
 }

@@ -11,7 +11,9 @@
 */
 #include "traces/gen.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -19,6 +21,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "models/zoo.h"
+#include "sim/num.h"
 #include "sim/rng.h"
 #include "traces/trace.h"
 
@@ -60,7 +63,7 @@ static int mix_parse(struct gen_mix *m, const char *key, const char *s,
 	strcpy(m->text, s);
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		char item[64], *colon, *end;
+		char item[64], *colon;
 		double w = 1;
 
 		if (m->n == GEN_MIX_MAX)
@@ -75,9 +78,8 @@ static int mix_parse(struct gen_mix *m, const char *key, const char *s,
 		colon = strchr(item, ':');
 		if (colon != NULL) {
 			*colon = '\0';
-			w = strtod(colon + 1, &end);
-			if (end == colon + 1 || *end != '\0' || !(w > 0) ||
-			    !isfinite(w))
+			if (sim_num_double(colon + 1, NULL, DBL_MIN, DBL_MAX,
+					   &w, NULL) != 0)
 				return sim_err_set(err, SIM_EINVAL, "%s: expected "
 						   "a weight > 0 after '%s:', "
 						   "got '%s'", key, item,
@@ -105,9 +107,8 @@ static int mix_numeric(const struct gen_mix *m, const char *key, double lo,
 	int i;
 
 	for (i = 0; i < m->n; i++) {
-		char *end;
-		double v = strtod(m->item[i], &end);
-		if (end == m->item[i] || *end != '\0' || !(v >= lo && v <= hi) ||
+		double v;
+		if (sim_num_double(m->item[i], NULL, lo, hi, &v, NULL) != 0 ||
 		    (integer && v != floor(v)))
 			return sim_err_set(err, SIM_EINVAL, "%s: expected %s in "
 					   "[%g, %g], got '%s'", key,
@@ -145,10 +146,9 @@ void gen_defaults(struct gen_opts *o)
 static int num(const char *key, const char *v, double lo, double hi,
 	       double *out, struct sim_err *err)
 {
-	char *end;
-	double x = strtod(v, &end);
+	double x;
 
-	if (end == v || *end != '\0' || !isfinite(x) || x < lo || x > hi)
+	if (sim_num_double(v, NULL, lo, hi, &x, NULL) != 0)
 		return sim_err_set(err, SIM_EINVAL, "%s: expected a number in "
 				   "[%g, %g], got '%s'", key, lo, hi, v);
 	*out = x;
@@ -158,13 +158,12 @@ static int num(const char *key, const char *v, double lo, double hi,
 int gen_set(struct gen_opts *o, const char *key, const char *v,
 	    struct sim_err *err)
 {
-	double x;
+	double x = 0;
 	int rc;
 
 	if (strcmp(key, "seed") == 0) {
-		char *end;
-		unsigned long long s = strtoull(v, &end, 10);
-		if (end == v || *end != '\0' || v[0] == '-')
+		uint64_t s;
+		if (sim_num_u64(v, NULL, 0, UINT64_MAX, &s, NULL) != 0)
 			return sim_err_set(err, SIM_EINVAL, "seed: expected an "
 					   "unsigned integer, got '%s'", v);
 		o->seed = s;

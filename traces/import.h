@@ -125,7 +125,7 @@ int imp_parse_datetime(const char *s, sim_time *t_ns);
 
 /* Parses a decimal number of seconds ("12", "475.00000000000006") into
 ** nanoseconds, rounded to the nearest.  0 or -1 (malformed, negative or
-** out of range). */
+** past SIM_NUM_TIME_MAX_S, sim/num.h). */
 int imp_parse_seconds(const char *s, sim_time *t_ns);
 
 /* The zoo names of trace format v1, NULL-terminated, and a case-

@@ -1,202 +1,71 @@
 /*
-** import_csv.c: the streaming CSV reader and field parsers shared by the
-** importers (see import_csv.h).
-**
-** libcsv is push-based; this file feeds it one physical line at a time
-** (getline), so the line of each record is known exactly, and collects the
-** fields of the current record into a growable buffer that is reused for
-** every record: memory is bounded by the longest record, not the file.
+** import_csv.c: the record loop and field parsers shared by the importers
+** (see import_csv.h), over the one CSV reader (sim/csv.h) and the one
+** number parser (sim/num.h).  Memory is bounded by the reader's limits,
+** not by the file.
 */
-#include "sim/file.h"
 #include "traces/import_csv.h"
 
-#include <csv.h>
 #include <ctype.h>
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* The record being assembled. */
-struct rec {
-	char *buf;                /* the fields' bytes, each NUL-terminated */
-	size_t len, cap;
-	size_t *off;              /* offset of each field in buf */
-	char **f;                 /* pointers, rebuilt when the record ends */
-	int nf, fcap;
-	int oom;
-};
+#include "sim/csv.h"
+#include "sim/num.h"
 
-struct feed {
-	const char *path;
-	long line;
-	long index;
-	struct rec rec;
+struct each {
 	imp_row_fn fn;
 	void *ctx;
-	struct sim_err *err;
-	int rc;                   /* first non-zero return of fn */
-	int header_nf;            /* fields of record 0 */
-	char *header;             /* its fields, NUL-separated */
+	int header_nf;
+	const struct sim_csv *csv;
 };
 
-static void on_field(void *s, size_t len, void *data)
+/* Every record must have the header's field count; then fn sees it. */
+static int on_rec(struct each *e, const struct sim_csv_rec *rec,
+		  struct sim_err *err)
 {
-	struct feed *fd = data;
-	struct rec *r = &fd->rec;
-
-	if (fd->rc != 0 || r->oom)
-		return;
-	if (r->nf == r->fcap) {
-		int ncap = r->fcap ? 2 * r->fcap : 32;
-		size_t *no = realloc(r->off, (size_t)ncap * sizeof *no);
-		if (no == NULL) {
-			r->oom = 1;
-			return;
-		}
-		r->off = no;
-		r->fcap = ncap;
-	}
-	if (r->len + len + 1 > r->cap) {
-		size_t ncap = r->cap ? r->cap : 256;
-		char *nb;
-		while (ncap < r->len + len + 1)
-			ncap *= 2;
-		nb = realloc(r->buf, ncap);
-		if (nb == NULL) {
-			r->oom = 1;
-			return;
-		}
-		r->buf = nb;
-		r->cap = ncap;
-	}
-	r->off[r->nf++] = r->len;
-	if (len > 0)
-		memcpy(r->buf + r->len, s, len);
-	r->buf[r->len + len] = '\0';
-	r->len += len + 1;
-}
-
-static void on_record(int c, void *data)
-{
-	struct feed *fd = data;
-	struct rec *r = &fd->rec;
+	const struct sim_csv_rec *h = sim_csv_header(e->csv);
 	struct imp_row row;
-	char **nf;
-	int i;
 
-	(void)c;
-	if (fd->rc != 0)
-		return;
-	if (r->oom) {
-		fd->rc = sim_err_set(fd->err, SIM_ENOMEM, "%s:%ld: out of memory "
-				     "reading a record", fd->path, fd->line);
-		return;
-	}
-	nf = realloc(r->f, (size_t)(r->nf + 1) * sizeof *nf);
-	if (nf == NULL) {
-		fd->rc = sim_err_set(fd->err, SIM_ENOMEM, "out of memory");
-		return;
-	}
-	r->f = nf;
-	for (i = 0; i < r->nf; i++)
-		r->f[i] = r->buf + r->off[i];
-	r->f[r->nf] = NULL;
-	if (fd->index == 0) {
-		fd->header_nf = r->nf;
-		fd->header = malloc(r->len ? r->len : 1);
-		if (fd->header == NULL) {
-			fd->rc = sim_err_set(fd->err, SIM_ENOMEM, "out of memory");
-			return;
-		}
-		memcpy(fd->header, r->buf, r->len);
-	} else if (r->nf != fd->header_nf) {
-		const char *name = fd->header;
-		for (i = 0; i < r->nf && i < fd->header_nf; i++)
-			name += strlen(name) + 1;
-		if (r->nf < fd->header_nf)
-			fd->rc = sim_err_set(fd->err, SIM_EPARSE, "%s:%ld:%d: "
-					     "%s: missing: the record has %d "
-					     "fields, the header %d", fd->path,
-					     fd->line, r->nf + 1, name, r->nf,
-					     fd->header_nf);
-		else
-			fd->rc = sim_err_set(fd->err, SIM_EPARSE, "%s:%ld:%d: "
-					     "extra field: the record has %d "
-					     "fields, the header %d", fd->path,
-					     fd->line, fd->header_nf + 1,
-					     r->nf, fd->header_nf);
-		return;
-	}
-	row.path = fd->path;
-	row.line = fd->line;
-	row.index = fd->index++;
-	row.nf = r->nf;
-	row.f = r->f;
-	fd->rc = fd->fn(fd->ctx, &row, fd->err);
-	r->nf = 0;
-	r->len = 0;
+	if (rec->index == 0)
+		e->header_nf = rec->nf;
+	else if (rec->nf < e->header_nf)
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: missing: "
+				   "the record has %d fields, the header %d",
+				   rec->path, rec->line, rec->nf + 1,
+				   h->f[rec->nf], rec->nf, e->header_nf);
+	else if (rec->nf > e->header_nf)
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: extra field: "
+				   "the record has %d fields, the header %d",
+				   rec->path, rec->line, e->header_nf + 1,
+				   rec->nf, e->header_nf);
+	row.path = rec->path;
+	row.line = rec->line;
+	row.index = rec->index;
+	row.nf = rec->nf;
+	row.f = rec->f;
+	return e->fn(e->ctx, &row, err);
 }
 
 int imp_csv_each(const char *path, imp_row_fn fn, void *ctx,
 		 struct sim_err *err)
 {
-	struct csv_parser p;
-	struct feed fd;
-	FILE *f;
-	char *line = NULL;
-	size_t lcap = 0;
-	ssize_t n;
-	int rc = 0;
+	struct sim_csv *r;
+	struct sim_csv_rec rec;
+	struct each e = { fn, ctx, 0, NULL };
+	int rc;
 
-	if ((rc = sim_fopen_in(&f, path, "r", "", err)) != 0)
+	if ((rc = sim_csv_open(&r, path, "", SIM_CSV_HEADER, NULL, err)) != 0)
 		return rc;
-	if (csv_init(&p, CSV_STRICT | CSV_APPEND_NULL) != 0) {
-		fclose(f);
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	}
-	memset(&fd, 0, sizeof fd);
-	fd.path = path;
-	fd.fn = fn;
-	fd.ctx = ctx;
-	fd.err = err;
-	while ((n = getline(&line, &lcap, f)) > 0) {
-		fd.line++;
-		if (csv_parse(&p, line, (size_t)n, on_field, on_record, &fd) !=
-		    (size_t)n) {
-			rc = sim_err_set(err, SIM_EPARSE, "%s:%ld: malformed "
-					 "CSV: %s", path, fd.line,
-					 csv_strerror(csv_error(&p)));
+	e.csv = r;
+	while ((rc = sim_csv_next(r, &rec, err)) == 1)
+		if ((rc = on_rec(&e, &rec, err)) != 0)
 			break;
-		}
-		if (fd.rc != 0)
-			break;
-	}
-	if (rc == 0 && fd.rc == 0 && ferror(f))
-		rc = sim_err_set(err, SIM_EIO, "%s:%ld: read error: %s", path,
-				 fd.line, strerror(errno));
-	if (rc == 0 && fd.rc == 0) {
-		csv_set_opts(&p, CSV_STRICT | CSV_APPEND_NULL |
-			     CSV_STRICT_FINI);
-		if (csv_fini(&p, on_field, on_record, &fd) != 0)
-			rc = sim_err_set(err, SIM_EPARSE, "%s:%ld: malformed "
-					 "CSV: unterminated quoted field", path,
-					 fd.line);
-	}
-	if (rc == 0 && fd.rc == 0 && fd.index == 0)
-		rc = sim_err_set(err, SIM_EPARSE, "%s:1:1: empty file: "
-				 "expected a header line", path);
-	if (rc == 0)
-		rc = fd.rc;
-	csv_free(&p);
-	free(line);
-	free(fd.rec.buf);
-	free(fd.rec.off);
-	free(fd.rec.f);
-	free(fd.header);
-	fclose(f);
+	sim_csv_close(r);
 	return rc;
 }
 
@@ -259,27 +128,20 @@ int imp_get_i64(const struct imp_row *r, int col, const char *name,
 		int64_t *v, int *present, struct sim_err *err)
 {
 	const char *s;
-	char *end;
 	double d;
-	long long x;
 	int rc = imp_field(r, col, name, &s, err);
 
 	*present = 0;
 	if (rc != 0 || s == NULL)
 		return rc;
-	errno = 0;
-	x = strtoll(s, &end, 10);
-	if (end != s && *end == '\0' && errno == 0) {
-		*v = x;
+	if (sim_num_i64(s, NULL, INT64_MIN, INT64_MAX, v, NULL) == 0) {
 		*present = 1;
 		return 0;
 	}
 	/* Pandas writes integer columns holding NaNs as "12.0": accept a
 	** float with no fractional part. */
-	errno = 0;
-	d = strtod(s, &end);
-	if (end != s && *end == '\0' && errno == 0 && isfinite(d) &&
-	    d == floor(d) && fabs(d) < 9e15) {
+	if (sim_num_double(s, NULL, -9e15, 9e15, &d, NULL) == 0 &&
+	    d == floor(d)) {
 		*v = (int64_t)d;
 		*present = 1;
 		return 0;
@@ -293,20 +155,15 @@ int imp_get_double(const struct imp_row *r, int col, const char *name,
 		   double *v, int *present, struct sim_err *err)
 {
 	const char *s;
-	char *end;
-	double d;
 	int rc = imp_field(r, col, name, &s, err);
 
 	*present = 0;
 	if (rc != 0 || s == NULL)
 		return rc;
-	errno = 0;
-	d = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !isfinite(d))
+	if (sim_num_double(s, NULL, -DBL_MAX, DBL_MAX, v, NULL) != 0)
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: expected a "
 				   "number, got '%s'", r->path, r->line,
 				   col + 1, name, s);
-	*v = d;
 	*present = 1;
 	return 0;
 }
@@ -322,8 +179,9 @@ int imp_get_secs(const struct imp_row *r, int col, const char *name,
 		return rc;
 	if (imp_parse_seconds(s, t_ns) != 0)
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: expected "
-				   "seconds >= 0, got '%s'", r->path, r->line,
-				   col + 1, name, s);
+				   "seconds in [0, %.10g], got '%s'", r->path,
+				   r->line, col + 1, name, SIM_NUM_TIME_MAX_S,
+				   s);
 	*present = 1;
 	return 0;
 }
@@ -347,16 +205,8 @@ int imp_get_datetime(const struct imp_row *r, int col, const char *name,
 
 int imp_parse_seconds(const char *s, sim_time *t_ns)
 {
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !isfinite(d) || d < 0 ||
-	    d > 9.2e9)
-		return -1;
-	*t_ns = sim_time_from_s(d);
-	return 0;
+	return sim_num_secs(s, NULL, 0, SIM_NUM_TIME_MAX_S, t_ns, NULL) ? -1 :
+	       0;
 }
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar

@@ -4,8 +4,8 @@
 ** header lookup, field parsers whose errors name file:line:column, and the
 ** import context through which an importer emits jobs and arrivals.
 **
-** The reader feeds libcsv one physical line at a time, so a record's line
-** number is exact and memory is bounded by the longest record.
+** Records come from the one CSV reader (sim/csv.h): a record's line is
+** exact and memory is bounded by its limits (SIM_CSV_LINE_MAX, ...).
 */
 #ifndef COLOSIM_TRACES_IMPORT_CSV_H
 #define COLOSIM_TRACES_IMPORT_CSV_H
@@ -21,10 +21,10 @@
 ** returns.  index 0 is the first record of the file (the header). */
 struct imp_row {
 	const char *path;
-	long line;                /* physical line where the record ends */
+	long line;                /* physical line where the record starts */
 	long index;               /* 0 = header */
 	int nf;
-	char **f;
+	char *const *f;
 };
 
 typedef int (*imp_row_fn)(void *ctx, const struct imp_row *row,
@@ -32,8 +32,10 @@ typedef int (*imp_row_fn)(void *ctx, const struct imp_row *row,
 
 /* Reads path record by record, calling fn on each; stops at the first
 ** non-zero return and returns it.  SIM_ENOENT when path cannot be opened,
-** SIM_EPARSE for malformed CSV (an unterminated quote) and for an empty
-** file ("path:1:1: empty file: expected a header line"). */
+** SIM_EPARSE for malformed CSV (an unterminated quote, a line past
+** SIM_CSV_LINE_MAX), for an empty file ("path:1:1: empty file: expected a
+** header line") and for a record with more or fewer fields than the
+** header. */
 int imp_csv_each(const char *path, imp_row_fn fn, void *ctx,
 		 struct sim_err *err);
 
@@ -57,7 +59,7 @@ int imp_get_i64(const struct imp_row *r, int col, const char *name,
 		int64_t *v, int *present, struct sim_err *err);
 int imp_get_double(const struct imp_row *r, int col, const char *name,
 		   double *v, int *present, struct sim_err *err);
-/* Decimal seconds >= 0, to nanoseconds. */
+/* Decimal seconds in [0, SIM_NUM_TIME_MAX_S], to nanoseconds. */
 int imp_get_secs(const struct imp_row *r, int col, const char *name,
 		 sim_time *t_ns, int *present, struct sim_err *err);
 /* "YYYY-MM-DD HH:MM:SS[.f]" to nanoseconds (see imp_parse_datetime). */

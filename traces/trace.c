@@ -2,22 +2,21 @@
 ** trace.c: the streaming reader and validator of trace format v1
 ** (trace.h, docs/TRACE_FORMAT.md).
 **
-** The file is read one line at a time (getline) and each line is pushed
-** into libcsv's push parser; the parser's callbacks collect the fields of
-** the current row, and a completed row is validated and handed out by
-** trace_next.  Memory is constant in the number of rows except for the set
-** of job ids (8-byte hashes with the line each was first seen on, to
-** report duplicates), which grows by 16 bytes per job.
-** Lines starting with '#' outside a quoted field are comments; blank lines
-** are skipped.  A quoted field may span lines; its row is reported at the
-** line where it starts.  Columns in messages are 1-based character
-** columns of the field's first character on that line.
+** Rows come from the shared CSV reader (sim/csv.h: bounded lines and
+** fields, positions, comments), numbers from sim/num.h; a completed row is
+** validated and handed out by trace_next.  Memory is constant in the
+** number of rows except for the set of job ids (8-byte hashes with the
+** line each was first seen on, to report duplicates), which grows by 16
+** bytes per job.  Lines starting with '#' outside a quoted field are
+** comments; blank lines are skipped.  A quoted field may span lines; its
+** row is reported at the line where it starts.  Columns in messages are
+** 1-based character columns of the field's first character.  Times are at
+** most SIM_NUM_TIME_MAX_S seconds (2^62 ns): larger ones are errors, not
+** saturated values.
 */
-#include "sim/file.h"
 #include "traces/trace.h"
 
-#include <csv.h>
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -25,6 +24,8 @@
 #include <strings.h>
 
 #include "models/zoo.h"
+#include "sim/csv.h"
+#include "sim/num.h"
 
 const char *const trace_columns[TRACE_NCOLS] = {
 	"id", "kind", "submit_s", "model", "batch", "iterations",
@@ -39,10 +40,9 @@ enum {
 	C_ARG, C_TIMEOUT
 };
 
-#define FIELD_MAX 512         /* longest field kept (longer: an error) */
-#define MAXF (TRACE_NCOLS + 1)  /* one more, to detect extra fields */
-#define ROWTEXT_MAX 2048
 #define K_END 1000            /* row_error: at the end of the row */
+/* mem_mib above this would overflow bytes (2^40 MiB = 1 EiB). */
+#define MEM_MIB_MAX 1099511627776.0
 
 struct id_slot {
 	uint64_t h;               /* 0 = empty */
@@ -50,21 +50,12 @@ struct id_slot {
 };
 
 struct trace_reader {
-	FILE *f;
+	struct sim_csv *csv;
 	char path[512];
 	char dir[512];
-	struct csv_parser csv;
-	char *line;
-	size_t line_cap;
-	long lineno;
-	/* the row being collected */
-	char field[MAXF][FIELD_MAX];
-	int field_long[MAXF];     /* longer than FIELD_MAX - 1 */
-	int nfields;
-	int row_done;
-	int in_row;
+	/* the row being checked */
+	struct sim_csv_rec rec;
 	long row_line;
-	char row_text[ROWTEXT_MAX];
 	/* cross-row checks */
 	sim_time prev_submit;
 	long prev_submit_line;
@@ -76,47 +67,17 @@ struct trace_reader {
 	int row_errors;
 };
 
-static void on_field(void *s, size_t len, void *data)
+/* Field k of the current row ("" past its end). */
+static const char *fld(const struct trace_reader *r, int k)
 {
-	struct trace_reader *r = data;
-	int i = r->nfields;
-
-	if (i >= MAXF) {
-		r->nfields++;
-		return;
-	}
-	r->field_long[i] = len >= FIELD_MAX;
-	if (len >= FIELD_MAX)
-		len = FIELD_MAX - 1;
-	if (len)
-		memcpy(r->field[i], s, len);
-	r->field[i][len] = '\0';
-	r->nfields++;
+	return k < r->rec.nf ? r->rec.f[k] : "";
 }
 
-static void on_row(int c, void *data)
-{
-	struct trace_reader *r = data;
-
-	(void)c;
-	r->row_done = 1;
-}
-
-/* The 1-based character column where field k starts in the row's first
-** line (quote-aware); the end of the line if it has fewer fields. */
+/* The 1-based character column where field k starts; the end of the
+** row's first line if it has fewer fields. */
 static int column_of(const struct trace_reader *r, int k)
 {
-	const char *p = r->row_text;
-	int i = 0, inq = 0;
-
-	while (k > 0 && p[i]) {
-		if (p[i] == '"')
-			inq = !inq;
-		else if (p[i] == ',' && !inq)
-			k--;
-		i++;
-	}
-	return i + 1;
+	return sim_csv_col(&r->rec, k);
 }
 
 /* Reports one error of the current row at field k (-1: no field). */
@@ -145,7 +106,7 @@ static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 	else
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s", r->path,
 			    r->row_line, k == K_END ?
-			    (int)strlen(r->row_text) + 1 :
+			    (int)r->rec.first_len + 1 :
 			    k < 0 ? 1 : column_of(r, k), what);
 	if (r->sink != NULL)
 		r->sink(r->sink_ctx, &e);
@@ -162,43 +123,17 @@ static int is_empty(const char *s)
 	return s[0] == '\0';
 }
 
+/* A plain decimal (sim/num.h: no hex, inf or nan). */
 static int parse_num(const char *s, double *out)
 {
-	const char *p;
-	char *end;
-	double v;
-
 	if (is_empty(s))
 		return 1;
-	for (p = s; *p; p++)    /* plain decimals: no hex, inf or nan */
-		if (!strchr("0123456789.eE+-", *p))
-			return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_int(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (is_empty(s))
-		return 1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0)
-		return -1;
-	*out = v;
-	return 0;
+	return sim_num_double(s, NULL, -DBL_MAX, DBL_MAX, out, NULL) ? -1 : 0;
 }
 
 static const char *shown(const struct trace_reader *r, int k)
 {
-	return r->field_long[k] ? "(a field too long)" : r->field[k];
+	return fld(r, k);
 }
 
 /* Optional number with a lower bound (strict or not); *out untouched if
@@ -207,7 +142,7 @@ static void num_field(struct trace_reader *r, struct sim_err *err, int k,
 		      double lo, int strict, double *out, int *given)
 {
 	double v;
-	int rc = parse_num(r->field[k], &v);
+	int rc = parse_num(fld(r, k), &v);
 
 	*given = 0;
 	if (rc == 1)
@@ -221,29 +156,47 @@ static void num_field(struct trace_reader *r, struct sim_err *err, int k,
 	*given = 1;
 }
 
+/* An optional time in seconds (scale 1) or milliseconds (1e-3) with a
+** lower bound, to ns: at most SIM_NUM_TIME_MAX_NS. */
+static void time_field(struct trace_reader *r, struct sim_err *err, int k,
+		       int strict, int ms, sim_time *out, int *given)
+{
+	double v;
+	int rc;
+
+	num_field(r, err, k, 0, strict, &v, given);
+	if (!*given)
+		return;
+	rc = ms ? sim_num_ms_to_ns(v, out) : sim_num_s_to_ns(v, out);
+	if (rc != 0) {
+		*given = 0;
+		row_error(r, err, k, "expected at most %.10g %s (2^62 ns, 146 "
+			  "years), got '%s'", ms ? SIM_NUM_TIME_MAX_S * 1e3 :
+			  SIM_NUM_TIME_MAX_S, ms ? "ms" : "s", shown(r, k));
+	}
+}
+
 static void int_field(struct trace_reader *r, struct sim_err *err, int k,
 		      int64_t lo, int64_t hi, int64_t *out, int *given)
 {
-	int64_t v;
-	int rc = parse_int(r->field[k], &v);
+	const char *s = fld(r, k);
 
 	*given = 0;
-	if (rc == 1)
+	if (is_empty(s))
 		return;
-	if (rc < 0 || v < lo || v > hi) {
+	if (sim_num_i64(s, NULL, lo, hi, out, NULL) != 0) {
 		row_error(r, err, k, "expected an integer in [%lld, %lld], "
 			  "got '%s'", (long long)lo, (long long)hi,
 			  shown(r, k));
 		return;
 	}
-	*out = v;
 	*given = 1;
 }
 
 static void must_be_empty(struct trace_reader *r, struct sim_err *err, int k,
 			  const char *kind)
 {
-	if (!is_empty(r->field[k]))
+	if (!is_empty(fld(r, k)))
 		row_error(r, err, k, "must be empty for %s row, got '%s'",
 			  kind, shown(r, k));
 }
@@ -351,29 +304,24 @@ int trace_parse_rates(const char *arg, struct trace_rate *out, int max,
 static void check_train(struct trace_reader *r, struct trace_job *j,
 			struct sim_err *err)
 {
-	double v;
 	int64_t n;
 	int given, given_iter = 0, given_dur = 0;
 
 	int_field(r, err, C_ITER, 1, INT64_MAX / 2, &n, &given_iter);
 	if (given_iter)
 		j->iterations = n;
-	num_field(r, err, C_DUR, 0, 1, &v, &given_dur);
-	if (given_dur)
-		j->duration_ns = sim_time_from_s(v);
-	if (!given_iter && !given_dur && is_empty(r->field[C_ITER]) &&
-	    is_empty(r->field[C_DUR]))
+	time_field(r, err, C_DUR, 1, 0, &j->duration_ns, &given_dur);
+	if (!given_iter && !given_dur && is_empty(fld(r, C_ITER)) &&
+	    is_empty(fld(r, C_DUR)))
 		row_error(r, err, C_ITER, "a train row needs iterations or "
 			  "duration_s (both are empty)");
-	num_field(r, err, C_ITERMS, 0, 1, &v, &given);
-	if (given)
-		j->iter_ns = sim_time_from_ms(v);
-	if (!is_empty(r->field[C_OPT]) &&
-	    wl_optimizer_parse(r->field[C_OPT], &j->opt) != 0)
+	time_field(r, err, C_ITERMS, 1, 1, &j->iter_ns, &given);
+	if (!is_empty(fld(r, C_OPT)) &&
+	    wl_optimizer_parse(fld(r, C_OPT), &j->opt) != 0)
 		row_error(r, err, C_OPT, "expected sgd, momentum or adam, "
 			  "got '%s'", shown(r, C_OPT));
-	if (!is_empty(r->field[C_PREC]) &&
-	    wl_precision_parse(r->field[C_PREC], &j->prec) != 0)
+	if (!is_empty(fld(r, C_PREC)) &&
+	    wl_precision_parse(fld(r, C_PREC), &j->prec) != 0)
 		row_error(r, err, C_PREC, "expected fp32 or mixed, got '%s'",
 			  shown(r, C_PREC));
 	must_be_empty(r, err, C_SLO, "a train");
@@ -386,30 +334,23 @@ static void check_train(struct trace_reader *r, struct trace_job *j,
 static void check_infer(struct trace_reader *r, struct trace_job *j,
 			struct sim_err *err)
 {
-	const char *arr = r->field[C_ARR];
-	double v;
+	const char *arr = fld(r, C_ARR);
 	int given;
 
 	must_be_empty(r, err, C_ITER, "an infer");
 	must_be_empty(r, err, C_ITERMS, "an infer");
 	must_be_empty(r, err, C_OPT, "an infer");
 	must_be_empty(r, err, C_PREC, "an infer");
-	num_field(r, err, C_DUR, 0, 1, &v, &given);
-	if (given)
-		j->duration_ns = sim_time_from_s(v);
-	num_field(r, err, C_SLO, 0, 1, &v, &given);
-	if (given)
-		j->slo_ns = sim_time_from_ms(v);
-	else if (is_empty(r->field[C_SLO]))
+	time_field(r, err, C_DUR, 1, 0, &j->duration_ns, &given);
+	time_field(r, err, C_SLO, 1, 1, &j->slo_ns, &given);
+	if (!given && is_empty(fld(r, C_SLO)))
 		row_error(r, err, C_SLO, "an infer row needs slo_ms "
 			  "(milliseconds > 0)");
-	num_field(r, err, C_TIMEOUT, 0, 0, &v, &given);
-	if (given)
-		j->batch_timeout_ns = sim_time_from_ms(v);
+	time_field(r, err, C_TIMEOUT, 0, 1, &j->batch_timeout_ns, &given);
 	if (strcasecmp(arr, "poisson") == 0) {
 		j->arrival = TRACE_ARR_POISSON;
 		num_field(r, err, C_RATE, 0, 1, &j->rate_per_s, &given);
-		if (!given && is_empty(r->field[C_RATE]))
+		if (!given && is_empty(fld(r, C_RATE)))
 			row_error(r, err, C_RATE, "poisson arrivals need a "
 				  "rate (requests/s > 0)");
 		must_be_empty(r, err, C_ARG, "a poisson");
@@ -418,58 +359,41 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 		int rates = strcasecmp(arr, "rates") == 0;
 		j->arrival = rates ? TRACE_ARR_RATES : TRACE_ARR_FILE;
 		must_be_empty(r, err, C_RATE, rates ? "a rates" : "a file");
-		if (r->field_long[C_ARG] ||
-		    strlen(r->field[C_ARG]) >= sizeof j->arrival_arg)
+		if (strlen(fld(r, C_ARG)) >= sizeof j->arrival_arg)
 			row_error(r, err, C_ARG, "longer than %zu characters",
 				  sizeof j->arrival_arg - 1);
 		else if (rates) {
 			struct trace_rate seg[TRACE_RATES_MAX];
 			struct sim_err e;
 			sim_err_clear(&e);
-			if (trace_parse_rates(r->field[C_ARG], seg,
+			if (trace_parse_rates(fld(r, C_ARG), seg,
 					      TRACE_RATES_MAX, &e) < 0)
 				row_error(r, err, C_ARG, "%s", e.msg);
-		} else if (is_empty(r->field[C_ARG]))
+		} else if (is_empty(fld(r, C_ARG)))
 			row_error(r, err, C_ARG, "file arrivals need the path "
 				  "of an arrival file");
-		strcpy(j->arrival_arg, r->field_long[C_ARG] ? "" :
-		       r->field[C_ARG]);
+		if (strlen(fld(r, C_ARG)) < sizeof j->arrival_arg)
+			strcpy(j->arrival_arg, fld(r, C_ARG));
 	} else {
 		row_error(r, err, C_ARR, "expected poisson, rates or file, "
 			  "got '%s'", shown(r, C_ARR));
 	}
 }
 
-static void check_row(struct trace_reader *r, struct trace_job *j,
-		      struct sim_err *err)
+/* The id: present, short enough, not seen before. */
+static void check_id(struct trace_reader *r, struct trace_job *j,
+		     struct sim_err *err)
 {
-	const struct zoo_model *m;
-	double v;
-	int64_t n;
-	int given;
 	long first;
 
-	memset(j, 0, sizeof *j);
-	j->line = r->row_line;
-	j->opt = WL_OPT_MOMENTUM;
-	j->prec = WL_PREC_FP32;
-	j->gpus = 1;
-	j->gpu_share = 1;
-	if (r->nfields != TRACE_NCOLS) {
-		row_error(r, err, r->nfields < TRACE_NCOLS ? K_END :
-			  TRACE_NCOLS, "expected %d fields (the header's "
-			  "columns), got %d", TRACE_NCOLS, r->nfields);
-		return;
-	}
-	/* id */
-	if (is_empty(r->field[C_ID]))
+	if (is_empty(fld(r, C_ID)))
 		row_error(r, err, C_ID, "expected a job id, got an empty "
 			  "field");
-	else if (r->field_long[C_ID] || strlen(r->field[C_ID]) >= sizeof j->id)
+	else if (strlen(fld(r, C_ID)) >= sizeof j->id)
 		row_error(r, err, C_ID, "longer than %zu characters",
 			  sizeof j->id - 1);
 	else {
-		strcpy(j->id, r->field[C_ID]);
+		strcpy(j->id, fld(r, C_ID));
 		first = ids_add(r, j->id);
 		if (first == SIM_ENOMEM)
 			row_error(r, err, C_ID, "out of memory");
@@ -477,24 +401,80 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 			row_error(r, err, C_ID, "duplicate id '%s' (first on "
 				  "line %ld)", j->id, first);
 	}
-	/* submit time */
-	num_field(r, err, C_SUBMIT, 0, 0, &v, &given);
+}
+
+/* The submit time: present and not before the previous row's. */
+static void check_submit(struct trace_reader *r, struct trace_job *j,
+			 struct sim_err *err)
+{
+	int given;
+
+	time_field(r, err, C_SUBMIT, 0, 0, &j->submit_ns, &given);
 	if (given) {
-		j->submit_ns = sim_time_from_s(v);
 		if (j->submit_ns < r->prev_submit)
 			row_error(r, err, C_SUBMIT, "expected a time >= %.9g "
 				  "(rows are sorted by submit_s; line %ld), "
 				  "got '%s'", sim_time_to_s(r->prev_submit),
-				  r->prev_submit_line, r->field[C_SUBMIT]);
+				  r->prev_submit_line, fld(r, C_SUBMIT));
 		else {
 			r->prev_submit = j->submit_ns;
 			r->prev_submit_line = r->row_line;
 		}
-	} else if (is_empty(r->field[C_SUBMIT]))
+	} else if (is_empty(fld(r, C_SUBMIT)))
 		row_error(r, err, C_SUBMIT, "expected seconds >= 0, got an "
 			  "empty field");
-	/* model */
-	m = zoo_find(r->field[C_MODEL]);
+}
+
+/* The optional columns of both kinds: gpus, gpu_share, mem_mib, priority. */
+static void check_shared(struct trace_reader *r, struct trace_job *j,
+			 struct sim_err *err)
+{
+	double v;
+	int64_t n;
+	int given;
+
+	int_field(r, err, C_GPUS, 1, 1 << 20, &n, &given);
+	if (given)
+		j->gpus = (int)n;
+	num_field(r, err, C_SHARE, 0, 1, &v, &given);
+	if (given && v > 1)
+		row_error(r, err, C_SHARE, "expected a fraction in (0, 1], got "
+			  "'%s'", fld(r, C_SHARE));
+	else if (given)
+		j->gpu_share = v;
+	num_field(r, err, C_MEM, 0, 1, &v, &given);
+	if (given && v > MEM_MIB_MAX)
+		row_error(r, err, C_MEM, "expected at most %.0f MiB (1 EiB), "
+			  "got '%s'", MEM_MIB_MAX, shown(r, C_MEM));
+	else if (given)
+		j->mem_bytes = (uint64_t)llround(v * 1048576.0);
+	int_field(r, err, C_PRIO, -1000000, 1000000, &n, &given);
+	if (given)
+		j->priority = (int)n;
+}
+
+static void check_row(struct trace_reader *r, struct trace_job *j,
+		      struct sim_err *err)
+{
+	const struct zoo_model *m;
+	int64_t n;
+	int given;
+
+	memset(j, 0, sizeof *j);
+	j->line = r->row_line;
+	j->opt = WL_OPT_MOMENTUM;
+	j->prec = WL_PREC_FP32;
+	j->gpus = 1;
+	j->gpu_share = 1;
+	if (r->rec.nf != TRACE_NCOLS) {
+		row_error(r, err, r->rec.nf < TRACE_NCOLS ? K_END :
+			  TRACE_NCOLS, "expected %d fields (the header's "
+			  "columns), got %d", TRACE_NCOLS, r->rec.nf);
+		return;
+	}
+	check_id(r, j, err);
+	check_submit(r, j, err);
+	m = zoo_find(fld(r, C_MODEL));
 	if (m == NULL) {
 		char names[512];
 		zoo_names(names, sizeof names);
@@ -502,34 +482,17 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 			  shown(r, C_MODEL), names);
 	} else
 		strcpy(j->model, m->name);
-	/* batch */
 	int_field(r, err, C_BATCH, 1, 1 << 20, &n, &given);
 	if (given)
 		j->batch = (int)n;
-	else if (is_empty(r->field[C_BATCH]))
+	else if (is_empty(fld(r, C_BATCH)))
 		row_error(r, err, C_BATCH, "expected a batch size >= 1, got an "
 			  "empty field");
-	/* shared optional columns */
-	int_field(r, err, C_GPUS, 1, 1 << 20, &n, &given);
-	if (given)
-		j->gpus = (int)n;
-	num_field(r, err, C_SHARE, 0, 1, &v, &given);
-	if (given && v > 1)
-		row_error(r, err, C_SHARE, "expected a fraction in (0, 1], got "
-			  "'%s'", r->field[C_SHARE]);
-	else if (given)
-		j->gpu_share = v;
-	num_field(r, err, C_MEM, 0, 1, &v, &given);
-	if (given)
-		j->mem_bytes = (uint64_t)llround(v * 1048576.0);
-	int_field(r, err, C_PRIO, -1000000, 1000000, &n, &given);
-	if (given)
-		j->priority = (int)n;
-	/* kind */
-	if (strcasecmp(r->field[C_KIND], "train") == 0) {
+	check_shared(r, j, err);
+	if (strcasecmp(fld(r, C_KIND), "train") == 0) {
 		j->kind = TRACE_TRAIN;
 		check_train(r, j, err);
-	} else if (strcasecmp(r->field[C_KIND], "infer") == 0) {
+	} else if (strcasecmp(fld(r, C_KIND), "infer") == 0) {
 		j->kind = TRACE_INFER;
 		check_infer(r, j, err);
 	} else
@@ -538,55 +501,6 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 }
 
 /* ---- lines ---- */
-
-/* Reads the next line into r->line without its end of line; 1, 0 at end,
-** or SIM_EIO. */
-static int read_line(struct trace_reader *r, struct sim_err *err)
-{
-	ssize_t n;
-
-	errno = 0;
-	n = getline(&r->line, &r->line_cap, r->f);
-	if (n < 0) {
-		if (ferror(r->f))
-			return sim_err_set(err, SIM_EIO, "%s:%ld: read error: "
-					   "%s", r->path, r->lineno + 1,
-					   strerror(errno));
-		return 0;
-	}
-	r->lineno++;
-	while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
-		r->line[--n] = '\0';
-	return 1;
-}
-
-/* Pushes one line (and its newline) into libcsv. */
-static int push_line(struct trace_reader *r, struct sim_err *err)
-{
-	size_t len = strlen(r->line);
-
-	if (!r->in_row) {
-		r->nfields = 0;
-		r->row_done = 0;
-		r->row_line = r->lineno;
-		snprintf(r->row_text, sizeof r->row_text, "%s", r->line);
-		r->in_row = 1;
-	}
-	if (csv_parse(&r->csv, r->line, len, on_field, on_row, r) != len ||
-	    csv_parse(&r->csv, "\n", 1, on_field, on_row, r) != 1) {
-		int e = csv_error(&r->csv);
-		/* restart the parser so the next row can be read */
-		csv_free(&r->csv);
-		csv_init(&r->csv, CSV_STRICT | CSV_APPEND_NULL);
-		r->in_row = 0;
-		return sim_err_set(err, e == CSV_ENOMEM ? SIM_ENOMEM :
-				   SIM_EPARSE, "%s:%ld: malformed CSV: %s",
-				   r->path, r->lineno, csv_strerror(e));
-	}
-	if (r->row_done)
-		r->in_row = 0;
-	return 0;
-}
 
 static void dir_of(const char *path, char *dir, size_t n)
 {
@@ -600,59 +514,62 @@ static void dir_of(const char *path, char *dir, size_t n)
 		snprintf(dir, n, "%.*s", (int)(slash - path), path);
 }
 
-static int check_header(struct trace_reader *r, struct sim_err *err)
+static int check_magic(struct trace_reader *r, struct sim_err *err)
 {
-	int rc, k;
+	const char *line;
+	size_t len;
+	int rc = sim_csv_raw_line(r->csv, &line, &len, err);
 
-	rc = read_line(r, err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
 		return sim_err_set(err, SIM_EPARSE, "%s:1:1: expected the line "
 				   "'%s', got an empty file", r->path,
 				   TRACE_MAGIC);
-	if (strcmp(r->line, TRACE_MAGIC) != 0) {
-		if (strncmp(r->line, "# colosim-trace v", 17) == 0)
-			return sim_err_set(err, SIM_EVERSION, "%s:1:17: "
-					   "unsupported trace version '%s' "
-					   "(this colosim reads v1)", r->path,
-					   r->line + 16);
-		return sim_err_set(err, SIM_EPARSE, "%s:1:1: expected the line "
-				   "'%s' (a colosim trace), got '%.60s'",
-				   r->path, TRACE_MAGIC, r->line);
-	}
-	rc = read_line(r, err);
+	if (strcmp(line, TRACE_MAGIC) == 0)
+		return 0;
+	if (strncmp(line, "# colosim-trace v", 17) == 0)
+		return sim_err_set(err, SIM_EVERSION, "%s:1:17: unsupported "
+				   "trace version '%s' (this colosim reads v1)",
+				   r->path, line + 16);
+	return sim_err_set(err, SIM_EPARSE, "%s:1:1: expected the line '%s' "
+			   "(a colosim trace), got '%.60s'", r->path,
+			   TRACE_MAGIC, line);
+}
+
+static int check_header(struct trace_reader *r, struct sim_err *err)
+{
+	const struct sim_csv_rec *h = &r->rec;
+	int rc, k;
+
+	if ((rc = check_magic(r, err)) != 0)
+		return rc;
+	rc = sim_csv_next(r->csv, &r->rec, err);
 	if (rc < 0)
 		return rc;
-	if (rc == 0)
+	if (rc == 0 || h->line != 2)
 		return sim_err_set(err, SIM_EPARSE, "%s:2:1: expected the "
-				   "header line, got the end of the file",
-				   r->path);
-	rc = push_line(r, err);
-	if (rc < 0)
-		return rc;
-	if (!r->row_done)
-		return sim_err_set(err, SIM_EPARSE, "%s:2:1: unterminated "
-				   "quote in the header", r->path);
+				   "header line, got %s", r->path, rc == 0 ?
+				   "the end of the file" :
+				   "a blank or comment line");
 	for (k = 0; k < TRACE_NCOLS; k++) {
-		if (k >= r->nfields)
+		if (k >= h->nf)
 			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
 					   "expected column '%s' after '%s'",
-					   r->path, column_of(r, r->nfields - 1) +
-					   (int)strlen(r->field[r->nfields - 1]),
+					   r->path, h->col[h->nf - 1] +
+					   (int)h->len[h->nf - 1],
 					   trace_columns[k], trace_columns[k - 1]);
-		if (strcmp(r->field[k], trace_columns[k]) != 0)
+		if (strcmp(h->f[k], trace_columns[k]) != 0)
 			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
 					   "expected column %d to be '%s', got "
-					   "'%s'", r->path, column_of(r, k),
-					   k + 1, trace_columns[k],
-					   r->field[k]);
+					   "'%s'", r->path, h->col[k], k + 1,
+					   trace_columns[k], h->f[k]);
 	}
-	if (r->nfields > TRACE_NCOLS)
+	if (h->nf > TRACE_NCOLS)
 		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: expected "
 				   "%d columns, got %d (extra '%s')", r->path,
-				   column_of(r, TRACE_NCOLS), TRACE_NCOLS,
-				   r->nfields, r->field[TRACE_NCOLS]);
+				   h->col[TRACE_NCOLS], TRACE_NCOLS, h->nf,
+				   h->f[TRACE_NCOLS]);
 	return 0;
 }
 
@@ -668,17 +585,9 @@ int trace_open(struct trace_reader **out, const char *path,
 		return sim_err_set(err, SIM_ENOMEM, "%s: out of memory", path);
 	snprintf(r->path, sizeof r->path, "%s", path);
 	dir_of(path, r->dir, sizeof r->dir);
-	if ((rc = sim_fopen_in(&r->f, path, "r", "trace", err)) != 0) {
-		free(r);
-		return rc;
-	}
-	if (csv_init(&r->csv, CSV_STRICT | CSV_APPEND_NULL) != 0) {
-		fclose(r->f);
-		free(r);
-		return sim_err_set(err, SIM_ENOMEM, "%s: out of memory", path);
-	}
-	r->prev_submit = 0;
-	rc = check_header(r, err);
+	rc = sim_csv_open(&r->csv, path, "trace", SIM_CSV_COMMENTS, NULL, err);
+	if (rc == 0)
+		rc = check_header(r, err);
 	if (rc < 0) {
 		trace_close(r);
 		return rc;
@@ -690,43 +599,23 @@ int trace_open(struct trace_reader **out, const char *path,
 int trace_next(struct trace_reader *r, struct trace_job *job,
 	       struct sim_err *err)
 {
+	struct sim_err e;
 	int rc;
 
-	for (;;) {
-		rc = read_line(r, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0) {
-			if (r->in_row) {
-				r->in_row = 0;
-				return row_error(r, err, -1, "unterminated "
-						 "quoted field at the end of "
-						 "the file");
-			}
-			return 0;
-		}
-		if (!r->in_row) {
-			const char *p = r->line;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p == '#' || *p == '\0')
-				continue;
-		}
-		{
-			struct sim_err e;
-			sim_err_clear(&e);
-			rc = push_line(r, &e);
-			if (rc < 0) {
-				if (r->sink != NULL)
-					r->sink(r->sink_ctx, &e);
-				if (err != NULL && err->code == 0)
-					*err = e;
-				return rc;
-			}
-		}
-		if (r->row_done)
-			break;
+	sim_err_clear(&e);
+	rc = sim_csv_next(r->csv, &r->rec, &e);
+	if (rc == 0)
+		return 0;
+	if (rc < 0) {
+		/* A malformed record goes to the sink like a row's errors;
+		** a read error or lack of memory ends the read. */
+		if (rc == SIM_EPARSE && r->sink != NULL)
+			r->sink(r->sink_ctx, &e);
+		if (err != NULL && err->code == 0)
+			*err = e;
+		return rc;
 	}
+	r->row_line = r->rec.line;
 	r->row_errors = 0;
 	check_row(r, job, err);
 	return r->row_errors ? SIM_EPARSE : 1;
@@ -753,10 +642,7 @@ void trace_close(struct trace_reader *r)
 {
 	if (r == NULL)
 		return;
-	if (r->f != NULL)
-		fclose(r->f);
-	csv_free(&r->csv);
-	free(r->line);
+	sim_csv_close(r->csv);
 	free(r->ids);
 	free(r);
 }

@@ -41,15 +41,58 @@ int cli_report(const struct sim_err *err);
 ** missing WHAT (usage: USAGE; see colosim CMD --help)"; returns 2. */
 int cli_missing(const char *cmd, const char *what, const char *usage);
 
-/* For option opt at argv[i] that should take a value: returns 0 when opt is
-** one of names (NULL-terminated) and a value follows (i + 1 < argc); else
-** prints "CMD: unknown option 'X' (try --help)" or "CMD: X needs a value"
-** and returns 2. */
-int cli_check_value(const char *cmd, const char *opt,
-		    const char *const *names, int have_value);
+/*
+** Options, from one table per subcommand: getopt_long parses them and the
+** same table prints --help, so help and parsing cannot disagree.
+**
+** A table is an array of struct cli_opt ended by a row whose zHelp is NULL.
+** An option is spelled --zLong and/or -cShort; zArg names its value in the
+** help ("N", "FILE"), NULL for a flag.  zHelp may hold '\n': the lines after
+** the first are indented under it.  -h and --help are added to every table.
+*/
+struct cli_opt {
+	const char *zLong;    /* without "--"; NULL: short only */
+	char cShort;          /* 0: long only */
+	const char *zArg;     /* NULL: a flag */
+	const char *zHelp;
+};
 
-/* Parses a whole decimal or floating value; 0 on success, -1 if malformed. */
-int cli_parse_double(const char *s, double *out);
-int cli_parse_u64(const char *s, unsigned long long *out);
+struct cli_spec {
+	const char *zCmd;     /* "replay", "list devices": prefixes messages */
+	const char *zUsage;   /* the synopsis after "usage: " */
+	const char *zAbout;   /* paragraphs between the synopsis and options */
+	const struct cli_opt *opts;
+	const char *zEpilog;  /* after the options; NULL for none */
+};
+
+/* Called for each option in command-line order with its index in the
+** table and its value (NULL for a flag), and for each operand with index
+** CLI_OPERAND.  Returns 0 to go on or an exit status to stop with (after
+** printing its one line: cli_usage_error). */
+#define CLI_OPERAND (-1)
+typedef int (*cli_opt_fn)(void *ctx, int opt, char *value);
+
+/*
+** Parses argv[1 .. argc - 1] (argv[0] is the command) against spec.
+** Returns 0 when every argument was handled; CLI_HELP after printing the
+** help on stdout (the command then exits 0); or an exit status (2 with one
+** line on stderr: "CMD: unknown option '--x' (did you mean --y? try
+** --help)", "CMD: --x needs a value (N)", "CMD: --x takes no value"; or
+** whatever fn returned).  Options may come before, between or after the
+** operands; "--" ends the options; --KEY=VALUE works too.
+*/
+#define CLI_HELP (-2)
+int cli_parse(const struct cli_spec *spec, int argc, char **argv,
+	      cli_opt_fn fn, void *ctx);
+
+/* Prints spec's help (usage, about, the option table, epilog) to f. */
+void cli_help(const struct cli_spec *spec, FILE *f);
+
+/* Value checks for option callbacks: parse with sim/num.h (whole string,
+** no NaN or infinity, range [lo, hi]); 0, or -1 when malformed or out of
+** range (the caller prints its message). */
+int cli_parse_double(const char *s, double lo, double hi, double *out);
+int cli_parse_u64(const char *s, unsigned long long lo,
+		  unsigned long long hi, unsigned long long *out);
 
 #endif

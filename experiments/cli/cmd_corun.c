@@ -4,7 +4,6 @@
 ** (models/corun.h; docs/MODEL.md, "Duty cycles").  Exit status: 0, 1 on a
 ** system failure, 2 on bad usage or jobs that do not fit together.
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,29 +14,55 @@
 #include "models/corun.h"
 #include "models/device.h"
 
-static void usage(FILE *f)
+enum { O_DEVICE, O_MODE, O_JSON, O_DEVICES };
+
+static const struct cli_opt opts[] = {
+	[O_DEVICE] = { "device", 0, "NAME", "the GPU (colosim list devices)" },
+	[O_MODE] = { "mode", 0, "MODE", "timeslice, mps, streams, or "
+		     "mig:PROFILE (one PROFILE\nslice per job, e.g. "
+		     "mig:3g.40gb)" },
+	[O_JSON] = { "json", 0, NULL, "one JSON object: device, mode, jobs "
+		     "(model, batch,\nprecision, solo_steps_per_s, "
+		     "steps_per_s, normalized),\ncombined_normalized" },
+	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: as "
+			"colosim list devices)" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct cli_spec spec = {
+	"corun", "colosim corun JOB JOB [JOB...] --device NAME --mode MODE "
+	"[--json]",
+	"Runs the training jobs together on one GPU through the GPU model a "
+	"replay\nuses and prints each job's solo and co-located iterations "
+	"per second.\nJOB is MODEL[:BATCH[:amp]] (colosim list models; the "
+	"batch defaults to\nthe model's, the precision to fp32).", opts,
+	"Exit status: 0, 1 system failure, 2 bad usage or jobs that do not "
+	"fit."
+};
+
+struct corun_args {
+	const char *dev, *mode, *devdir;
+	const char *jobs[CORUN_MAX_JOBS + 1];
+	int njobs, json;
+};
+
+static int on_opt(void *ctx, int opt, char *v)
 {
-	fprintf(f, "usage: colosim corun JOB JOB [JOB...] --device NAME "
-		   "--mode MODE [--json]\n"
-		   "                    [--devices DIR]\n\n"
-		   "Runs the training jobs together on one GPU through the "
-		   "GPU model a replay\nuses and prints each job's solo and "
-		   "co-located iterations per second.\n\n"
-		   "  JOB            MODEL[:BATCH[:amp]] (colosim list models; "
-		   "batch defaults to\n"
-		   "                 the model's, precision to fp32)\n"
-		   "  --device NAME  the GPU (colosim list devices)\n"
-		   "  --mode MODE    timeslice, mps, streams, or mig:PROFILE "
-		   "(one PROFILE slice\n"
-		   "                 per job, e.g. mig:3g.40gb)\n"
-		   "  --json         one JSON object: device, mode, jobs "
-		   "(model, batch,\n"
-		   "                 solo_steps_per_s, steps_per_s, normalized),"
-		   " combined_normalized\n"
-		   "  --devices DIR  device profiles (default: as colosim list "
-		   "devices)\n\n"
-		   "Exit status: 0, 1 system failure, 2 bad usage or jobs that "
-		   "do not fit.\n");
+	struct corun_args *a = ctx;
+
+	switch (opt) {
+	case CLI_OPERAND:
+		if (a->njobs > CORUN_MAX_JOBS)
+			return cli_usage_error("corun: at most %d jobs",
+					       CORUN_MAX_JOBS);
+		a->jobs[a->njobs++] = v;
+		return 0;
+	case O_DEVICE: a->dev = v; return 0;
+	case O_MODE: a->mode = v; return 0;
+	case O_JSON: a->json = 1; return 0;
+	case O_DEVICES: a->devdir = v; return 0;
+	}
+	return 2;
 }
 
 static int print_json(const char *dev, const char *mode,
@@ -80,46 +105,29 @@ static int print_json(const char *dev, const char *mode,
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "devices", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *devname = NULL, *modestr = NULL, *devdir = NULL;
+	struct corun_args a;
+	const char *devname, *modestr, *devdir;
 	const char *mig = NULL;
 	struct corun_job jobs[CORUN_MAX_JOBS];
 	struct dev_catalog cat;
+	char dirbuf[4096];
 	const struct dev_profile *d;
 	struct sim_err err;
 	enum gpu_mode mode;
 	double comb;
-	int c, json = 0, n = 0, i, rc;
+	int json, n = 0, i, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': devname = optarg; break;
-		case 'm': modestr = optarg; break;
-		case 'j': json = 1; break;
-		case 'D': devdir = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default:
-			return cli_usage_error("corun: unknown option or missing "
-					       "value '%s' (try --help)",
-					       argv[optind - 1]);
-		}
-	}
-	if (argc - optind < 2)
+	memset(&a, 0, sizeof a);
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	devname = a.dev;
+	modestr = a.mode;
+	devdir = a.devdir;
+	json = a.json;
+	if (a.njobs < 2)
 		return cli_missing("corun", "two or more jobs",
 				   "colosim corun JOB JOB [JOB...] --device "
 				   "NAME --mode MODE");
-	if (argc - optind > CORUN_MAX_JOBS)
-		return cli_usage_error("corun: %d jobs, at most %d",
-				       argc - optind, CORUN_MAX_JOBS);
 	if (devname == NULL)
 		return cli_missing("corun", "--device NAME",
 				   "colosim corun JOB JOB --device NAME --mode "
@@ -138,11 +146,11 @@ static int run(int argc, char **argv)
 				       modestr);
 	}
 	sim_err_clear(&err);
-	for (i = optind; i < argc; i++)
-		if (corun_parse_job(argv[i], &jobs[n++], &err) != 0)
+	for (i = 0; i < a.njobs; i++)
+		if (corun_parse_job(a.jobs[i], &jobs[n++], &err) != 0)
 			return cli_report(&err);
-	if (dev_catalog_load(&cat, devdir ? devdir : dev_default_dir(),
-			     &err) != 0)
+	if (dev_find_dir(devdir, dirbuf, sizeof dirbuf, &err) != 0 ||
+	    dev_catalog_load(&cat, dirbuf, &err) != 0)
 		return cli_report(&err);
 	d = dev_catalog_find(&cat, devname);
 	if (d == NULL) {

@@ -4,7 +4,6 @@
 ** `make validate` runs it.  Exit status: 0 done (or every data set absent:
 ** skipped with a message), 1 failure, 2 bad usage or malformed data.
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,29 +13,89 @@
 #include "experiments/validate.h"
 #include "models/device.h"
 
-static void usage(FILE *f)
+enum { O_DATA, O_DEVICES, O_VALIDATION, O_FITS_C, O_KEYS, O_DATE };
+
+static const struct cli_opt opts[] = {
+	[O_DATA] = { "data", 0, "DIR", "the measurements folder (default "
+		     "../shared/measurements)" },
+	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: as "
+			"colosim list devices)" },
+	[O_VALIDATION] = { "validation", 0, "FILE", "write the validation "
+			   "section into FILE (between its\nmarkers, "
+			   "appended when it has none; docs/VALIDATION.md)" },
+	[O_FITS_C] = { "fits-c", 0, "FILE", "write the fitted solo table "
+		       "(models/train_fits.c)" },
+	[O_KEYS] = { "keys", 0, "FILE", "write the fitted device-profile "
+		     "lines" },
+	[O_DATE] = { "date", 0, "YYYY-MM-DD", "the date in the fitted sources "
+		     "(default: today)" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct cli_spec spec = {
+	"fit", "colosim fit [--data DIR] [--validation FILE] [--fits-c FILE] "
+	"[--keys FILE]",
+	"Fits the co-location models (docs/MODEL.md) on the public "
+	"measurements\nunder DIR and prints a summary.  Data sets that are "
+	"absent are skipped.", opts,
+	"Exit status: 0 done or skipped, 1 failure, 2 bad usage or data."
+};
+
+struct fit_args {
+	const char *data, *devdir, *vpath, *cpath, *kpath;
+	char date[16];
+};
+
+static int on_opt(void *ctx, int opt, char *v)
 {
-	fprintf(f, "usage: colosim fit [--data DIR] [--devices DIR] "
-		   "[--validation FILE]\n"
-		   "                  [--fits-c FILE] [--keys FILE] "
-		   "[--date YYYY-MM-DD]\n\n"
-		   "Fits the co-location models (docs/MODEL.md) on the public "
-		   "measurements\nunder DIR and prints a summary.  Data sets "
-		   "that are absent are skipped.\n\n"
-		   "  --data DIR         the measurements folder (default "
-		   "../shared/measurements)\n"
-		   "  --devices DIR      device profiles (default: as colosim "
-		   "list devices)\n"
-		   "  --validation FILE  write the validation report "
-		   "(docs/VALIDATION.md)\n"
-		   "  --fits-c FILE      write the fitted solo table "
-		   "(models/train_fits.c)\n"
-		   "  --keys FILE        write the fitted device-profile "
-		   "lines\n"
-		   "  --date DATE        the date in the fitted sources "
-		   "(default: today)\n\n"
-		   "Exit status: 0 done or skipped, 1 failure, 2 bad usage "
-		   "or data.\n");
+	struct fit_args *a = ctx;
+
+	switch (opt) {
+	case CLI_OPERAND:
+		return cli_usage_error("fit: unexpected argument '%s' (try "
+				       "--help)", v);
+	case O_DATA: a->data = v; return 0;
+	case O_DEVICES: a->devdir = v; return 0;
+	case O_VALIDATION: a->vpath = v; return 0;
+	case O_FITS_C: a->cpath = v; return 0;
+	case O_KEYS: a->kpath = v; return 0;
+	case O_DATE:
+		if (strlen(v) != 10 || v[4] != '-' || v[7] != '-')
+			return cli_usage_error("fit: --date: expected "
+					       "YYYY-MM-DD, got '%s'", v);
+		snprintf(a->date, sizeof a->date, "%s", v);
+		return 0;
+	}
+	return 2;
+}
+
+/* The whole of path, or NULL when it cannot be read (a new file). */
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (cap - n < 4096) {
+			char *nb = realloc(buf, cap + 65536);
+
+			if (nb == NULL) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+			cap += 65536;
+		}
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+	} while (got > 0);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
 }
 
 static int write_file(const char *path, const char *text)
@@ -57,65 +116,37 @@ static int write_file(const char *path, const char *text)
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "data", required_argument, NULL, 'd' },
-		{ "devices", required_argument, NULL, 'D' },
-		{ "validation", required_argument, NULL, 'v' },
-		{ "fits-c", required_argument, NULL, 'c' },
-		{ "keys", required_argument, NULL, 'k' },
-		{ "date", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *data = "../shared/measurements", *devdir = NULL;
-	const char *vpath = NULL, *cpath = NULL, *kpath = NULL;
-	char date[16];
+	struct fit_args a;
+	const char *data, *devdir, *vpath, *cpath, *kpath;
 	struct dev_catalog cat;
+	char dirbuf[4096];
 	struct exp_valsum sum;
 	struct exp_valout out;
 	struct sim_err err;
-	int c, rc = 0, g;
+	int rc = 0, g;
 
+	memset(&a, 0, sizeof a);
+	a.data = "../shared/measurements";
 	{
 		time_t now = time(NULL);
 		struct tm tmv;
 
 		if (gmtime_r(&now, &tmv) == NULL ||
-		    strftime(date, sizeof date, "%Y-%m-%d", &tmv) == 0)
-			snprintf(date, sizeof date, "unknown");
+		    strftime(a.date, sizeof a.date, "%Y-%m-%d", &tmv) == 0)
+			snprintf(a.date, sizeof a.date, "unknown");
 	}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': data = optarg; break;
-		case 'D': devdir = optarg; break;
-		case 'v': vpath = optarg; break;
-		case 'c': cpath = optarg; break;
-		case 'k': kpath = optarg; break;
-		case 't':
-			if (strlen(optarg) != 10 || optarg[4] != '-' ||
-			    optarg[7] != '-')
-				return cli_usage_error("fit: --date: expected "
-						       "YYYY-MM-DD, got '%s'",
-						       optarg);
-			snprintf(date, sizeof date, "%s", optarg);
-			break;
-		case 'h': usage(stdout); return 0;
-		default:
-			return cli_usage_error("fit: unknown option or missing "
-					       "value '%s' (try --help)",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("fit: unexpected argument '%s' (try "
-				       "--help)", argv[optind]);
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	data = a.data;
+	devdir = a.devdir;
+	vpath = a.vpath;
+	cpath = a.cpath;
+	kpath = a.kpath;
 	sim_err_clear(&err);
-	if (dev_catalog_load(&cat, devdir ? devdir : dev_default_dir(),
-			     &err) != 0)
+	if (dev_find_dir(devdir, dirbuf, sizeof dirbuf, &err) != 0 ||
+	    dev_catalog_load(&cat, dirbuf, &err) != 0)
 		return cli_report(&err);
-	rc = exp_validate(data, &cat, date, &sum, &out, &err);
+	rc = exp_validate(data, &cat, a.date, &sum, &out, &err);
 	dev_catalog_fini(&cat);
 	if (rc != 0)
 		return cli_report(&err);
@@ -145,8 +176,19 @@ static int run(int argc, char **argv)
 		printf("miso mig: mig_bw_weight %.4f [%.4f, %.4f]  "
 		       "leave-one-model-out median |err| %.1f%%\n", sum.mig_w,
 		       sum.mig_w_lo, sum.mig_w_hi, 100 * sum.mig_lomo);
-	if (vpath != NULL)
-		rc |= write_file(vpath, out.markdown);
+	if (vpath != NULL) {
+		char *old = read_file(vpath), *all;
+
+		all = exp_splice(old, out.markdown ? out.markdown : "");
+		free(old);
+		if (all == NULL) {
+			fprintf(stderr, "colosim: fit: out of memory\n");
+			rc = 1;
+		} else {
+			rc |= write_file(vpath, all);
+			free(all);
+		}
+	}
 	if (cpath != NULL && out.fits_c != NULL)
 		rc |= write_file(cpath, out.fits_c);
 	if (kpath != NULL)

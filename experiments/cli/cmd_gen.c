@@ -10,59 +10,83 @@
 #include "experiments/cli/cli.h"
 #include "traces/gen.h"
 
-static void usage(FILE *f)
+#define GEN_OPTS_MAX 48
+
+/* The option table: every generator key (traces/gen.h, gen_keys) takes
+** a value; then -o FILE. */
+static struct cli_opt opts[GEN_OPTS_MAX];
+static int o_file;
+
+static const struct cli_spec spec = {
+	"gen", "colosim gen [--KEY VALUE]... [-o FILE]",
+	"Writes a synthetic trace in format v1 (docs/TRACE_FORMAT.md) to FILE "
+	"or stdout.\nThe same options and seed give the same bytes.  Mixes are "
+	"'value:weight,...'.", opts, NULL
+};
+
+static void build_opts(void)
 {
 	int i;
 
-	fprintf(f, "usage: colosim gen [--KEY VALUE]... [-o FILE]\n\n"
-		   "Writes a synthetic trace in format v1 (docs/TRACE_FORMAT.md)"
-		   " to FILE or stdout.\nThe same options and seed give the "
-		   "same bytes.  Mixes are 'value:weight,...'.\n\n");
-	for (i = 0; gen_keys[i][0] != NULL; i++)
-		fprintf(f, "  --%-20s %s\n", gen_keys[i][0], gen_keys[i][1]);
-	fprintf(f, "  -o FILE                write to FILE (default stdout)\n");
+	for (i = 0; gen_keys[i][0] != NULL && i < GEN_OPTS_MAX - 2; i++) {
+		opts[i].zLong = gen_keys[i][0];
+		opts[i].cShort = 0;
+		opts[i].zArg = "V";
+		opts[i].zHelp = gen_keys[i][1];
+	}
+	o_file = i;
+	opts[i].zLong = NULL;
+	opts[i].cShort = 'o';
+	opts[i].zArg = "FILE";
+	opts[i].zHelp = "write to FILE (default stdout)";
+	memset(&opts[i + 1], 0, sizeof opts[i + 1]);
+}
+
+struct gen_args {
+	struct gen_opts o;
+	const char *path;
+	struct sim_err err;
+};
+
+static int on_opt(void *ctx, int opt, char *v)
+{
+	struct gen_args *a = ctx;
+
+	if (opt == CLI_OPERAND)
+		return cli_usage_error("gen: expected --KEY VALUE, got '%s' "
+				       "(try --help)", v);
+	if (opt == o_file) {
+		a->path = v;
+		return 0;
+	}
+	if (gen_set(&a->o, opts[opt].zLong, v, &a->err) < 0)
+		return cli_usage_error("gen: %s", a->err.msg);
+	return 0;
 }
 
 static int run(int argc, char **argv)
 {
-	struct gen_opts o;
-	struct sim_err err;
-	const char *path = NULL;
+	struct gen_args a;
 	FILE *out = stdout;
-	int i, rc;
+	int rc;
 
-	gen_defaults(&o);
-	sim_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
-			path = argv[++i];
-			continue;
-		}
-		if (strncmp(argv[i], "--", 2) != 0)
-			return cli_usage_error("gen: expected --KEY VALUE, got "
-					       "'%s' (try --help)", argv[i]);
-		if (i + 1 >= argc)
-			return cli_usage_error("gen: %s needs a value",
-					       argv[i]);
-		if (gen_set(&o, argv[i] + 2, argv[i + 1], &err) < 0)
-			return cli_usage_error("gen: %s", err.msg);
-		i++;
-	}
-	if (path != NULL) {
-		out = fopen(path, "w");
+	memset(&a, 0, sizeof a);
+	gen_defaults(&a.o);
+	sim_err_clear(&a.err);
+	build_opts();
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (a.path != NULL) {
+		out = fopen(a.path, "w");
 		if (out == NULL)
 			return cli_usage_error("gen: %s: cannot create: %s",
-					       path, strerror(errno)) - 1;
+					       a.path, strerror(errno)) - 1;
 	}
-	rc = gen_write(out, &o, &err);
-	if (path != NULL && fclose(out) != 0 && rc == 0)
-		rc = sim_err_set(&err, SIM_EIO, "%s: write error", path);
+	rc = gen_write(out, &a.o, &a.err);
+	if (a.path != NULL && fclose(out) != 0 && rc == 0)
+		rc = sim_err_set(&a.err, SIM_EIO, "%s: write error", a.path);
 	if (rc < 0)
-		return cli_report(&err);
+		return cli_report(&a.err);
 	return 0;
 }
 

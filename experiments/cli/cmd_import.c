@@ -4,6 +4,8 @@
 ** and reports, on stderr, how many records were read, written and skipped,
 ** by reason, and the assumptions applied.
 */
+#include <float.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,45 +15,71 @@
 
 #define IMPORT_INPUTS_MAX 64
 
-static void import_usage(FILE *f)
-{
-	int i;
+enum { O_OUT, O_COMPRESS, O_SAMPLE, O_GPU_SCALE, O_MAX_GPUS, O_SEED,
+       O_MODEL, O_MODEL_MAP, O_DEVICE_MAP, O_BATCH, O_SLO_MS, O_RATE,
+       O_REPLICAS, O_KEEP_PENDING, O_QUIET };
 
-	fprintf(f,
-"usage: colosim import FORMAT INPUT... [-o OUT] [options]\n"
-"\n"
-"Converts a public GPU-cluster or inference trace into a colosim trace\n"
-"(format v1, docs/TRACE_FORMAT.md).  Inputs are streamed: memory stays\n"
-"bounded whatever their size.  Side files go next to OUT (OUT less .csv):\n"
-"OUT.NAME.arrivals (request arrivals of an inference service) and\n"
-"OUT.cluster (a --cluster spec built from a node list).\n"
-"\n"
-"options:\n"
-"  -o, --output OUT     the trace to write (default: standard output;\n"
-"                       formats with side files need -o)\n"
-"  --compress K         divide submit and arrival times by K > 0 (K > 1\n"
-"                       raises the load; durations are kept)\n"
-"  --sample F           keep each job (request, for request traces) with\n"
-"                       probability F in (0, 1]\n"
-"  --gpu-scale F        multiply each job's GPU count by F (rounded, >= 1)\n"
-"  --max-gpus N         clamp GPU counts to N\n"
-"  --seed S             master seed of the sampling stream (default 1)\n"
-"  --model NAME         zoo model for traces that name none\n"
-"  --model-map A=B,...  map trace model names to zoo models (tiresias)\n"
-"  --device-map T=D,... map GPU types to device profiles (alibaba-v2023)\n"
-"  --batch N            batch size where the trace gives none\n"
-"  --slo-ms MS          inference SLO where the trace gives none\n"
-"  --rate R             Poisson requests/s per instance (alibaba-v2025)\n"
-"  --replicas N         replicas per service (request traces; default 1)\n"
-"  --keep-pending       alibaba-v2023: keep never-scheduled pods, with\n"
-"                       duration = deletion - creation\n"
-"  -q, --quiet          no report on stderr\n"
-"\n"
-"formats:\n");
-	for (i = 0; imp_formats[i] != NULL; i++)
-		fprintf(f, "  %-20s %s\n  %-20s inputs: %s\n",
-			imp_formats[i]->zName, imp_formats[i]->zSummary, "",
-			imp_formats[i]->zInputs);
+static const struct cli_opt opts[] = {
+	[O_OUT] = { "output", 'o', "OUT", "the trace to write (default: "
+		    "standard output;\nformats with side files need -o)" },
+	[O_COMPRESS] = { "compress", 0, "K", "divide submit and arrival times "
+			 "by K > 0 (K > 1\nraises the load; durations are "
+			 "kept)" },
+	[O_SAMPLE] = { "sample", 0, "F", "keep each job (request, for request "
+		       "traces) with\nprobability F in (0, 1]" },
+	[O_GPU_SCALE] = { "gpu-scale", 0, "F", "multiply each job's GPU count "
+			  "by F (rounded, >= 1)" },
+	[O_MAX_GPUS] = { "max-gpus", 0, "N", "clamp GPU counts to N" },
+	[O_SEED] = { "seed", 0, "S", "master seed of the sampling stream "
+		     "(default 1)" },
+	[O_MODEL] = { "model", 0, "NAME", "zoo model for traces that name "
+		      "none" },
+	[O_MODEL_MAP] = { "model-map", 0, "A=B,...", "map trace model names to "
+			  "zoo models (tiresias)" },
+	[O_DEVICE_MAP] = { "device-map", 0, "T=D,...", "map GPU types to device "
+			   "profiles (alibaba-v2023)" },
+	[O_BATCH] = { "batch", 0, "N", "batch size where the trace gives none" },
+	[O_SLO_MS] = { "slo-ms", 0, "MS", "inference SLO where the trace gives "
+		       "none" },
+	[O_RATE] = { "rate", 0, "R", "Poisson requests/s per instance "
+		     "(alibaba-v2025)" },
+	[O_REPLICAS] = { "replicas", 0, "N", "replicas per service (request "
+			 "traces; default 1)" },
+	[O_KEEP_PENDING] = { "keep-pending", 0, NULL, "alibaba-v2023: keep "
+			     "never-scheduled pods, with\nduration = deletion "
+			     "- creation" },
+	[O_QUIET] = { "quiet", 'q', NULL, "no report on stderr" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static char formats_text[2048];
+
+static const struct cli_spec spec = {
+	"import", "colosim import FORMAT INPUT... [-o OUT] [options]",
+	"Converts a public GPU-cluster or inference trace into a colosim trace\n"
+	"(format v1, docs/TRACE_FORMAT.md).  Inputs are streamed: memory stays\n"
+	"bounded whatever their size.  Side files go next to OUT (OUT less "
+	".csv):\nOUT.NAME.arrivals (request arrivals of an inference service) "
+	"and\nOUT.cluster (a --cluster spec built from a node list).",
+	opts, formats_text
+};
+
+/* The epilog: the formats, from the importer registry. */
+static void list_formats(void)
+{
+	size_t k = 0;
+	int i, w;
+
+	k = (size_t)snprintf(formats_text, sizeof formats_text, "formats:");
+	for (i = 0; imp_formats[i] != NULL && k < sizeof formats_text; i++) {
+		w = snprintf(formats_text + k, sizeof formats_text - k,
+			     "\n  %-20s %s\n  %-20s inputs: %s",
+			     imp_formats[i]->zName, imp_formats[i]->zSummary,
+			     "", imp_formats[i]->zInputs);
+		if (w < 0)
+			break;
+		k += (size_t)w;
+	}
 }
 
 static void report(const char *format, const struct imp_stats *st,
@@ -81,133 +109,110 @@ static void report(const char *format, const struct imp_stats *st,
 		fprintf(stderr, "  and %ld more side files\n", st->side_more);
 }
 
-/* The value of option argv[*i] ("--x V" or "--x=V"); NULL if none. */
-static const char *optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
+struct import_args {
+	const char *inputs[IMPORT_INPUTS_MAX];
+	const char *out_path, *fmt_name;
+	struct imp_opts o;
+	int n, quiet;
+};
 
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc)
-		return "";
-	return argv[++*i];
-}
-
-static int num_opt(const char *name, const char *v, double *out)
+static int num_opt(int opt, const char *v, double *out)
 {
-	if (v[0] == '\0' || cli_parse_double(v, out) != 0)
-		return cli_usage_error("import: %s: expected a number, got "
-				       "'%s'", name, v);
+	if (cli_parse_double(v, -DBL_MAX, DBL_MAX, out) != 0)
+		return cli_usage_error("import: --%s: expected a number, got "
+				       "'%s'", opts[opt].zLong, v);
 	return 0;
 }
 
-static int int_opt(const char *name, const char *v, int *out)
+static int int_opt(int opt, const char *v, int *out)
 {
 	unsigned long long x;
 
-	if (v[0] == '\0' || cli_parse_u64(v, &x) != 0 || x > 1000000000ULL)
-		return cli_usage_error("import: %s: expected a whole number, "
-				       "got '%s'", name, v);
+	if (cli_parse_u64(v, 0, 1000000000ULL, &x) != 0)
+		return cli_usage_error("import: --%s: expected a whole number, "
+				       "got '%s'", opts[opt].zLong, v);
 	*out = (int)x;
 	return 0;
 }
 
+static int on_operand(struct import_args *a, const char *v)
+{
+	if (a->fmt_name == NULL)
+		a->fmt_name = v;
+	else if (a->n < IMPORT_INPUTS_MAX)
+		a->inputs[a->n++] = v;
+	else
+		return cli_usage_error("import: more than %d inputs",
+				       IMPORT_INPUTS_MAX);
+	return 0;
+}
+
+static int on_opt(void *ctx, int opt, char *v)
+{
+	struct import_args *a = ctx;
+	struct imp_opts *o = &a->o;
+	unsigned long long seed;
+
+	switch (opt) {
+	case CLI_OPERAND: return on_operand(a, v);
+	case O_OUT:
+		if (v[0] == '\0')
+			return cli_usage_error("import: -o needs a file name");
+		a->out_path = v;
+		return 0;
+	case O_COMPRESS: return num_opt(opt, v, &o->compress);
+	case O_SAMPLE: return num_opt(opt, v, &o->sample);
+	case O_GPU_SCALE: return num_opt(opt, v, &o->gpu_scale);
+	case O_SLO_MS: return num_opt(opt, v, &o->slo_ms);
+	case O_RATE: return num_opt(opt, v, &o->rate_per_s);
+	case O_MAX_GPUS: return int_opt(opt, v, &o->max_gpus);
+	case O_BATCH: return int_opt(opt, v, &o->batch);
+	case O_REPLICAS: return int_opt(opt, v, &o->replicas);
+	case O_SEED:
+		if (cli_parse_u64(v, 0, UINT64_MAX, &seed) != 0)
+			return cli_usage_error("import: --seed: expected a "
+					       "whole number, got '%s'", v);
+		o->seed = seed;
+		return 0;
+	case O_MODEL: o->model = v; return 0;
+	case O_MODEL_MAP: o->model_map = v; return 0;
+	case O_DEVICE_MAP: o->device_map = v; return 0;
+	case O_KEEP_PENDING: o->keep_pending = 1; return 0;
+	case O_QUIET: a->quiet = 1; return 0;
+	}
+	return 2;
+}
+
 static int cmd_import(int argc, char **argv)
 {
-	const char *inputs[IMPORT_INPUTS_MAX];
-	const char *out_path = NULL, *fmt_name = NULL, *v;
 	const struct imp_format *fmt;
-	struct imp_opts o;
+	struct import_args a;
 	struct imp_stats st;
 	struct sim_err err;
-	unsigned long long seed;
-	int i, n = 0, quiet = 0, rc;
+	int rc;
 
-	imp_opts_init(&o);
+	memset(&a, 0, sizeof a);
+	imp_opts_init(&a.o);
 	sim_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		rc = 0;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			import_usage(stdout);
-			return 0;
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			quiet = 1;
-		} else if (strcmp(a, "--keep-pending") == 0) {
-			o.keep_pending = 1;
-		} else if (strcmp(a, "-o") == 0 ||
-			   (v = optval(argc, argv, &i, "--output")) != NULL) {
-			if (strcmp(a, "-o") == 0)
-				v = i + 1 < argc ? argv[++i] : "";
-			if (v[0] == '\0')
-				return cli_usage_error("import: -o needs a "
-						       "file name");
-			out_path = v;
-		} else if ((v = optval(argc, argv, &i, "--compress"))) {
-			rc = num_opt("--compress", v, &o.compress);
-		} else if ((v = optval(argc, argv, &i, "--sample"))) {
-			rc = num_opt("--sample", v, &o.sample);
-		} else if ((v = optval(argc, argv, &i, "--gpu-scale"))) {
-			rc = num_opt("--gpu-scale", v, &o.gpu_scale);
-		} else if ((v = optval(argc, argv, &i, "--max-gpus"))) {
-			rc = int_opt("--max-gpus", v, &o.max_gpus);
-		} else if ((v = optval(argc, argv, &i, "--seed"))) {
-			if (v[0] == '\0' || cli_parse_u64(v, &seed) != 0)
-				return cli_usage_error("import: --seed: "
-						       "expected a whole number, "
-						       "got '%s'", v);
-			o.seed = seed;
-		} else if ((v = optval(argc, argv, &i, "--model-map"))) {
-			o.model_map = v;
-		} else if ((v = optval(argc, argv, &i, "--model"))) {
-			o.model = v;
-		} else if ((v = optval(argc, argv, &i, "--device-map"))) {
-			o.device_map = v;
-		} else if ((v = optval(argc, argv, &i, "--batch"))) {
-			rc = int_opt("--batch", v, &o.batch);
-		} else if ((v = optval(argc, argv, &i, "--slo-ms"))) {
-			rc = num_opt("--slo-ms", v, &o.slo_ms);
-		} else if ((v = optval(argc, argv, &i, "--rate"))) {
-			rc = num_opt("--rate", v, &o.rate_per_s);
-		} else if ((v = optval(argc, argv, &i, "--replicas"))) {
-			rc = int_opt("--replicas", v, &o.replicas);
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_usage_error("import: unknown option '%s' "
-					       "(try 'colosim import --help')",
-					       a);
-		} else if (fmt_name == NULL) {
-			fmt_name = a;
-		} else if (n < IMPORT_INPUTS_MAX) {
-			inputs[n++] = a;
-		} else {
-			return cli_usage_error("import: more than %d inputs",
-					       IMPORT_INPUTS_MAX);
-		}
-		if (rc != 0)
-			return rc;
-	}
-	if (fmt_name == NULL || n == 0)
-		return cli_missing("import", fmt_name == NULL ? "FORMAT" :
-				   "INPUT", "colosim import FORMAT INPUT... "
-				   "[-o OUT] [options]");
-	fmt = imp_find(fmt_name);
+	list_formats();
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (a.fmt_name == NULL || a.n == 0)
+		return cli_missing("import", a.fmt_name == NULL ? "FORMAT" :
+				   "INPUT", spec.zUsage);
+	fmt = imp_find(a.fmt_name);
 	if (fmt == NULL) {
 		char names[256];
 		imp_format_names(names, sizeof names);
 		return cli_usage_error("import: unknown format '%s' (known: %s)",
-				       fmt_name, names);
+				       a.fmt_name, names);
 	}
-	rc = imp_run(fmt, inputs, n, out_path, out_path ? NULL : stdout, &o,
-		     &st, &err);
+	rc = imp_run(fmt, a.inputs, a.n, a.out_path,
+		     a.out_path ? NULL : stdout, &a.o, &st, &err);
 	if (rc != 0)
 		return cli_report(&err);
-	if (!quiet)
-		report(fmt->zName, &st, out_path);
+	if (!a.quiet)
+		report(fmt->zName, &st, a.out_path);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "models/device.h"
+#include "sim/datadir.h"
 #include "policies/policy.h"
 #include "experiments/cli/cli.h"
 #include "experiments/cli/list_models.h"
@@ -22,13 +23,60 @@ struct list_topic {
 	int (*xRun)(int argc, char **argv);
 };
 
-static void devices_usage(FILE *f)
+static const struct cli_opt devices_opts[] = {
+	{ "devices", 0, "DIR", "the profiles' folder (default: "
+	  "$COLOSIM_DEVICES, else\n./models/devices, the binary's checkout, "
+	  "the binary's\nprefix, PREFIX/share/colosim/devices)" },
+	{ "dir", 0, "DIR", "the same as --devices" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct cli_spec devices_spec = {
+	"list devices", "colosim list devices [--devices DIR] [NAME]",
+	"Without NAME, prints one line per device profile found in DIR.\nWith "
+	"NAME (or an alias), prints every value of that profile with its "
+	"source.", devices_opts, NULL
+};
+
+static const struct cli_opt no_opts[] = { { NULL, 0, NULL, NULL } };
+
+static struct cli_spec models_spec = {
+	"list models", "colosim list models",
+	"The model zoo (models/zoo.h): sizes, FLOPs, activations.", no_opts,
+	NULL
+};
+
+static struct cli_spec policies_spec = {
+	"list policies", "colosim list policies",
+	"The policy registry (policies/registry.c); parameters: "
+	"docs/POLICIES.md.", no_opts, NULL
+};
+
+struct devices_args {
+	const char *dir, *name;
+};
+
+static int devices_opt(void *ctx, int opt, char *v)
 {
-	fprintf(f, "usage: colosim list devices [--dir DIR] [NAME]\n\n"
-		   "Without NAME, prints one line per device profile found in "
-		   "DIR (default:\n$COLOSIM_DEVICES, else ./models/devices, "
-		   "else the installed profiles).\nWith NAME (or an alias), "
-		   "prints every value of that profile with its source.\n");
+	struct devices_args *a = ctx;
+
+	if (opt == 0 || opt == 1) {
+		a->dir = v;
+		return 0;
+	}
+	if (a->name != NULL)
+		return cli_usage_error("list devices: one NAME at most");
+	a->name = v;
+	return 0;
+}
+
+/* Operands of a topic that takes none are errors. */
+static int no_operand(void *ctx, int opt, char *v)
+{
+	const struct cli_spec *spec = ctx;
+
+	(void)opt;
+	return cli_usage_error("%s: unexpected '%s'", spec->zCmd, v);
 }
 
 static void print_key(const struct dev_profile *d, const char *key,
@@ -57,6 +105,8 @@ static void print_profile(const struct dev_profile *d)
 	NUM("fp32_flops", "%.4g", d->fp32_flops);
 	NUM("fp16_flops", "%.4g", d->fp16_flops);
 	NUM("bf16_flops", "%.4g", d->bf16_flops);
+	if (d->fp8_flops > 0)
+		NUM("fp8_flops", "%.4g", d->fp8_flops);
 	if (d->bf16_achieved_flops > 0)
 		NUM("bf16_achieved_flops", "%.4g", d->bf16_achieved_flops);
 	if (d->sm_clock_hz > 0)
@@ -116,32 +166,21 @@ static void print_profile(const struct dev_profile *d)
 
 static int list_devices(int argc, char **argv)
 {
+	struct devices_args a = { NULL, NULL };
 	struct dev_catalog cat;
 	struct sim_err err;
-	const char *dir = NULL, *name = NULL;
+	const char *dir, *name;
+	char devdir[4096];
 	size_t i;
-	int a;
+	int rc;
 
-	for (a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
-			devices_usage(stdout);
-			return 0;
-		} else if (strcmp(argv[a], "--dir") == 0) {
-			if (++a >= argc)
-				return cli_usage_error("list devices: --dir "
-						       "needs a directory");
-			dir = argv[a];
-		} else if (argv[a][0] == '-') {
-			return cli_usage_error("list devices: unknown option "
-					       "'%s' (try --help)", argv[a]);
-		} else if (name == NULL) {
-			name = argv[a];
-		} else {
-			return cli_usage_error("list devices: one NAME at most");
-		}
-	}
+	if ((rc = cli_parse(&devices_spec, argc, argv, devices_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	dir = a.dir;
+	name = a.name;
 	sim_err_clear(&err);
-	if (dev_catalog_load(&cat, dir ? dir : dev_default_dir(), &err) != 0)
+	if (dev_find_dir(dir, devdir, sizeof devdir, &err) != 0 ||
+	    dev_catalog_load(&cat, devdir, &err) != 0)
 		return cli_report(&err);
 	if (name != NULL) {
 		const struct dev_profile *d = dev_catalog_find(&cat, name);
@@ -179,32 +218,22 @@ static int list_devices(int argc, char **argv)
 
 static int list_models(int argc, char **argv)
 {
-	if (argc > 1) {
-		if (strcmp(argv[1], "--help") == 0) {
-			printf("usage: colosim list models\n\nThe model zoo "
-			       "(models/zoo.h): sizes, FLOPs, activations.\n");
-			return 0;
-		}
-		return cli_usage_error("list models: unexpected '%s'",
-				       argv[1]);
-	}
+	int rc = cli_parse(&models_spec, argc, argv, no_operand,
+			   &models_spec);
+
+	if (rc != 0)
+		return rc == CLI_HELP ? 0 : rc;
 	return cli_list_models(stdout);
 }
 
 static int list_policies(int argc, char **argv)
 {
 	size_t i;
+	int rc = cli_parse(&policies_spec, argc, argv, no_operand,
+			   &policies_spec);
 
-	if (argc > 1) {
-		if (strcmp(argv[1], "--help") == 0) {
-			printf("usage: colosim list policies\n\nThe policy "
-			       "registry (policies/registry.c); parameters: "
-			       "docs/POLICIES.md.\n");
-			return 0;
-		}
-		return cli_usage_error("list policies: unexpected '%s'",
-				       argv[1]);
-	}
+	if (rc != 0)
+		return rc == CLI_HELP ? 0 : rc;
 	printf("%-12s %s\n", "policy", "description");
 	for (i = 0; pol_registry[i] != NULL; i++)
 		printf("%-12s %s\n", pol_registry[i]->zName,

@@ -10,30 +10,34 @@
 #include "plots/plot.h"
 #include "experiments/cli/cli.h"
 
-static void help(FILE *f)
-{
-	fputs("usage: colosim plot DB [--experiment NAME] [--out DIR]\n"
-	      "                    [--format pdf,png,svg] [--conf LEVEL]\n"
-	      "                    [--scripts DIR] [--gnuplot PROGRAM]\n\n"
-	      "Writes, per setting of the experiment: jct_cdf (job completion "
-	      "time CDF),\nhbm_util (HBM allocated over time), makespan and "
-	      "mem_util (bars with\nconfidence intervals), latency_cdf and slo "
-	      "(inference), each as NAME.dat\n(the plotted numbers) and one "
-	      "figure per format.  Figures without data\nare skipped with a "
-	      "note.\n\n"
-	      "  --experiment NAME  which experiment (needed when DB holds "
-	      "several)\n"
-	      "  --out DIR          output folder (default figures/NAME, or "
-	      "figures)\n"
-	      "  --format LIST      pdf, png, svg, comma-separated (default "
-	      "pdf,png)\n"
-	      "  --conf LEVEL       confidence level of the bars (default "
-	      "0.95)\n"
-	      "  --scripts DIR      the gnuplot scripts (default: $COLOSIM_PLOTS,"
-	      "\n                     ./plots, PREFIX/share/colosim/plots)\n"
-	      "  --gnuplot PROGRAM  the gnuplot to run (default: gnuplot in "
-	      "PATH)\n", f);
-}
+enum { O_EXPERIMENT, O_OUT, O_FORMAT, O_CONF, O_SCRIPTS, O_GNUPLOT };
+
+static const struct cli_opt opts[] = {
+	[O_EXPERIMENT] = { "experiment", 'e', "NAME", "which experiment "
+			   "(needed when DB holds several)" },
+	[O_OUT] = { "out", 'o', "DIR", "output folder (default figures/NAME, "
+		    "or figures)" },
+	[O_FORMAT] = { "format", 'f', "LIST", "pdf, png, svg, comma-separated "
+		       "(default pdf,png)" },
+	[O_CONF] = { "conf", 0, "LEVEL", "confidence level of the bars "
+		     "(default 0.95)" },
+	[O_SCRIPTS] = { "scripts", 0, "DIR", "the gnuplot scripts (default: "
+			"$COLOSIM_PLOTS,\n./plots, PREFIX/share/colosim/plots)" },
+	[O_GNUPLOT] = { "gnuplot", 0, "PROGRAM", "the gnuplot to run (default: "
+			"gnuplot in PATH)" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct cli_spec spec = {
+	"plot", "colosim plot DB [--experiment NAME] [--out DIR]\n"
+	"                    [--format pdf,png,svg] [--conf LEVEL]\n"
+	"                    [--scripts DIR] [--gnuplot PROGRAM]",
+	"Writes, per setting of the experiment: jct_cdf (job completion time "
+	"CDF),\nhbm_util (HBM allocated over time), makespan and mem_util (bars "
+	"with\nconfidence intervals), latency_cdf and slo (inference), each as "
+	"NAME.dat\n(the plotted numbers) and one figure per format.  Figures "
+	"without data\nare skipped with a note.", opts, NULL
+};
 
 /* Parses "pdf,png" into PLOT_* bits; 0 on a bad list. */
 static unsigned parse_formats(const char *s)
@@ -57,78 +61,72 @@ static unsigned parse_formats(const char *s)
 	return bits;
 }
 
-static const char *const value_opts[] = {
-	"--experiment", "-e", "--out", "-o", "--format", "-f", "--conf",
-	"--scripts", "--gnuplot", NULL
+struct plot_args {
+	const char *db, *exp;
+	struct plot_opts o;
 };
+
+static int on_opt(void *ctx, int opt, char *v)
+{
+	struct plot_args *a = ctx;
+
+	switch (opt) {
+	case CLI_OPERAND:
+		if (a->db != NULL)
+			return cli_usage_error("plot: one DB only (got '%s' and "
+					       "'%s')", a->db, v);
+		a->db = v;
+		return 0;
+	case O_EXPERIMENT: a->exp = v; return 0;
+	case O_OUT: a->o.out_dir = v; return 0;
+	case O_SCRIPTS: a->o.scripts_dir = v; return 0;
+	case O_GNUPLOT: a->o.gnuplot = v; return 0;
+	case O_FORMAT:
+		a->o.formats = parse_formats(v);
+		if (a->o.formats == 0)
+			return cli_usage_error("plot: --format: expected a "
+					       "comma list of pdf, png, svg; "
+					       "got '%s'", v);
+		return 0;
+	case O_CONF:
+		if (cli_parse_double(v, 0, 1, &a->o.conf) != 0 ||
+		    !(a->o.conf > 0 && a->o.conf < 1))
+			return cli_usage_error("plot: --conf: expected a level "
+					       "in (0, 1), got '%s'", v);
+		return 0;
+	}
+	return 2;
+}
 
 static int cmd_plot(int argc, char **argv)
 {
-	const char *db = NULL, *exp = NULL;
-	struct plot_opts o;
+	struct plot_args a;
 	struct plot_output out;
 	struct store *st = NULL;
 	struct sim_err err;
 	char outdir[1024];
 	const char *p;
 	size_t k;
-	int i, rc;
+	int rc;
 
-	memset(&o, 0, sizeof o);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			help(stdout);
-			return 0;
-		}
-		if (a[0] == '-' && (rc = cli_check_value("plot", a,
-				value_opts, i + 1 < argc)) != 0)
-			return rc;
-		if (strcmp(a, "--experiment") == 0 || strcmp(a, "-e") == 0) {
-			exp = argv[++i];
-		} else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
-			o.out_dir = argv[++i];
-		} else if (strcmp(a, "--format") == 0 ||
-			   strcmp(a, "-f") == 0) {
-			o.formats = parse_formats(argv[++i]);
-			if (o.formats == 0)
-				return cli_usage_error("plot: --format: expected "
-					"a comma list of pdf, png, svg; got '%s'",
-					argv[i]);
-		} else if (strcmp(a, "--conf") == 0) {
-			if (cli_parse_double(argv[++i], &o.conf) != 0 ||
-			    !(o.conf > 0 && o.conf < 1))
-				return cli_usage_error("plot: --conf: expected a "
-					"level in (0, 1), got '%s'", argv[i]);
-		} else if (strcmp(a, "--scripts") == 0) {
-			o.scripts_dir = argv[++i];
-		} else if (strcmp(a, "--gnuplot") == 0) {
-			o.gnuplot = argv[++i];
-		} else if (a[0] == '-') {
-			return cli_usage_error("plot: unknown option '%s' (try "
-					       "--help)", a);
-		} else if (db == NULL) {
-			db = a;
-		} else {
-			return cli_usage_error("plot: one DB only (got '%s' and "
-					       "'%s')", db, a);
-		}
-	}
-	if (db == NULL)
+	memset(&a, 0, sizeof a);
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (a.db == NULL)
 		return cli_missing("plot", "DB", "colosim plot DB "
 				   "[--experiment NAME] [--out DIR] "
 				   "[--format pdf,png,svg]");
-	if (o.out_dir == NULL) {
-		if (exp != NULL)
-			snprintf(outdir, sizeof outdir, "figures/%s", exp);
+	if (a.o.out_dir == NULL) {
+		if (a.exp != NULL)
+			snprintf(outdir, sizeof outdir, "figures/%s", a.exp);
 		else
 			snprintf(outdir, sizeof outdir, "figures");
-		o.out_dir = outdir;
+		a.o.out_dir = outdir;
 	}
 	sim_err_clear(&err);
-	if ((rc = store_open(&st, db, STORE_READ, &err)) != 0)
+	if ((rc = store_open(&st, a.db, STORE_READ, &err)) != 0)
 		return cli_report(&err);
-	rc = plot_experiment(st, exp, &o, &out, &err);
+	rc = plot_experiment(st, a.exp, &a.o, &out, &err);
 	store_close(st);
 	if (rc != 0)
 		return cli_report(&err);

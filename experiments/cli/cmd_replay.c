@@ -1,174 +1,208 @@
 /*
 ** cmd_replay.c: `colosim replay TRACE --policy P --cluster SPEC ...`: one
-** simulation, a summary table or one JSON object on stdout.
+** simulation, a summary table or one JSON object (jansson) on stdout.
 */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "experiments/json.h"
 #include "experiments/simulate.h"
 #include "experiments/cli/cli.h"
+#include "sim/num.h"
 #include "sim/world/world.h"
 
 #define MAX_PARAMS 64
 
-static void help(FILE *f)
-{
-	fprintf(f,
-"usage: colosim replay TRACE --policy P --cluster SPEC [options]\n"
-"\n"
-"Runs one simulation of TRACE (trace format v1, docs/TRACE_FORMAT.md) on\n"
-"the cluster SPEC under policy P and prints its metrics.\n"
-"\n"
-"  --policy P        a policy (colosim list policies)\n"
-"  --cluster SPEC    NODESxGPUS:DEVICE[,...], e.g. 2x4:a100-80gb\n"
-"                    (devices: colosim list devices)\n"
-"  --seed S          master seed (default 1)\n"
-"  --param K=V       a policy parameter; repeatable\n"
-"  --horizon SEC     stop the simulation at this simulated time\n"
-"  --max-events N    stop after N events\n"
-"  --max-queued N    requests queued at once over all services; more\n"
-"                    arrivals are rejected and counted (default 4194304)\n"
-"  --preempt-cost C  free (default): a preempted job leaves its GPUs at\n"
-"                    once; swap: it is swapped out over PCIe and pays the\n"
-"                    copy back in when placed again (docs/MODEL.md,\n"
-"                    \"Swapping\")\n"
-"  --devices DIR     device profiles (default: $COLOSIM_DEVICES,\n"
-"                    ./models/devices, the installed ones)\n"
-"  --json            one JSON object instead of a table\n");
-}
+enum { O_POLICY, O_CLUSTER, O_SEED, O_PARAM, O_HORIZON, O_MAX_EVENTS,
+       O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_JSON };
 
-/* Prints s as a JSON string. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void json_num(double v)
-{
-	if (v != v || v > 1.7e308 || v < -1.7e308)
-		printf("null");
-	else
-		printf("%.10g", v);
-}
-
-static const char *const value_opts[] = {
-	"--policy", "--cluster", "--devices", "--seed", "--max-events",
-	"--horizon", "--param", "--max-queued", "--preempt-cost", NULL
+static const struct cli_opt opts[] = {
+	[O_POLICY] = { "policy", 0, "P", "a policy (colosim list policies)" },
+	[O_CLUSTER] = { "cluster", 0, "SPEC", "NODESxGPUS:DEVICE[,...], e.g. "
+			"2x4:a100-80gb\n(devices: colosim list devices)" },
+	[O_SEED] = { "seed", 0, "S", "master seed (default 1)" },
+	[O_PARAM] = { "param", 0, "K=V", "a policy parameter; repeatable" },
+	[O_HORIZON] = { "horizon", 0, "SEC", "stop the simulation at this "
+			"simulated time" },
+	[O_MAX_EVENTS] = { "max-events", 0, "N", "stop after N events" },
+	[O_MAX_QUEUED] = { "max-queued", 0, "N", "requests queued at once over "
+			   "all services; more\narrivals are rejected and "
+			   "counted (default 4194304)" },
+	[O_PREEMPT] = { "preempt-cost", 0, "C", "free (default): a preempted "
+			"job leaves its GPUs at\nonce; swap: it is swapped out "
+			"over PCIe and pays the\ncopy back in when placed "
+			"again (docs/MODEL.md,\n\"Swapping\")" },
+	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: "
+			"$COLOSIM_DEVICES,\n./models/devices, the binary's "
+			"checkout or prefix)" },
+	[O_JSON] = { "json", 0, NULL, "one JSON object instead of a table" },
+	{ NULL, 0, NULL, NULL }
 };
 
-static int run(int argc, char **argv)
-{
-	struct exp_sim_args a = { 0 };
+static const struct cli_spec spec = {
+	"replay", "colosim replay TRACE --policy P --cluster SPEC [options]",
+	"Runs one simulation of TRACE (trace format v1, docs/TRACE_FORMAT.md) "
+	"on\nthe cluster SPEC under policy P and prints its metrics.",
+	opts, NULL
+};
+
+struct replay_args {
+	struct exp_sim_args a;
 	struct pol_param pv[MAX_PARAMS];
-	struct pol_params params = { 0, pv };
-	struct run_result res;
-	struct sim_err err = { 0, "" };
-	struct timespec t0, t1;
-	int json = 0, i, rc;
-	size_t k;
+	struct pol_params params;
+	int json;
+};
+
+static int bad_value(int opt, const char *v, const char *expected)
+{
+	return cli_usage_error("replay: --%s '%s': expected %s",
+			       opts[opt].zLong, v, expected);
+}
+
+static int on_param(struct replay_args *r, char *v)
+{
+	char *eq = strchr(v, '=');
+
+	if (eq == NULL || eq == v)
+		return cli_usage_error("replay: --param '%s': expected "
+				       "KEY=VALUE", v);
+	if (r->params.n == MAX_PARAMS)
+		return cli_usage_error("replay: more than %d --param",
+				       MAX_PARAMS);
+	*eq = '\0';
+	r->pv[r->params.n].key = v;
+	r->pv[r->params.n].value = eq + 1;
+	r->pv[r->params.n].origin = "--param";
+	r->params.n++;
+	return 0;
+}
+
+static int on_opt(void *ctx, int opt, char *v)
+{
+	struct replay_args *r = ctx;
+	struct exp_sim_args *a = &r->a;
 	unsigned long long u;
 	double d;
 
-	a.seed = 1;
-	for (i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-			help(stdout);
-			return 0;
-		} else if (strcmp(o, "--json") == 0) {
-			json = 1;
-			continue;
-		} else if (o[0] != '-') {
-			if (a.trace != NULL)
-				return cli_usage_error("replay: one trace only "
-						       "('%s' and '%s')",
-						       a.trace, o);
-			a.trace = o;
-			continue;
-		}
-		if ((rc = cli_check_value("replay", o, value_opts,
-					  v != NULL)) != 0)
-			return rc;
-		i++;
-		if (strcmp(o, "--policy") == 0) {
-			a.policy = v;
-		} else if (strcmp(o, "--cluster") == 0) {
-			a.cluster = v;
-		} else if (strcmp(o, "--devices") == 0) {
-			a.devices_dir = v;
-		} else if (strcmp(o, "--seed") == 0) {
-			if (cli_parse_u64(v, &u))
-				return cli_usage_error("replay: --seed '%s': "
-						       "expected an unsigned "
-						       "integer", v);
-			a.seed = u;
-		} else if (strcmp(o, "--max-events") == 0) {
-			if (cli_parse_u64(v, &u) || u == 0)
-				return cli_usage_error("replay: --max-events "
-						       "'%s': expected a "
-						       "positive integer", v);
-			a.max_events = u;
-		} else if (strcmp(o, "--max-queued") == 0) {
-			if (cli_parse_u64(v, &u) || u == 0)
-				return cli_usage_error("replay: --max-queued "
-						       "'%s': expected a "
-						       "positive integer", v);
-			a.max_queued_requests = u;
-		} else if (strcmp(o, "--preempt-cost") == 0) {
-			if (strcmp(v, "free") == 0)
-				a.preempt_cost = WORLD_PREEMPT_FREE;
-			else if (strcmp(v, "swap") == 0)
-				a.preempt_cost = WORLD_PREEMPT_SWAP;
-			else
-				return cli_usage_error("replay: --preempt-cost "
-						       "'%s': expected free or "
-						       "swap", v);
-		} else if (strcmp(o, "--horizon") == 0) {
-			if (cli_parse_double(v, &d) || d <= 0)
-				return cli_usage_error("replay: --horizon '%s': "
-						       "expected seconds > 0",
-						       v);
-			a.horizon_ns = sim_time_from_s(d);
-		} else if (strcmp(o, "--param") == 0) {
-			char *eq = strchr(v, '=');
-			if (eq == NULL || eq == v)
-				return cli_usage_error("replay: --param '%s': "
-						       "expected KEY=VALUE", v);
-			if (params.n == MAX_PARAMS)
-				return cli_usage_error("replay: more than %d "
-						       "--param", MAX_PARAMS);
-			*eq = '\0';
-			pv[params.n].key = v;
-			pv[params.n].value = eq + 1;
-			pv[params.n].origin = "--param";
-			params.n++;
-		} else {
-			return cli_usage_error("replay: unknown option '%s' "
-					       "(try --help)", o);
-		}
+	switch (opt) {
+	case CLI_OPERAND:
+		if (a->trace != NULL)
+			return cli_usage_error("replay: one trace only ('%s' "
+					       "and '%s')", a->trace, v);
+		a->trace = v;
+		return 0;
+	case O_POLICY: a->policy = v; return 0;
+	case O_CLUSTER: a->cluster = v; return 0;
+	case O_DEVICES: a->devices_dir = v; return 0;
+	case O_JSON: r->json = 1; return 0;
+	case O_PARAM: return on_param(r, v);
+	case O_SEED:
+		if (cli_parse_u64(v, 0, UINT64_MAX, &u))
+			return bad_value(opt, v, "an unsigned integer");
+		a->seed = u;
+		return 0;
+	case O_MAX_EVENTS:
+	case O_MAX_QUEUED:
+		if (cli_parse_u64(v, 1, UINT64_MAX, &u))
+			return bad_value(opt, v, "a positive integer");
+		if (opt == O_MAX_EVENTS)
+			a->max_events = u;
+		else
+			a->max_queued_requests = u;
+		return 0;
+	case O_PREEMPT:
+		if (strcmp(v, "free") != 0 && strcmp(v, "swap") != 0)
+			return bad_value(opt, v, "free or swap");
+		a->preempt_cost = strcmp(v, "swap") == 0 ?
+				  WORLD_PREEMPT_SWAP : WORLD_PREEMPT_FREE;
+		return 0;
+	case O_HORIZON:
+		if (cli_parse_double(v, 1e-9, SIM_NUM_TIME_MAX_S, &d) ||
+		    sim_num_s_to_ns(d, &a->horizon_ns))
+			return bad_value(opt, v, "seconds > 0 (at most "
+					 "4.6e9)");
+		return 0;
 	}
-	if (a.trace == NULL || a.policy == NULL || a.cluster == NULL)
-		return cli_missing("replay", a.trace == NULL ? "TRACE" :
-				   a.policy == NULL ? "--policy P" :
-				   "--cluster SPEC", "colosim replay TRACE "
-				   "--policy P --cluster SPEC [options]");
-	a.params = &params;
+	return 2;
+}
+
+/* The run as one JSON object: the inputs, then every metric (null when
+** NaN or infinite), numbers with 10 significant digits as the table. */
+static int print_json(const struct exp_sim_args *a,
+		      const struct run_result *res)
+{
+	json_t *o = json_object();
+	char *text = NULL;
+	size_t k;
+	int bad = o == NULL;
+
+	bad |= json_object_set_new(o, "policy", exp_json_text(a->policy));
+	bad |= json_object_set_new(o, "trace", exp_json_text(a->trace));
+	bad |= json_object_set_new(o, "cluster", exp_json_text(a->cluster));
+	/* JSON readers keep integers exactly only up to 2^53 or 2^63; a seed
+	** past int64 is written as a string of its digits. */
+	if (a->seed <= (uint64_t)INT64_MAX)
+		bad |= json_object_set_new(o, "seed",
+					   json_integer((json_int_t)a->seed));
+	else {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)a->seed);
+		bad |= json_object_set_new(o, "seed", json_string(buf));
+	}
+	for (k = 0; k < res->nmetrics; k++)
+		bad |= json_object_set_new(o, res->metrics[k].name,
+					   exp_json_num(res->metrics[k].value));
+	if (!bad)
+		text = json_dumps(o, JSON_PRESERVE_ORDER |
+				  JSON_REAL_PRECISION(10));
+	json_decref(o);
+	if (text == NULL) {
+		fprintf(stderr, "colosim: replay: out of memory\n");
+		return 1;
+	}
+	printf("%s\n", text);
+	free(text);
+	return 0;
+}
+
+static void print_table(const struct exp_sim_args *a,
+			const struct run_result *res)
+{
+	size_t k;
+
+	printf("trace    %s\npolicy   %s\ncluster  %s\nseed     %llu\n\n",
+	       a->trace, a->policy, a->cluster, (unsigned long long)a->seed);
+	for (k = 0; k < res->nmetrics; k++)
+		printf("%-22s %.10g\n", res->metrics[k].name,
+		       res->metrics[k].value);
+}
+
+static int run(int argc, char **argv)
+{
+	struct replay_args r;
+	struct exp_sim_args *a = &r.a;
+	struct run_result res;
+	struct sim_err err = { 0, "" };
+	struct timespec t0, t1;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	r.params.v = r.pv;
+	a->seed = 1;
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &r)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (a->trace == NULL || a->policy == NULL || a->cluster == NULL)
+		return cli_missing("replay", a->trace == NULL ? "TRACE" :
+				   a->policy == NULL ? "--policy P" :
+				   "--cluster SPEC", spec.zUsage);
+	a->params = &r.params;
 	run_result_init(&res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = exp_simulate_args(&a, &res, &err);
+	rc = exp_simulate_args(a, &res, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc != 0) {
 		run_result_fini(&res);
@@ -177,31 +211,13 @@ static int run(int argc, char **argv)
 	res.wall_s = (double)(t1.tv_sec - t0.tv_sec) +
 		(double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	run_result_set(&res, "wall_s", res.wall_s);
-	if (json) {
-		printf("{\"policy\": ");
-		json_str(a.policy);
-		printf(", \"trace\": ");
-		json_str(a.trace);
-		printf(", \"cluster\": ");
-		json_str(a.cluster);
-		printf(", \"seed\": %llu", (unsigned long long)a.seed);
-		for (k = 0; k < res.nmetrics; k++) {
-			printf(", ");
-			json_str(res.metrics[k].name);
-			printf(": ");
-			json_num(res.metrics[k].value);
-		}
-		printf("}\n");
-	} else {
-		printf("trace    %s\npolicy   %s\ncluster  %s\nseed     %llu\n\n",
-		       a.trace, a.policy, a.cluster,
-		       (unsigned long long)a.seed);
-		for (k = 0; k < res.nmetrics; k++)
-			printf("%-22s %.10g\n", res.metrics[k].name,
-			       res.metrics[k].value);
-	}
+	rc = 0;
+	if (r.json)
+		rc = print_json(a, &res);
+	else
+		print_table(a, &res);
 	run_result_fini(&res);
-	return 0;
+	return rc;
 }
 
 const struct cli_cmd cli_cmd_replay = {

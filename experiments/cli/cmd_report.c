@@ -11,95 +11,94 @@
 #include "experiments/store.h"
 #include "experiments/cli/cli.h"
 
-static void help(FILE *f)
-{
-	fputs("usage: colosim report DB [--experiment NAME] [--baseline POLICY]\n"
-	      "                      [--format table|csv|json] [--conf LEVEL]\n\n"
-	      "Prints, for each policy (and swept policy parameter) and each "
-	      "metric,\nthe mean over replications with its confidence "
-	      "interval (Student t,\nLEVEL 0.95 by default) and the paired "
-	      "difference against the baseline\npolicy, paired by "
-	      "replication (the same arrivals under both policies).\n\n"
-	      "  --experiment NAME  which experiment (needed when DB holds "
-	      "several)\n"
-	      "  --baseline POLICY  a policy or variant label (default: "
-	      "exclusive if it ran,\n"
-	      "                     else the first policy)\n"
-	      "  --format FMT       table (default), csv or json\n"
-	      "  --conf LEVEL       confidence level in (0, 1), default 0.95\n",
-	      f);
-}
+enum { O_EXPERIMENT, O_BASELINE, O_FORMAT, O_CONF };
 
-static const char *const value_opts[] = {
-	"--experiment", "-e", "--baseline", "-b", "--format", "-f", "--conf",
-	NULL
+static const struct cli_opt opts[] = {
+	[O_EXPERIMENT] = { "experiment", 'e', "NAME", "which experiment "
+			   "(needed when DB holds several)" },
+	[O_BASELINE] = { "baseline", 'b', "POLICY", "a policy or variant label "
+			 "(default: exclusive if it ran,\nelse the first "
+			 "policy)" },
+	[O_FORMAT] = { "format", 'f', "FMT", "table (default), csv or json" },
+	[O_CONF] = { "conf", 0, "LEVEL", "confidence level in (0, 1), default "
+		     "0.95" },
+	{ NULL, 0, NULL, NULL }
 };
+
+static const struct cli_spec spec = {
+	"report", "colosim report DB [--experiment NAME] [--baseline POLICY]\n"
+	"                      [--format table|csv|json] [--conf LEVEL]",
+	"Prints, for each policy (and swept policy parameter) and each metric,\n"
+	"the mean over replications with its confidence interval (Student t,\n"
+	"LEVEL 0.95 by default) and the paired difference against the "
+	"baseline\npolicy, paired by replication (the same arrivals under both "
+	"policies).", opts, NULL
+};
+
+struct report_args {
+	const char *db, *exp, *base;
+	enum rep_format fmt;
+	double conf;
+};
+
+static int on_opt(void *ctx, int opt, char *v)
+{
+	struct report_args *a = ctx;
+
+	switch (opt) {
+	case CLI_OPERAND:
+		if (a->db != NULL)
+			return cli_usage_error("report: one DB only (got '%s' "
+					       "and '%s')", a->db, v);
+		a->db = v;
+		return 0;
+	case O_EXPERIMENT: a->exp = v; return 0;
+	case O_BASELINE: a->base = v; return 0;
+	case O_FORMAT:
+		if (strcmp(v, "table") == 0)
+			a->fmt = REP_TABLE;
+		else if (strcmp(v, "csv") == 0)
+			a->fmt = REP_CSV;
+		else if (strcmp(v, "json") == 0)
+			a->fmt = REP_JSON;
+		else
+			return cli_usage_error("report: --format: expected "
+					       "table, csv or json, got '%s'",
+					       v);
+		return 0;
+	case O_CONF:
+		if (cli_parse_double(v, 0, 1, &a->conf) != 0 ||
+		    !(a->conf > 0 && a->conf < 1))
+			return cli_usage_error("report: --conf: expected a "
+					       "level in (0, 1), got '%s'", v);
+		return 0;
+	}
+	return 2;
+}
 
 static int cmd_report(int argc, char **argv)
 {
-	const char *db = NULL, *exp = NULL, *base = NULL;
-	enum rep_format fmt = REP_TABLE;
-	double conf = 0.95;
+	struct report_args a = { NULL, NULL, NULL, REP_TABLE, 0.95 };
 	struct store *st = NULL;
 	struct rep_table t;
 	struct sim_err err;
 	char *out = NULL;
-	int i, rc;
+	int rc;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			help(stdout);
-			return 0;
-		}
-		if (a[0] == '-' && (rc = cli_check_value("report", a,
-				value_opts, i + 1 < argc)) != 0)
-			return rc;
-		if (strcmp(a, "--experiment") == 0 || strcmp(a, "-e") == 0) {
-			exp = argv[++i];
-		} else if (strcmp(a, "--baseline") == 0 ||
-			   strcmp(a, "-b") == 0) {
-			base = argv[++i];
-		} else if (strcmp(a, "--format") == 0 ||
-			   strcmp(a, "-f") == 0) {
-			const char *v = argv[++i];
-			if (strcmp(v, "table") == 0)
-				fmt = REP_TABLE;
-			else if (strcmp(v, "csv") == 0)
-				fmt = REP_CSV;
-			else if (strcmp(v, "json") == 0)
-				fmt = REP_JSON;
-			else
-				return cli_usage_error("report: --format: "
-					"expected table, csv or json, got '%s'",
-					v);
-		} else if (strcmp(a, "--conf") == 0) {
-			if (cli_parse_double(argv[++i], &conf) != 0 ||
-			    !(conf > 0 && conf < 1))
-				return cli_usage_error("report: --conf: expected "
-					"a level in (0, 1), got '%s'", argv[i]);
-		} else if (a[0] == '-') {
-			return cli_usage_error("report: unknown option '%s' "
-					       "(try --help)", a);
-		} else if (db == NULL) {
-			db = a;
-		} else {
-			return cli_usage_error("report: one DB only (got '%s' "
-					       "and '%s')", db, a);
-		}
-	}
-	if (db == NULL)
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (a.db == NULL)
 		return cli_missing("report", "DB", "colosim report DB "
 				   "[--experiment NAME] [--baseline POLICY] "
 				   "[--format table|csv|json]");
 	sim_err_clear(&err);
-	if ((rc = store_open(&st, db, STORE_READ, &err)) != 0)
+	if ((rc = store_open(&st, a.db, STORE_READ, &err)) != 0)
 		return cli_report(&err);
-	rc = rep_build(st, exp, base, conf, &t, &err);
+	rc = rep_build(st, a.exp, a.base, a.conf, &t, &err);
 	store_close(st);
 	if (rc != 0)
 		return cli_report(&err);
-	rc = rep_render(&t, fmt, &out, &err);
+	rc = rep_render(&t, a.fmt, &out, &err);
 	rep_table_fini(&t);
 	if (rc != 0)
 		return cli_report(&err);

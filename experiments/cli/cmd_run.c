@@ -1,5 +1,6 @@
 /*
-** cmd_run.c: `colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]`:
+** cmd_run.c: `colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]
+** [--devices DIR]`:
 ** runs an experiment's matrix in worker processes into its SQLite store.
 */
 #include <signal.h>
@@ -20,22 +21,63 @@ static void on_sigint(int sig)
 	signal(SIGINT, SIG_DFL);      /* a second Ctrl-C kills */
 }
 
-static void help(FILE *f)
+enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK };
+
+static const struct cli_opt opts[] = {
+	[O_JOBS] = { NULL, 'j', "N", "worker processes (default 1)" },
+	[O_RESUME] = { "resume", 0, NULL, "run only what is missing from an "
+		       "earlier, stopped run" },
+	[O_OVERWRITE] = { "overwrite", 0, NULL, "replace a stored experiment "
+			  "of the same name" },
+	[O_DB] = { NULL, 'o', "DB", "the database (default: the config's db, "
+		   "or NAME.db)" },
+	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: the "
+			"config's devices, else\n$COLOSIM_DEVICES, ./models/devices, "
+			"the binary's checkout\nor prefix; see colosim list "
+			"devices --help)" },
+	[O_NO_FORK] = { "no-fork", 0, NULL, "simulate in this process "
+			"(debugging)" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct cli_spec spec = {
+	"run", "colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]\n"
+	"                   [--devices DIR] [--no-fork]",
+	"Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):"
+	"\nthe cross product of its [sweep] and its replications, in N worker\n"
+	"processes, one transaction per run into the SQLite database.",
+	opts, "Ctrl-C stops after the runs in flight; --resume continues."
+};
+
+struct run_args {
+	struct exp_run_request req;
+	struct exp_runner_opts o;
+};
+
+static int on_opt(void *ctx, int opt, char *v)
 {
-	fprintf(f,
-"usage: colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB] [--no-fork]\n"
-"\n"
-"Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):\n"
-"the cross product of its [sweep] and its replications, in N worker\n"
-"processes, one transaction per run into the SQLite database.\n"
-"\n"
-"  -j N          worker processes (default 1)\n"
-"  --resume      run only what is missing from an earlier, stopped run\n"
-"  --overwrite   replace a stored experiment of the same name\n"
-"  -o DB         the database (default: the config's db, or NAME.db)\n"
-"  --no-fork     simulate in this process (debugging)\n"
-"\n"
-"Ctrl-C stops after the runs in flight; --resume continues.\n");
+	struct run_args *r = ctx;
+	unsigned long long u;
+
+	switch (opt) {
+	case CLI_OPERAND:
+		if (r->req.config_path != NULL)
+			return cli_usage_error("run: one config only");
+		r->req.config_path = v;
+		return 0;
+	case O_JOBS:
+		if (cli_parse_u64(v, 1, 256, &u))
+			return cli_usage_error("run: -j '%s': expected 1..256",
+					       v);
+		r->o.jobs = (int)u;
+		return 0;
+	case O_RESUME: r->req.resume = 1; return 0;
+	case O_OVERWRITE: r->req.overwrite = 1; return 0;
+	case O_DB: r->req.db_path = v; return 0;
+	case O_DEVICES: r->req.devices_dir = v; return 0;
+	case O_NO_FORK: r->o.no_fork = 1; return 0;
+	}
+	return 2;
 }
 
 static void progress(void *ctx, const struct exp_progress *p)
@@ -50,68 +92,36 @@ static void progress(void *ctx, const struct exp_progress *p)
 
 static int run(int argc, char **argv)
 {
-	struct exp_run_request req;
-	struct exp_runner_opts o;
+	struct run_args ra;
+	struct exp_run_request *req = &ra.req;
+	struct exp_runner_opts *o = &ra.o;
 	struct exp_run_stats stats;
 	struct sim_err err = { 0, "" };
 	struct sigaction sa;
 	char db[4096] = "";
-	unsigned long long u;
-	int i, rc;
+	int rc;
 
-	memset(&req, 0, sizeof req);
-	memset(&o, 0, sizeof o);
+	memset(&ra, 0, sizeof ra);
 	memset(&stats, 0, sizeof stats);
-	o.jobs = 1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			help(stdout);
-			return 0;
-		} else if (strcmp(a, "--resume") == 0) {
-			req.resume = 1;
-		} else if (strcmp(a, "--overwrite") == 0) {
-			req.overwrite = 1;
-		} else if (strcmp(a, "--no-fork") == 0) {
-			o.no_fork = 1;
-		} else if (strcmp(a, "-j") == 0 || strcmp(a, "-o") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage_error("run: %s needs a value",
-						       a);
-			if (a[1] == 'o') {
-				req.db_path = argv[++i];
-			} else if (cli_parse_u64(argv[++i], &u) || u < 1 ||
-				   u > 256) {
-				return cli_usage_error("run: -j '%s': expected "
-						       "1..256", argv[i]);
-			} else {
-				o.jobs = (int)u;
-			}
-		} else if (a[0] == '-') {
-			return cli_usage_error("run: unknown option '%s' (try "
-					       "--help)", a);
-		} else if (req.config_path != NULL) {
-			return cli_usage_error("run: one config only");
-		} else {
-			req.config_path = a;
-		}
-	}
-	if (req.config_path == NULL)
+	o->jobs = 1;
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &ra)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (req->config_path == NULL)
 		return cli_missing("run", "CONFIG", "colosim run CONFIG [-j N] "
 				   "[--resume] [--overwrite] [-o DB]");
-	if (req.resume && req.overwrite)
+	if (req->resume && req->overwrite)
 		return cli_usage_error("run: --resume and --overwrite exclude "
 				       "each other");
-	o.simulate = exp_simulate;
-	o.stop = &stop_flag;
+	o->simulate = exp_simulate;
+	o->stop = &stop_flag;
 	if (isatty(2))
-		o.progress = progress;
+		o->progress = progress;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
-	rc = exp_run_experiment(&req, &o, &stats, db, sizeof db, &err);
-	if (o.progress != NULL)
+	rc = exp_run_experiment(req, o, &stats, db, sizeof db, &err);
+	if (o->progress != NULL)
 		fputc('\n', stderr);
 	if (rc == SIM_ESTOP) {
 		fprintf(stderr, "colosim: stopped; %zu runs stored in %s; "

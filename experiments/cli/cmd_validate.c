@@ -4,6 +4,7 @@
 ** Exit status: 0 clean, 2 when there is any error (or bad usage), 1 on a
 ** system failure (out of memory, read error).
 */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,64 +49,92 @@ static void check_arrival_file(struct vstate *v, const struct trace_job *job,
 	trace_arrivals_close(a);
 }
 
-static void usage(FILE *f)
+enum { O_MAX_ERRORS, O_NO_ARRIVALS };
+
+static const struct cli_opt opts[] = {
+	[O_MAX_ERRORS] = { "max-errors", 0, "N", "print at most N errors "
+			   "(default 100; all are counted)" },
+	[O_NO_ARRIVALS] = { "no-arrivals", 0, NULL, "do not read the arrival "
+			    "files of 'file' services" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct cli_spec spec = {
+	"validate", "colosim validate [--max-errors N] [--no-arrivals] TRACE",
+	"Checks TRACE against trace format v1 (docs/TRACE_FORMAT.md) and prints "
+	"every\nerror as file:line:column: field: what was expected.", opts,
+	"Exit status: 0 clean, 2 errors found or bad usage, 1 system failure."
+};
+
+struct validate_args {
+	struct vstate v;
+	const char *path;
+	int arrivals;
+};
+
+static int on_opt(void *ctx, int opt, char *v)
 {
-	fprintf(f, "usage: colosim validate [--max-errors N] [--no-arrivals] "
-		   "TRACE\n\n"
-		   "Checks TRACE against trace format v1 (docs/TRACE_FORMAT.md)"
-		   " and prints every\nerror as file:line:column: field: what "
-		   "was expected.\n\n"
-		   "  --max-errors N  print at most N errors (default 100; all "
-		   "are counted)\n"
-		   "  --no-arrivals   do not read the arrival files of 'file' "
-		   "services\n\n"
-		   "Exit status: 0 clean, 2 errors found or bad usage, 1 "
-		   "system failure.\n");
+	struct validate_args *a = ctx;
+	unsigned long long n;
+
+	switch (opt) {
+	case CLI_OPERAND:
+		if (a->path != NULL)
+			return cli_usage_error("validate: one trace at a time "
+					       "('%s' is extra)", v);
+		a->path = v;
+		return 0;
+	case O_MAX_ERRORS:
+		if (cli_parse_u64(v, 0, UINT64_MAX, &n) != 0)
+			return cli_usage_error("validate: --max-errors: "
+					       "expected a count, got '%s'", v);
+		a->v.max_errors = (unsigned long)n;
+		return 0;
+	case O_NO_ARRIVALS:
+		a->arrivals = 0;
+		return 0;
+	}
+	return 2;
+}
+
+/* Prints the totals; the exit status. */
+static int summary(const struct vstate *v, const char *path,
+		   unsigned long ntrain, unsigned long ninfer,
+		   unsigned long narr)
+{
+	if (v->errors > v->max_errors)
+		fprintf(stderr, "... %lu more errors not shown\n",
+			v->errors - v->max_errors);
+	if (v->errors > 0) {
+		fprintf(stderr, "%s: %lu error%s\n", path, v->errors,
+			v->errors == 1 ? "" : "s");
+		return 2;
+	}
+	printf("%s: clean: %lu jobs (%lu train, %lu infer)", path,
+	       ntrain + ninfer, ntrain, ninfer);
+	if (narr > 0)
+		printf(", %lu arrivals in files", narr);
+	printf("\n");
+	return 0;
 }
 
 static int run(int argc, char **argv)
 {
-	struct vstate v = { 0, 100 };
+	struct validate_args a = { { 0, 100 }, NULL, 1 };
 	struct trace_reader *r;
 	struct trace_job job;
 	struct sim_err err;
-	const char *path = NULL;
 	unsigned long ntrain = 0, ninfer = 0, narr = 0;
-	int i, rc, arrivals = 1, fatal = 0;
+	int rc, fatal = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(argv[i], "--max-errors") == 0 && i + 1 < argc) {
-			unsigned long long n;
-			if (cli_parse_u64(argv[++i], &n) != 0)
-				return cli_usage_error("--max-errors: expected "
-						       "a count, got '%s'",
-						       argv[i]);
-			v.max_errors = (unsigned long)n;
-		} else if (strcmp(argv[i], "--no-arrivals") == 0) {
-			arrivals = 0;
-		} else if (strcmp(argv[i], "--max-errors") == 0) {
-			return cli_usage_error("validate: --max-errors needs "
-					       "a value");
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return cli_usage_error("validate: unknown option '%s' "
-					       "(try --help)", argv[i]);
-		} else if (path == NULL) {
-			path = argv[i];
-		} else {
-			return cli_usage_error("validate: one trace at a time "
-					       "('%s' is extra)", argv[i]);
-		}
-	}
-	if (path == NULL)
-		return cli_missing("validate", "TRACE", "colosim validate "
-				   "[--max-errors N] [--no-arrivals] TRACE");
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (a.path == NULL)
+		return cli_missing("validate", "TRACE", spec.zUsage);
 	sim_err_clear(&err);
-	if (trace_open(&r, path, &err) < 0)
+	if (trace_open(&r, a.path, &err) < 0)
 		return cli_report(&err);
-	trace_set_error_sink(r, sink, &v);
+	trace_set_error_sink(r, sink, &a.v);
 	for (;;) {
 		sim_err_clear(&err);
 		rc = trace_next(r, &job, &err);
@@ -121,27 +150,14 @@ static int run(int argc, char **argv)
 			ntrain++;
 		else
 			ninfer++;
-		if (arrivals && job.kind == TRACE_INFER &&
+		if (a.arrivals && job.kind == TRACE_INFER &&
 		    job.arrival == TRACE_ARR_FILE)
-			check_arrival_file(&v, &job, trace_dir(r), &narr);
+			check_arrival_file(&a.v, &job, trace_dir(r), &narr);
 	}
 	trace_close(r);
 	if (fatal)
 		return cli_report(&err);
-	if (v.errors > v.max_errors)
-		fprintf(stderr, "... %lu more errors not shown\n",
-			v.errors - v.max_errors);
-	if (v.errors > 0) {
-		fprintf(stderr, "%s: %lu error%s\n", path, v.errors,
-			v.errors == 1 ? "" : "s");
-		return 2;
-	}
-	printf("%s: clean: %lu jobs (%lu train, %lu infer)", path,
-	       ntrain + ninfer, ntrain, ninfer);
-	if (narr > 0)
-		printf(", %lu arrivals in files", narr);
-	printf("\n");
-	return 0;
+	return summary(&a.v, a.path, ntrain, ninfer, narr);
 }
 
 const struct cli_cmd cli_cmd_validate = {

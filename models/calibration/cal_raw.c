@@ -1,23 +1,22 @@
 /*
 ** cal_raw.c: reader of the raw calibration CSV (see cal_raw.h).
 **
-** The file is fed to libcsv one physical line at a time, so that the field
-** and record callbacks know the line they are on (a record is reported when
-** its terminating newline is parsed).  The first error wins and stops the
-** parse; later callbacks are ignored.  Fields longer than CAL_FIELD_MAX or
-** holding a newline are refused: the format has no use for either.
+** Records come from the one CSV reader (sim/csv.h), numbers from
+** sim/num.h.  The first error wins and stops the read.  Fields longer than
+** CAL_FIELD_MAX or holding a newline are refused: the format has no use
+** for either.  Columns in messages are 1-based field numbers.
 */
-#include "sim/file.h"
 #include "models/calibration/cal_raw.h"
 
-#include <errno.h>
-#include <math.h>
+#include <float.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <csv.h>
+#include "sim/csv.h"
+#include "sim/num.h"
 
 #define CAL_FIELD_MAX 256
 
@@ -31,10 +30,8 @@ struct parse_ctx {
 	struct sim_err *err;
 	int failed;
 	int code;                    /* the first error's code */
-	int line;                    /* physical line being parsed */
+	int line;                    /* line of the current record */
 	int nrec;                    /* records seen, header included */
-	int ncol;                    /* fields of the current record */
-	int overflow;                /* too many fields in this record */
 	char f[CAL_RAW_NCOLS][CAL_FIELD_MAX];
 };
 
@@ -61,44 +58,33 @@ static int fail(struct parse_ctx *c, int col, const char *fmt, ...)
 			   c->line, what);
 }
 
-static void on_field(void *s, size_t len, void *data)
+/* Copies the fields of a record into c->f (their count already checked). */
+static int copy_fields(struct parse_ctx *c, const struct sim_csv_rec *rec)
 {
-	struct parse_ctx *c = data;
-	int col = c->ncol++;
+	int col;
 
-	if (c->failed)
-		return;
-	if (col >= CAL_RAW_NCOLS) {
-		c->overflow = 1;
-		return;
+	for (col = 0; col < CAL_RAW_NCOLS; col++) {
+		size_t len = rec->len[col];
+
+		if (len >= CAL_FIELD_MAX)
+			return fail(c, col + 1, "%s: field longer than %d "
+				    "characters", col_names[col],
+				    CAL_FIELD_MAX - 1);
+		if (strpbrk(rec->f[col], "\r\n") != NULL)
+			return fail(c, col + 1, "%s: %s", col_names[col],
+				    "field holds a line break");
+		memcpy(c->f[col], rec->f[col], len + 1);
 	}
-	if (len >= CAL_FIELD_MAX) {
-		fail(c, col + 1, "%s: field longer than %d characters",
-		     col_names[col], CAL_FIELD_MAX - 1);
-		return;
-	}
-	if (memchr(s, '\n', len) != NULL || memchr(s, '\r', len) != NULL) {
-		fail(c, col + 1, "%s: %s", col_names[col],
-		     "field holds a line break");
-		return;
-	}
-	memcpy(c->f[col], s, len);
-	c->f[col][len] = '\0';
+	return 0;
 }
 
 static int parse_num(struct parse_ctx *c, int col, double *out)
 {
 	const char *s = c->f[col];
-	char *end;
-	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (*s == '\0' || end == s || *end != '\0' || errno == ERANGE ||
-	    !isfinite(v))
+	if (sim_num_double(s, NULL, -DBL_MAX, DBL_MAX, out, NULL) != 0)
 		return fail(c, col + 1, "%s: expected a finite number, found '%s'",
 			    col_names[col], s);
-	*out = v;
 	return 0;
 }
 
@@ -135,8 +121,7 @@ static int row_from_fields(struct parse_ctx *c, struct cal_row *r)
 {
 	struct cal_raw *raw = c->raw;
 	char nbuf[32];
-	char *end;
-	long n;
+	int64_t n;
 
 	if (strcmp(c->f[0], CAL_RAW_SCHEMA) != 0)
 		return fail(c, 1, "schema: expected '%s', found '%s'",
@@ -156,12 +141,10 @@ static int row_from_fields(struct parse_ctx *c, struct cal_row *r)
 		return SIM_EPARSE;
 	if (parse_num(c, 6, &r->param_value))
 		return SIM_EPARSE;
-	errno = 0;
-	n = strtol(c->f[9], &end, 10);
-	if (c->f[9][0] == '\0' || *end != '\0' || errno != 0 || n < 1)
+	if (sim_num_i64(c->f[9], NULL, 1, INT32_MAX, &n, NULL) != 0)
 		return fail(c, 10, "n: expected a whole number >= 1, found '%s'",
 			    c->f[9]);
-	r->n = n;
+	r->n = (long)n;
 	if (parse_num(c, 10, &r->median) || parse_num(c, 11, &r->p05) ||
 	    parse_num(c, 12, &r->p95) || parse_num(c, 13, &r->min) ||
 	    parse_num(c, 14, &r->max))
@@ -180,36 +163,28 @@ static int row_from_fields(struct parse_ctx *c, struct cal_row *r)
 	return 0;
 }
 
-static void on_record(int term, void *data)
+static int on_record(struct parse_ctx *c, const struct sim_csv_rec *rec)
 {
-	struct parse_ctx *c = data;
 	struct cal_raw *raw = c->raw;
 	struct cal_row row;
-	int ncol = c->ncol;
+	int ncol = rec->nf;
 
-	(void)term;
-	c->ncol = 0;
-	if (c->failed)
-		return;
+	c->line = (int)rec->line;
 	c->nrec++;
-	if (c->overflow) {
-		c->overflow = 0;
-		fail(c, CAL_RAW_NCOLS + 1, "found %d columns, expected %d",
-		     ncol, CAL_RAW_NCOLS);
-		return;
-	}
-	if (ncol < CAL_RAW_NCOLS) {
-		fail(c, ncol + 1, "%s: missing (found %d columns, expected %d)",
-		     col_names[ncol], ncol, CAL_RAW_NCOLS);
-		return;
-	}
-	if (c->nrec == 1) {
-		check_header(c);
-		return;
-	}
+	if (ncol > CAL_RAW_NCOLS)
+		return fail(c, CAL_RAW_NCOLS + 1, "found %d columns, expected %d",
+			    ncol, CAL_RAW_NCOLS);
+	if (ncol < CAL_RAW_NCOLS)
+		return fail(c, ncol + 1, "%s: missing (found %d columns, "
+			    "expected %d)", col_names[ncol], ncol,
+			    CAL_RAW_NCOLS);
+	if (copy_fields(c, rec))
+		return SIM_EPARSE;
+	if (c->nrec == 1)
+		return check_header(c);
 	memset(&row, 0, sizeof row);
 	if (row_from_fields(c, &row))
-		return;
+		return SIM_EPARSE;
 	if (raw->n == raw->cap) {
 		size_t cap = raw->cap ? 2 * raw->cap : 64;
 		struct cal_row *p = realloc(raw->rows, cap * sizeof *p);
@@ -217,64 +192,44 @@ static void on_record(int term, void *data)
 		if (p == NULL) {
 			c->failed = 1;
 			c->code = SIM_ENOMEM;
-			sim_err_set(c->err, SIM_ENOMEM, "%s: out of memory",
-				    raw->path);
-			return;
+			return sim_err_set(c->err, SIM_ENOMEM, "%s: out of "
+					   "memory", raw->path);
 		}
 		raw->rows = p;
 		raw->cap = cap;
 	}
 	raw->rows[raw->n++] = row;
+	return 0;
 }
 
 int cal_raw_read(struct cal_raw *raw, const char *path, struct sim_err *err)
 {
 	struct parse_ctx *c;
-	struct csv_parser p;
-	FILE *f;
-	char *buf = NULL;
-	size_t bufcap = 0;
-	ssize_t len;
-	int rc = 0;
+	struct sim_csv *r;
+	struct sim_csv_rec rec;
+	int rc;
 
 	memset(raw, 0, sizeof *raw);
 	snprintf(raw->path, sizeof raw->path, "%s", path);
-	if ((rc = sim_fopen_in(&f, path, "r", "", err)) != 0)
+	if ((rc = sim_csv_open(&r, path, "", SIM_CSV_HEADER, NULL, err)) != 0)
 		return rc;
 	c = calloc(1, sizeof *c);
-	if (c == NULL || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI |
-				  CSV_APPEND_NULL) != 0) {
-		free(c);
-		fclose(f);
+	if (c == NULL) {
+		sim_csv_close(r);
 		return sim_err_set(err, SIM_ENOMEM, "%s: out of memory", path);
 	}
 	c->raw = raw;
 	c->err = err;
-	while (!c->failed && (len = getline(&buf, &bufcap, f)) > 0) {
-		c->line++;
-		if (csv_parse(&p, buf, (size_t)len, on_field, on_record, c) !=
-		    (size_t)len && !c->failed)
-			fail(c, 0, "CSV syntax: %s",
-			     csv_strerror(csv_error(&p)));
-	}
-	if (!c->failed && ferror(f))
-		rc = sim_err_set(err, SIM_EIO, "%s: read error", path);
-	if (!c->failed && rc == 0 &&
-	    csv_fini(&p, on_field, on_record, c) != 0 && !c->failed)
-		fail(c, 0, "CSV syntax: %s (unterminated quote?)",
-		     csv_strerror(csv_error(&p)));
-	if (!c->failed && rc == 0 && c->nrec == 0)
-		rc = sim_err_set(err, SIM_EPARSE, "%s:1: empty file, expected "
-				 "the header '%s'", path, CAL_RAW_HEADER);
-	else if (!c->failed && rc == 0 && raw->n == 0)
+	while ((rc = sim_csv_next(r, &rec, err)) == 1)
+		if ((rc = on_record(c, &rec)) != 0)
+			break;
+	if (rc == 0 && raw->n == 0)
 		rc = sim_err_set(err, SIM_EPARSE, "%s:2: no data rows after "
 				 "the header", path);
 	if (c->failed)
 		rc = c->code;
-	csv_free(&p);
-	free(buf);
 	free(c);
-	fclose(f);
+	sim_csv_close(r);
 	return rc;
 }
 

@@ -117,6 +117,8 @@ int zoo__build_densenet(struct zoo__slot *s);     /* densenet201 */
 int zoo__build_mobilenet(struct zoo__slot *s);    /* mobilenetv2 */
 int zoo__build_transformers(struct zoo__slot *s); /* bert-base, bert-large,
 						     gpt2, llama-7b */
+int zoo__build_llms(struct zoo__slot *s);         /* models/llm.c's table:
+						     llama-2-7b ... mixtral */
 int zoo__build_gavel(struct zoo__slot *s);        /* Gavel's job types */
 int zoo__build_lucid(struct zoo__slot *s);        /* Lucid's workloads */
 
