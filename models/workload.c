@@ -395,6 +395,26 @@ void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
 		out->duty = 1;
 }
 
+void wl_train_profile_measured(const struct zoo_model *m,
+			       const struct dev_profile *d, int batch,
+			       enum wl_precision prec, double iter_ns,
+			       double gpu_util, struct gpu_work_profile *out)
+{
+	struct train_parts p;
+
+	wl_train_profile(m, d, batch, prec, out);
+	if (gpu_util > 0) {
+		out->duty = wl_duty_from_util(d, gpu_util);
+		return;
+	}
+	if (iter_ns > 0) {
+		train_parts(m, d, batch, prec, &p);
+		out->duty = fmin(1.0, busy_ns(&p) / iter_ns);
+		if (!(out->duty > 0))
+			out->duty = 1;
+	}
+}
+
 double wl_duty_from_util(const struct dev_profile *d, double util)
 {
 	double a = d->util_duty_scale > 0 ? d->util_duty_scale : 1.0;

@@ -123,6 +123,16 @@ void wl_train_fit_of(const struct zoo_model *m, const struct dev_profile *d,
 ** "rtx4090" does not have "t4"), case-insensitive. */
 int wl_name_has_token(const char *name, const char *tok);
 
+/* wl_train_profile with a job's measurements (docs/MODEL.md, "Work
+** profiles"): a measured utilisation u > 0 sets duty = wl_duty_from_util;
+** else a measured iteration time iter_ns > 0 keeps the model's busy part
+** and makes the rest host time (duty = min(1, busy / iter_ns)); with
+** neither it is wl_train_profile. */
+void wl_train_profile_measured(const struct zoo_model *m,
+			       const struct dev_profile *d, int batch,
+			       enum wl_precision prec, double iter_ns,
+			       double gpu_util, struct gpu_work_profile *out);
+
 /* Duty cycle from a measured GPU utilisation u in [0, 1] (nvidia-smi's
 ** fraction of time a kernel ran): min(1, scale u^exp) with the device's
 ** fitted util_duty_scale / util_duty_exp (docs/MODEL.md, "Duty cycles"),

@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "traces/import_csv.h"
+#include "traces/trace.h"
 
 extern const struct imp_format imp_fmt_alibaba_v2023;
 extern const struct imp_format imp_fmt_alibaba_v2025;
@@ -146,6 +147,7 @@ struct imp_sink {
 	char svc_path[SVC_MAX][512];     /* arrival file of each service */
 	char svc_base[SVC_MAX][256];
 	long svc_n[SVC_MAX];             /* arrivals staged per service */
+	int any_util;                    /* some job has a gpu_util */
 };
 
 static int db_err(struct imp_sink *s, struct sim_err *err, const char *what)
@@ -287,6 +289,11 @@ static int format_rest(const struct imp_job *j, char *buf, size_t n)
 	put(buf, n, &k, ",");
 	put_text(buf, n, &k, j->arrival_arg);
 	put(buf, n, &k, ",");             /* batch_timeout_ms */
+	/* the optional gpu_util: always staged; sink_write drops the column
+	** when no job has it */
+	put(buf, n, &k, ",");
+	if (j->gpu_util > 0)
+		put(buf, n, &k, "%.6g", j->gpu_util);
 	return k < n ? 0 : -1;
 }
 
@@ -300,6 +307,8 @@ int imp_emit_job(struct imp_ctx *c, const struct imp_job *j,
 	if (format_rest(j, rest, sizeof rest) != 0)
 		return sim_err_set(err, SIM_ERANGE, "%s:%ld: job '%s': row "
 				   "too long", path, line, j->id);
+	if (j->gpu_util > 0)
+		s->any_util = 1;
 	sqlite3_reset(s->ins_job);
 	sqlite3_bind_int64(s->ins_job, 1, j->submit_ns);
 	sqlite3_bind_text(s->ins_job, 2, j->id, -1, SQLITE_TRANSIENT);
@@ -461,7 +470,7 @@ static const char header[] =
 	"# colosim-trace v1\n"
 	"id,kind,submit_s,model,batch,iterations,duration_s,iter_ms,"
 	"optimizer,precision,gpus,gpu_share,mem_mib,priority,slo_ms,arrival,"
-	"rate,arrival_arg,batch_timeout_ms\n";
+	"rate,arrival_arg,batch_timeout_ms";
 
 static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 {
@@ -485,6 +494,9 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 		sqlite3_finalize(q);
 	}
 	fputs(header, out);
+	if (s->any_util)
+		fprintf(out, ",%s", trace_opt_columns[0]);
+	fputc('\n', out);
 	fprintf(out, "# imported by colosim import %s (docs/TRACE_FORMAT.md, "
 		"Importers)\n", c->format);
 	if (sqlite3_prepare_v2(s->db, "SELECT id, submit_ns, kind, rest FROM "
@@ -502,7 +514,9 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 		imp_fmt_seconds(transform(c, origin,
 					  sqlite3_column_int64(q, 1)),
 				t, sizeof t);
-		fprintf(out, "%s,%s,%s,%s\n", idbuf, kind, t, rest);
+		/* without any gpu_util the staged last field (empty) goes */
+		fprintf(out, "%s,%s,%s,%.*s\n", idbuf, kind, t,
+			(int)(strlen(rest) - (s->any_util ? 0 : 1)), rest);
 		c->stats->jobs_written++;
 	}
 	if (st != SQLITE_DONE)

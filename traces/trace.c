@@ -34,10 +34,12 @@ const char *const trace_columns[TRACE_NCOLS] = {
 	"arrival_arg", "batch_timeout_ms",
 };
 
+const char *const trace_opt_columns[TRACE_NOPT] = { "gpu_util" };
+
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
 	C_OPT, C_PREC, C_GPUS, C_SHARE, C_MEM, C_PRIO, C_SLO, C_ARR, C_RATE,
-	C_ARG, C_TIMEOUT
+	C_ARG, C_TIMEOUT, C_UTIL
 };
 
 #define K_END 1000            /* row_error: at the end of the row */
@@ -65,6 +67,7 @@ struct trace_reader {
 	trace_error_fn sink;
 	void *sink_ctx;
 	int row_errors;
+	int ncols;                /* the header's: TRACE_NCOLS + optional */
 };
 
 /* Field k of the current row ("" past its end). */
@@ -99,10 +102,11 @@ static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	sim_err_clear(&e);
-	if (k >= 0 && k < TRACE_NCOLS)
+	if (k >= 0 && (k < TRACE_NCOLS || k < r->ncols))
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s: %s", r->path,
-			    r->row_line, column_of(r, k), trace_columns[k],
-			    what);
+			    r->row_line, column_of(r, k), k < TRACE_NCOLS ?
+			    trace_columns[k] :
+			    trace_opt_columns[k - TRACE_NCOLS], what);
 	else
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s", r->path,
 			    r->row_line, k == K_END ?
@@ -329,6 +333,17 @@ static void check_train(struct trace_reader *r, struct trace_job *j,
 	must_be_empty(r, err, C_RATE, "a train");
 	must_be_empty(r, err, C_ARG, "a train");
 	must_be_empty(r, err, C_TIMEOUT, "a train");
+	if (r->ncols > C_UTIL) {
+		double u;
+
+		num_field(r, err, C_UTIL, 0, 1, &u, &given);
+		if (given && u > 1)
+			row_error(r, err, C_UTIL, "expected a fraction in (0, "
+				  "1] (utilisation / 100), got '%s'",
+				  shown(r, C_UTIL));
+		else if (given)
+			j->gpu_util = u;
+	}
 }
 
 static void check_infer(struct trace_reader *r, struct trace_job *j,
@@ -339,6 +354,8 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 
 	must_be_empty(r, err, C_ITER, "an infer");
 	must_be_empty(r, err, C_ITERMS, "an infer");
+	if (r->ncols > C_UTIL)
+		must_be_empty(r, err, C_UTIL, "an infer");
 	must_be_empty(r, err, C_OPT, "an infer");
 	must_be_empty(r, err, C_PREC, "an infer");
 	time_field(r, err, C_DUR, 1, 0, &j->duration_ns, &given);
@@ -466,10 +483,10 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	j->prec = WL_PREC_FP32;
 	j->gpus = 1;
 	j->gpu_share = 1;
-	if (r->rec.nf != TRACE_NCOLS) {
-		row_error(r, err, r->rec.nf < TRACE_NCOLS ? K_END :
-			  TRACE_NCOLS, "expected %d fields (the header's "
-			  "columns), got %d", TRACE_NCOLS, r->rec.nf);
+	if (r->rec.nf != r->ncols) {
+		row_error(r, err, r->rec.nf < r->ncols ? K_END :
+			  r->ncols, "expected %d fields (the header's "
+			  "columns), got %d", r->ncols, r->rec.nf);
 		return;
 	}
 	check_id(r, j, err);
@@ -565,11 +582,15 @@ static int check_header(struct trace_reader *r, struct sim_err *err)
 					   "'%s'", r->path, h->col[k], k + 1,
 					   trace_columns[k], h->f[k]);
 	}
-	if (h->nf > TRACE_NCOLS)
-		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: expected "
-				   "%d columns, got %d (extra '%s')", r->path,
-				   h->col[TRACE_NCOLS], TRACE_NCOLS, h->nf,
-				   h->f[TRACE_NCOLS]);
+	for (k = TRACE_NCOLS; k < h->nf; k++)
+		if (k >= TRACE_NCOLS + TRACE_NOPT ||
+		    strcmp(h->f[k], trace_opt_columns[k - TRACE_NCOLS]) != 0)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "expected %d columns or the optional "
+					   "'%s' after them, got '%s'",
+					   r->path, h->col[k], TRACE_NCOLS,
+					   trace_opt_columns[0], h->f[k]);
+	r->ncols = h->nf;
 	return 0;
 }
 

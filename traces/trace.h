@@ -47,6 +47,9 @@ struct trace_job {
 	double gpu_share;             /* (0, 1]: fraction of each GPU; 1 whole */
 	uint64_t mem_bytes;           /* measured per-GPU memory; 0 unknown */
 	int priority;                 /* higher is more important; default 0 */
+	double gpu_util;              /* train: measured GPU utilisation in
+					 (0, 1] (optional column gpu_util);
+					 0 unknown */
 	/* inference */
 	sim_time slo_ns;
 	enum trace_arrival arrival;
@@ -94,6 +97,11 @@ void trace_arrivals_close(struct trace_arrivals *a);
 /* The columns of format v1, in order (TRACE_NCOLS of them). */
 #define TRACE_NCOLS 19
 extern const char *const trace_columns[TRACE_NCOLS];
+
+/* Optional columns that may follow them, in this order (a header has the
+** TRACE_NCOLS columns and then a prefix of these). */
+#define TRACE_NOPT 1
+extern const char *const trace_opt_columns[TRACE_NOPT];
 #define TRACE_MAGIC "# colosim-trace v1"
 
 /*

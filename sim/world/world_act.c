@@ -212,8 +212,10 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 			if (job->solo_ns_ == 0 && k == 0)
 				job->solo_ns_ = total;
 			job->work0_[k] = job->frac_left * total;
-			wl_train_profile(job->model, d, job->tj.batch,
-					 job->tj.prec, &prof);
+			wl_train_profile_measured(job->model, d,
+				job->tj.batch, job->tj.prec,
+				(double)job->tj.iter_ns, job->tj.gpu_util,
+				&prof);
 			gpu_begin(&w->gpus[gpus[k]], &job->tenants[k],
 				  job->work0_[k], &prof, w->sim.now);
 		}
