@@ -10,6 +10,9 @@
 #include "experiments/validate.h"
 #include "sim/strbuf.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,19 +38,13 @@ static void addf(struct sim_strbuf *b, const char *fmt, ...)
 	sim_strbuf_add(b, line);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* The median of v[0..n) (sorted in place); NaN when n = 0. */
 static double median(double *v, size_t n)
 {
 	if (n == 0)
 		return (double)NAN;
-	qsort(v, n, sizeof *v, cmp_dbl);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	gsl_sort(v, 1, n);
+	return gsl_stats_median_from_sorted_data(v, 1, n);
 }
 
 static const char *met(int ok)

@@ -622,19 +622,13 @@ static double mig_ratio(const struct dev_profile *a100, double w, double x,
 	return v[1] / v[0];
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* The median of v[0..n) (sorted in place); NaN when n = 0. */
 static double median(double *v, size_t n)
 {
 	if (n == 0)
 		return (double)NAN;
-	qsort(v, n, sizeof *v, cmp_dbl);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	gsl_sort(v, 1, n);
+	return gsl_stats_median_from_sorted_data(v, 1, n);
 }
 
 /* Mean absolute relative error over the observations of the models with
@@ -873,7 +867,7 @@ int colo_fit_mig(const struct meas_set *ms, const struct dev_profile *a100,
 		boot[b] = mig_argmin(a100, out, use);
 	}
 	sim_rng_fini(&rng);
-	qsort(boot, 200, sizeof boot[0], cmp_dbl);
+	gsl_sort(boot, 1, 200);
 	out->w_lo = boot[4];          /* 2.5% and 97.5% of 200 */
 	out->w_hi = boot[194];
 	/* leave one model out */
