@@ -23,19 +23,22 @@
 #include <string.h>
 
 #include "policies/policy.h"
-#include "sim/world/world.h"
 
 enum { ORD_FIFO, ORD_SJF, ORD_SRTF };
 enum { PL_FIRST, PL_BEST, PL_SPREAD };
 
 struct base {
-	enum gpu_mode mode;
-	int order, placement, backfill;
+	enum pol_gpu_mode mode;
+	/* parameters (filled by the engine from the tables below) */
+	int order, placement, backfill, on_full;
+	double sm_pct;          /* mps: static share, percent */
+	const char *layout;     /* mig: during xInit only */
 	double sm_cap;          /* mps: static share */
 	int *cand;              /* scratch: candidate GPUs */
 	double *bestv;          /* scratch: their best-fit / spread scores */
 	int *slices;            /* scratch: chosen MIG slices */
 	double *key;            /* scratch: sort keys */
+	int *prio;              /* scratch: trace priorities, as key */
 	int *jobs;              /* scratch: pass order */
 	unsigned char *fit;     /* per job: 0 unknown, 1 fits an empty
 				   cluster, 2 never can (the cluster is
@@ -49,7 +52,6 @@ struct base {
 	uint64_t *gone_mem, *gone_slice;
 	int *victims;           /* scratch: srtf victims, longest first */
 	double *vrem;           /* scratch: their remaining times */
-	int on_full;            /* FULL_WAIT or FULL_SWAP */
 	unsigned char *resv;    /* per GPU: reserved for a job waiting for
 				   swap copies to end (this pass only) */
 	int *cand2;             /* scratch: the reserved GPUs */
@@ -63,46 +65,56 @@ static const char *const place_names[] = { "first-fit", "best-fit",
 						   "least-loaded", NULL };
 static const char *const full_names[] = { "wait", "swap", NULL };
 
-static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
-		     const char *name, const struct pol_params *p,
+/* The parameters every baseline takes; the sharing modes spread by
+** default (packing a busy GPU while another sits idle is nobody's
+** intent), exclusive and mig take the lowest GPUs. */
+#define BASE_PARAMS(placement_default)                                     \
+	POL_PARAM_CHOICE("order", struct base, order, order_names, "fifo",  \
+			 "pass order: submit time, shortest solo time, or " \
+			 "shortest remaining time with preemption"),        \
+	POL_PARAM_CHOICE("placement", struct base, placement, place_names,  \
+			 placement_default, "GPUs: lowest indices, least "  \
+			 "memory left, or fewest tenants then most free"),  \
+	POL_PARAM_BOOL("backfill", struct base, backfill, "1", "1: later "  \
+		       "jobs may start when one does not fit; 0: strict "   \
+		       "order"),                                            \
+	POL_PARAM_CHOICE("on_full", struct base, on_full, full_names,       \
+			 "wait", "a job that does not fit waits, or swaps " \
+			 "out running training of lower priority")
+
+static const struct pol_param_def excl_params[] = {
+	BASE_PARAMS("first-fit"),
+	POL_PARAM_END
+};
+
+static const struct pol_param_def ts_params[] = {
+	BASE_PARAMS("least-loaded"),
+	POL_PARAM_END
+};
+
+static const struct pol_param_def mps_params[] = {
+	BASE_PARAMS("least-loaded"),
+	POL_PARAM_DOUBLE("sm_pct", struct base, sm_pct, 1, 100, "100",
+			 "static MPS SM share, percent (a trace gpu_share "
+			 "< 1 overrides it)"),
+	POL_PARAM_END
+};
+
+static const struct pol_param_def mig_params[] = {
+	BASE_PARAMS("first-fit"),
+	POL_PARAM_STRING("layout", struct base, layout, NULL,
+			 "MIG profiles of each GPU, a comma list (default: "
+			 "as many of the smallest profile as fit)"),
+	POL_PARAM_END
+};
+
+static int base_init(struct world *w, struct base *b, enum pol_gpu_mode mode,
 		     struct sim_err *err)
 {
-	static const char *const keys_common[] = { "order", "placement",
-						   "backfill", "on_full", NULL };
-	static const char *const keys_mps[] = { "order", "placement",
-						"backfill", "on_full", "sm_pct",
-						NULL };
-	static const char *const keys_mig[] = { "order", "placement",
-						"backfill", "on_full", "layout",
-						NULL };
-	long backfill = 1;
-	double pct = 100;
-	int g, rc, n = world_ngpus(w);
+	int g, rc, n = pol_ngpus(w);
 
 	b->mode = mode;
-	/* Sharing modes spread by default: packing a busy GPU while another
-	** sits idle is nobody's intent. */
-	b->placement = mode == GPU_MODE_TIMESLICE || mode == GPU_MODE_MPS ?
-		PL_SPREAD : PL_FIRST;
-	rc = pol_params_check(p, name, mode == GPU_MODE_MPS ? keys_mps :
-			      mode == GPU_MODE_MIG ? keys_mig : keys_common,
-			      err);
-	if (rc == 0)
-		rc = pol_param_choice(p, "order", order_names, &b->order, err);
-	if (rc == 0)
-		rc = pol_param_choice(p, "placement", place_names,
-				      &b->placement, err);
-	if (rc == 0)
-		rc = pol_param_int(p, "backfill", 0, 1, &backfill, err);
-	if (rc == 0)
-		rc = pol_param_choice(p, "on_full", full_names, &b->on_full,
-				      err);
-	if (rc == 0)
-		rc = pol_param_double(p, "sm_pct", 1, 100, &pct, err);
-	if (rc != 0)
-		return rc;
-	b->backfill = (int)backfill;
-	b->sm_cap = pct / 100.0;
+	b->sm_cap = mode == POL_GPU_MPS ? b->sm_pct / 100.0 : 1.0;
 	b->cand = malloc((size_t)n * sizeof *b->cand);
 	b->slices = malloc((size_t)n * sizeof *b->slices);
 	b->bestv = malloc((size_t)n * sizeof *b->bestv);
@@ -116,29 +128,28 @@ static int base_init(struct world *w, struct base *b, enum gpu_mode mode,
 	    b->gone_slice == NULL || b->resv == NULL || b->cand2 == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < n; g++)
-		if ((rc = world_set_gpu_mode(w, g, mode, err)) != 0)
+		if ((rc = pol_set_gpu_mode(w, g, mode, err)) != 0)
 			return rc;
 	return 0;
 }
 
 /* mig: the layout, a comma list of profile names; default: as many of the
 ** device's smallest profile as fit (e.g. 7 x 1g.10gb on an H100). */
-static int mig_layout(struct world *w, const struct pol_params *p,
+static int mig_layout(struct world *w, const struct base *b,
 		      struct sim_err *err)
 {
-	const char *spec = NULL;
+	const char *spec = b->layout;
 	int g, rc;
 
-	pol_param_str(p, "layout", &spec);
-	for (g = 0; g < world_ngpus(w); g++) {
-		const struct dev_profile *d = world_gpu(w, g)->dev;
+	for (g = 0; g < pol_ngpus(w); g++) {
+		struct pol_dev_info d = pol_dev(w, pol_gpu(w, g).dev);
 		const char *names[7];
 		char buf[256], *tok, *save = NULL;
 		int n = 0, k, small = 0;
 
-		if (d->nmig == 0)
+		if (d.nmig == 0)
 			return sim_err_set(err, SIM_EINVAL, "policy mig: device "
-					   "%s has no MIG profiles", d->name);
+					   "%s has no MIG profiles", d.zName);
 		if (spec != NULL) {
 			snprintf(buf, sizeof buf, "%s", spec);
 			for (tok = strtok_r(buf, ", ", &save); tok != NULL;
@@ -150,13 +161,15 @@ static int mig_layout(struct world *w, const struct pol_params *p,
 				names[n++] = tok;
 			}
 		} else {
-			for (k = 1; k < d->nmig; k++)
-				if (d->mig[k].sms < d->mig[small].sms)
+			for (k = 1; k < d.nmig; k++)
+				if (pol_dev_mig(w, d.dev, k).sms <
+				    pol_dev_mig(w, d.dev, small).sms)
 					small = k;
-			for (n = 0; n < d->mig[small].max_count && n < 7; n++)
-				names[n] = d->mig[small].name;
+			for (n = 0; n < pol_dev_mig(w, d.dev, small).max_count &&
+			     n < 7; n++)
+				names[n] = pol_dev_mig(w, d.dev, small).zName;
 		}
-		if ((rc = world_set_mig_layout(w, g, names, n, err)) != 0)
+		if ((rc = pol_set_mig_layout(w, g, names, n, err)) != 0)
 			return rc;
 	}
 	return 0;
@@ -170,6 +183,7 @@ static void base_fini(struct world *w, void *state)
 	free(b->slices);
 	free(b->bestv);
 	free(b->key);
+	free(b->prio);
 	free(b->jobs);
 	free(b->fit);
 	free(b->minmem);
@@ -183,40 +197,45 @@ static void base_fini(struct world *w, void *state)
 }
 
 /* The job's sort key under the configured order. */
-static double job_key(struct world *w, const struct base *b, int j)
+static double job_key(struct world *w, const struct base *b,
+		      const struct pol_job_info *job)
 {
 	if (b->order == ORD_FIFO)
-		return (double)world_job(w, j)->submit_ns;
-	return world_job_remaining_ns(w, j, 0);
+		return (double)job->submit_ns;
+	return pol_job_remaining_ns(w, job->job, 0);
 }
 
 /* Fills b->jobs with the pending jobs in pass order; returns how many. */
 static int pass_order(struct world *w, struct base *b)
 {
-	int n = world_npending(w), k, i;
+	int n = pol_npending(w), k, i;
+	size_t sz = (size_t)(n ? n : 1);
 
 	free(b->jobs);
 	free(b->key);
-	b->jobs = malloc((size_t)(n ? n : 1) * sizeof *b->jobs);
-	b->key = malloc((size_t)(n ? n : 1) * sizeof *b->key);
-	if (b->jobs == NULL || b->key == NULL)
+	free(b->prio);
+	b->jobs = malloc(sz * sizeof *b->jobs);
+	b->key = malloc(sz * sizeof *b->key);
+	b->prio = malloc(sz * sizeof *b->prio);
+	if (b->jobs == NULL || b->key == NULL || b->prio == NULL)
 		return -1;
 	for (k = 0; k < n; k++) {         /* insertion sort: stable */
-		int j = world_pending_at(w, k);
-		double key = job_key(w, b, j);
-		int pr = world_job(w, j)->tj.priority;
+		int j = pol_pending_at(w, k);
+		struct pol_job_info job = pol_job(w, j);
+		double key = job_key(w, b, &job);
+		int pr = job.priority;
 		for (i = k; i > 0 && (b->on_full == FULL_SWAP &&
-				      world_job(w, b->jobs[i - 1])->tj.priority
-				      != pr ?
-				      world_job(w, b->jobs[i - 1])->tj.priority
-				      < pr :
+				      b->prio[i - 1] != pr ?
+				      b->prio[i - 1] < pr :
 				      b->key[i - 1] > key ||
 				      (b->key[i - 1] == key &&
 				       b->jobs[i - 1] > j)); i--) {
 			b->key[i] = b->key[i - 1];
+			b->prio[i] = b->prio[i - 1];
 			b->jobs[i] = b->jobs[i - 1];
 		}
 		b->key[i] = key;
+		b->prio[i] = pr;
 		b->jobs[i] = j;
 	}
 	return n;
@@ -228,21 +247,21 @@ static int pass_order(struct world *w, struct base *b)
 static double leftover(struct world *w, const struct base *b, int j, int g,
 		       int s)
 {
-	const struct gpu *gp = world_gpu(w, g);
-	uint64_t need = world_job_mem(w, j, g), free_b, used;
+	struct pol_gpu_info gp = pol_gpu(w, g);
+	uint64_t need = pol_job_mem(w, j, g), free_b, used;
 
 	if (b->resv[g])
 		return -1;
-	if (b->mode == GPU_MODE_EXCLUSIVE && gp->ntenants > b->gone_ten[g])
+	if (b->mode == POL_GPU_EXCLUSIVE && gp.ntenants > b->gone_ten[g])
 		return -1;
-	if (b->mode == GPU_MODE_MIG) {
-		if (gp->slices[s].mem_used > b->gone_slice[g * 7 + s])
+	if (b->mode == POL_GPU_MIG) {
+		struct pol_slice_info sl = pol_gpu_slice(w, g, s);
+		if (sl.mem_used > b->gone_slice[g * 7 + s])
 			return -1;
-		free_b = gp->slices[s].hbm_bytes;
+		free_b = sl.hbm_bytes;
 	} else {
-		used = gp->mem_used - b->gone_mem[g];
-		free_b = used < gp->dev->hbm_bytes ?
-			gp->dev->hbm_bytes - used : 0;
+		used = gp.mem_used - b->gone_mem[g];
+		free_b = used < gp.hbm_bytes ? gp.hbm_bytes - used : 0;
 	}
 	if (need > free_b)
 		return -1;
@@ -252,16 +271,16 @@ static double leftover(struct world *w, const struct base *b, int j, int g,
 /* Chooses GPUs (and slices) for job j into b->cand / b->slices; 1 if found. */
 static int choose(struct world *w, struct base *b, int j)
 {
-	int need = world_job(w, j)->tj.gpus, got = 0, g, s, k;
-	int ngpu = world_ngpus(w);
+	int need = pol_job(w, j).gpus, got = 0, g, s, k;
+	int ngpu = pol_ngpus(w);
 	double *bestv = b->bestv;    /* the kept GPUs' scores, ascending */
 
 	if (need > ngpu)
 		return 0;
 	if (b->placement == PL_FIRST) {
 		for (g = 0; g < ngpu && got < need; g++) {
-			int ns = b->mode == GPU_MODE_MIG ?
-				world_gpu(w, g)->nslices : 1;
+			int ns = b->mode == POL_GPU_MIG ?
+				pol_gpu(w, g).nslices : 1;
 			for (s = 0; s < ns; s++)
 				if (leftover(w, b, j, g, s) >= 0) {
 					b->cand[got] = g;
@@ -274,7 +293,7 @@ static int choose(struct world *w, struct base *b, int j)
 	/* best-fit: keep the `need` GPUs with the least leftover;
 	** least-loaded: those with the fewest tenants, then the most free */
 	for (g = 0; g < ngpu; g++) {
-		int ns = b->mode == GPU_MODE_MIG ? world_gpu(w, g)->nslices : 1;
+		int ns = b->mode == POL_GPU_MIG ? pol_gpu(w, g).nslices : 1;
 		double lo = -1;
 		int ls = -1;
 		for (s = 0; s < ns; s++) {
@@ -287,7 +306,7 @@ static int choose(struct world *w, struct base *b, int j)
 		if (ls < 0)
 			continue;
 		if (b->placement == PL_SPREAD)   /* fewest tenants, most free */
-			lo = (double)world_gpu(w, g)->ntenants * 1e18 - lo;
+			lo = (double)pol_gpu_ntenants(w, g) * 1e18 - lo;
 		for (k = got; k > 0 && bestv[k - 1] > lo; k--) {
 			if (k < need) {
 				bestv[k] = bestv[k - 1];
@@ -308,18 +327,18 @@ static int choose(struct world *w, struct base *b, int j)
 
 static int try_place(struct world *w, struct base *b, int j)
 {
-	struct world_place_opts o = { 1.0, NULL, 0, 0 };
-	const struct world_job *job = world_job(w, j);
+	struct pol_place_opts o = { .sm_cap = 1.0 };
+	struct pol_job_info job = pol_job(w, j);
 	struct sim_err e = { 0, "" };
 	int rc;
 
 	if (!choose(w, b, j))
 		return 0;
-	if (b->mode == GPU_MODE_MPS)
-		o.sm_cap = job->tj.gpu_share < 1 ? job->tj.gpu_share : b->sm_cap;
-	if (b->mode == GPU_MODE_MIG)
+	if (b->mode == POL_GPU_MPS)
+		o.sm_cap = job.gpu_share < 1 ? job.gpu_share : b->sm_cap;
+	if (b->mode == POL_GPU_MIG)
 		o.slices = b->slices;
-	rc = world_place(w, j, b->cand, job->tj.gpus, &o, &e);
+	rc = pol_place(w, j, b->cand, job.gpus, &o, &e);
 	if (rc == SIM_ENOSPC || rc == SIM_ESTATE)
 		return 0;
 	return rc < 0 ? rc : 1;
@@ -329,12 +348,12 @@ static int try_place(struct world *w, struct base *b, int j)
 ** of what the srtf victims would free. */
 static void what_if(struct world *w, struct base *b, int v, int sign)
 {
-	const struct world_job *job = world_job(w, v);
-	int k;
+	int k, n = pol_job(w, v).nplaced;
 
-	for (k = 0; k < job->nplaced; k++) {
-		int g = job->gpu_ids[k], s = job->tenants[k].slice;
-		uint64_t m = job->tenants[k].mem_bytes;
+	for (k = 0; k < n; k++) {
+		struct pol_tenant_info t = pol_job_tenant(w, v, k);
+		int g = t.gpu, s = t.slice;
+		uint64_t m = t.mem_bytes;
 		b->gone_ten[g] += sign;
 		b->gone_mem[g] = sign > 0 ? b->gone_mem[g] + m :
 			b->gone_mem[g] - m;
@@ -351,8 +370,8 @@ static int what_if_swapping(struct world *w, struct base *b, int sign)
 {
 	int k, n = 0;
 
-	for (k = 0; k < world_njobs(w); k++)
-		if (world_job(w, k)->state == JOB_SWAPPING_OUT) {
+	for (k = 0; k < pol_njobs(w); k++)
+		if (pol_job_state(w, k) == POL_JOB_SWAPPING_OUT) {
 			what_if(w, b, k, sign);
 			n++;
 		}
@@ -374,9 +393,9 @@ static void reserve(struct base *b, int n)
 ** until j fits (a what-if on leftover()); takes nothing when even all of
 ** them would not make room.  Returns 1 if j was placed, 0 if not (yet).
 **
-**   ROOM_SRTF  srtf: preempts (world_preempt) the jobs with more remaining
+**   ROOM_SRTF  srtf: preempts (pol_preempt) the jobs with more remaining
 **              time than j, longest first, and places j at once.
-**   ROOM_SWAP  on_full = swap: swaps out (world_swap_out) the jobs of
+**   ROOM_SWAP  on_full = swap: swaps out (pol_swap_out) the jobs of
 **              lower priority than j, most remaining time first.
 **
 ** Jobs already swapping out free their memory when their copies end: they
@@ -390,10 +409,10 @@ enum { ROOM_SRTF, ROOM_SWAP };
 
 static int make_room(struct world *w, struct base *b, int j, int how)
 {
-	const struct world_job *job = world_job(w, j);
-	double mine = world_job_remaining_ns(w, j, 0);
+	struct pol_job_info job = pol_job(w, j);
+	double mine = pol_job_remaining_ns(w, j, 0);
 	struct sim_err e = { 0, "" };
-	int need = job->tj.gpus, k, i, nv = 0, fit = 0, nout, rc;
+	int need = job.gpus, k, i, nv = 0, fit = 0, nout, rc;
 
 	if ((nout = what_if_swapping(w, b, 1)) > 0 && choose(w, b, j)) {
 		memcpy(b->cand2, b->cand, (size_t)need * sizeof *b->cand2);
@@ -403,18 +422,21 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 	}
 	free(b->victims);
 	free(b->vrem);
-	b->victims = malloc((size_t)world_njobs(w) * sizeof *b->victims);
-	b->vrem = malloc((size_t)world_njobs(w) * sizeof *b->vrem);
+	b->victims = malloc((size_t)pol_njobs(w) * sizeof *b->victims);
+	b->vrem = malloc((size_t)pol_njobs(w) * sizeof *b->vrem);
 	if (b->victims == NULL || b->vrem == NULL)
 		return SIM_ENOMEM;
-	for (k = 0; k < world_njobs(w); k++) {   /* longest first, stable */
-		const struct world_job *v = world_job(w, k);
+	for (k = 0; k < pol_njobs(w); k++) {   /* longest first, stable */
+		struct pol_job_info v;
 		double r;
-		if (v->state != JOB_RUNNING || v->tj.kind != TRACE_TRAIN)
+		if (pol_job_state(w, k) != POL_JOB_RUNNING)
 			continue;
-		if (how == ROOM_SWAP && v->tj.priority >= job->tj.priority)
+		v = pol_job(w, k);
+		if (v.kind != POL_TRAIN)
 			continue;
-		r = world_job_remaining_ns(w, k, 0);
+		if (how == ROOM_SWAP && v.priority >= job.priority)
+			continue;
+		r = pol_job_remaining_ns(w, k, 0);
 		if (how == ROOM_SRTF && !(r > mine))
 			continue;
 		for (i = nv; i > 0 && b->vrem[i - 1] < r; i--) {
@@ -429,7 +451,7 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 		what_if(w, b, b->victims[k], 1);
 		fit = choose(w, b, j);
 	}
-	if (fit && need <= world_ngpus(w))
+	if (fit && need <= pol_ngpus(w))
 		memcpy(b->cand2, b->cand, (size_t)need * sizeof *b->cand2);
 	for (i = 0; i < k; i++)
 		what_if(w, b, b->victims[i], -1);
@@ -438,8 +460,8 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 	if (!fit)
 		return 0;
 	for (i = 0; i < k; i++) {
-		rc = how == ROOM_SWAP ? world_swap_out(w, b->victims[i], &e) :
-			world_preempt(w, b->victims[i], &e);
+		rc = how == ROOM_SWAP ? pol_swap_out(w, b->victims[i], &e) :
+			pol_preempt(w, b->victims[i], &e);
 		if (rc != 0)
 			return rc;
 	}
@@ -455,24 +477,25 @@ static int fits_empty(struct world *w, const struct base *b, int j)
 {
 	int g, s, n = 0;
 
-	if (b->mode != GPU_MODE_MIG)
-		return world_job_fits_empty(w, j);
-	for (g = 0; g < world_ngpus(w); g++) {
-		const struct gpu *gp = world_gpu(w, g);
-		for (s = 0; s < gp->nslices; s++)
-			if (world_job_mem(w, j, g) <= gp->slices[s].hbm_bytes) {
+	if (b->mode != POL_GPU_MIG)
+		return pol_job_fits_empty(w, j);
+	for (g = 0; g < pol_ngpus(w); g++) {
+		int ns = pol_gpu(w, g).nslices;
+		for (s = 0; s < ns; s++)
+			if (pol_job_mem(w, j, g) <=
+			    pol_gpu_slice(w, g, s).hbm_bytes) {
 				n++;
 				break;
 			}
 	}
-	return n >= world_job(w, j)->tj.gpus;
+	return n >= pol_job(w, j).gpus;
 }
 
 /* fits_empty, decided once per job; -1 out of memory. */
 static int fits_cached(struct world *w, struct base *b, int j)
 {
 	if (j >= b->nfit) {
-		int n = world_njobs(w) > j ? world_njobs(w) : j + 1;
+		int n = pol_njobs(w) > j ? pol_njobs(w) : j + 1;
 		unsigned char *p = realloc(b->fit, (size_t)n);
 		uint64_t *m;
 		if (p == NULL)
@@ -489,9 +512,9 @@ static int fits_cached(struct world *w, struct base *b, int j)
 		int g;
 		b->fit[j] = fits_empty(w, b, j) ? 1 : 2;
 		b->minmem[j] = UINT64_MAX;
-		for (g = 0; g < world_ngpus(w); g++)
-			if (world_job_mem(w, j, g) < b->minmem[j])
-				b->minmem[j] = world_job_mem(w, j, g);
+		for (g = 0; g < pol_ngpus(w); g++)
+			if (pol_job_mem(w, j, g) < b->minmem[j])
+				b->minmem[j] = pol_job_mem(w, j, g);
 	}
 	return b->fit[j] == 1;
 }
@@ -503,8 +526,8 @@ static uint64_t max_free(struct world *w)
 	uint64_t m = 0, f;
 	int g;
 
-	for (g = 0; g < world_ngpus(w); g++)
-		if ((f = world_gpu_free(w, g, -1)) > m)
+	for (g = 0; g < pol_ngpus(w); g++)
+		if ((f = pol_gpu_free(w, g, -1)) > m)
 			m = f;
 	return m;
 }
@@ -516,16 +539,16 @@ static int avail_gpus(struct world *w, const struct base *b)
 {
 	int g, s, n = 0;
 
-	if (b->mode != GPU_MODE_EXCLUSIVE && b->mode != GPU_MODE_MIG)
+	if (b->mode != POL_GPU_EXCLUSIVE && b->mode != POL_GPU_MIG)
 		return 0x7fffffff;
-	for (g = 0; g < world_ngpus(w); g++) {
-		const struct gpu *gp = world_gpu(w, g);
-		if (b->mode == GPU_MODE_EXCLUSIVE) {
-			n += gp->ntenants == 0;
+	for (g = 0; g < pol_ngpus(w); g++) {
+		struct pol_gpu_info gp = pol_gpu(w, g);
+		if (b->mode == POL_GPU_EXCLUSIVE) {
+			n += gp.ntenants == 0;
 			continue;
 		}
-		for (s = 0; s < gp->nslices; s++)
-			n += gp->slices[s].mem_used == 0;
+		for (s = 0; s < gp.nslices; s++)
+			n += pol_gpu_slice(w, g, s).mem_used == 0;
 	}
 	return n;
 }
@@ -535,19 +558,20 @@ static int base_schedule(struct world *w, void *state)
 	struct base *b = state;
 	int n = pass_order(w, b), k, rc, fit;
 	int avail = avail_gpus(w, b);
-	uint64_t maxfree = b->mode == GPU_MODE_MIG ? UINT64_MAX : max_free(w);
+	uint64_t maxfree = b->mode == POL_GPU_MIG ? UINT64_MAX : max_free(w);
 
 	if (n < 0)
 		return SIM_ENOMEM;
-	memset(b->resv, 0, (size_t)world_ngpus(w));
+	memset(b->resv, 0, (size_t)pol_ngpus(w));
 	for (k = 0; k < n; k++) {
-		int j = b->jobs[k];
-		const struct world_job *job = world_job(w, j);
-		if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
+		int j = b->jobs[k], st = pol_job_state(w, j);
+		struct pol_job_info job;
+		if (st != POL_JOB_PENDING && st != POL_JOB_PREEMPTED)
 			continue;
+		job = pol_job(w, j);
 		if ((fit = fits_cached(w, b, j)) < 0)
 			return SIM_ENOMEM;
-		if (fit && (job->tj.gpus > avail || b->minmem[j] > maxfree) &&
+		if (fit && (job.gpus > avail || b->minmem[j] > maxfree) &&
 		    b->order != ORD_SRTF && b->on_full != FULL_SWAP) {
 			/* cannot fit now: skip the scan (a placement only
 			** lowers avail, so the bound holds for the pass) */
@@ -556,16 +580,15 @@ static int base_schedule(struct world *w, void *state)
 			continue;
 		}
 		if (!fit) {
-			world_fail_job(w, j, b->mode == GPU_MODE_MIG ?
-				       "needs more GPUs or memory than the "
-				       "MIG slices have" : "needs more GPUs or "
-				       "memory than the cluster has");
+			pol_fail_job(w, j, b->mode == POL_GPU_MIG ?
+				     "needs more GPUs or memory than the "
+				     "MIG slices have" : "needs more GPUs or "
+				     "memory than the cluster has");
 			continue;
 		}
 		b->waiting = 0;
 		rc = try_place(w, b, j);
-		if (rc == 0 && b->order == ORD_SRTF &&
-		    job->tj.kind == TRACE_TRAIN)
+		if (rc == 0 && b->order == ORD_SRTF && job.kind == POL_TRAIN)
 			rc = make_room(w, b, j, ROOM_SRTF);
 		if (rc == 0 && b->on_full == FULL_SWAP && !b->waiting)
 			rc = make_room(w, b, j, ROOM_SWAP);
@@ -573,8 +596,8 @@ static int base_schedule(struct world *w, void *state)
 			return rc;
 		if (rc > 0) {
 			avail = b->order == ORD_SRTF ? avail_gpus(w, b) :
-				avail - job->tj.gpus;
-			if (b->mode != GPU_MODE_MIG)
+				avail - job.gpus;
+			if (b->mode != POL_GPU_MIG)
 				maxfree = max_free(w);
 		}
 		if (rc == 0 && !b->backfill)
@@ -586,40 +609,53 @@ static int base_schedule(struct world *w, void *state)
 static int excl_init(struct world *w, void *s, const struct pol_params *p,
 		     struct sim_err *err)
 {
-	return base_init(w, s, GPU_MODE_EXCLUSIVE, "exclusive", p, err);
+	(void)p;
+	return base_init(w, s, POL_GPU_EXCLUSIVE, err);
 }
 
 static int ts_init(struct world *w, void *s, const struct pol_params *p,
 		   struct sim_err *err)
 {
-	return base_init(w, s, GPU_MODE_TIMESLICE, "timeslice", p, err);
+	(void)p;
+	return base_init(w, s, POL_GPU_TIMESLICE, err);
 }
 
 static int mps_init(struct world *w, void *s, const struct pol_params *p,
 		    struct sim_err *err)
 {
-	return base_init(w, s, GPU_MODE_MPS, "mps", p, err);
+	(void)p;
+	return base_init(w, s, POL_GPU_MPS, err);
 }
 
 static int mig_init(struct world *w, void *s, const struct pol_params *p,
 		    struct sim_err *err)
 {
-	int rc = base_init(w, s, GPU_MODE_MIG, "mig", p, err);
-	return rc ? rc : mig_layout(w, p, err);
+	int rc = base_init(w, s, POL_GPU_MIG, err);
+
+	(void)p;
+	return rc ? rc : mig_layout(w, s, err);
 }
 
-#define BASELINE(var, name, desc, init)                                   \
+#define BASELINE(var, name, desc, init, params)                           \
 	const struct pol_ops var = {                                      \
-		POL_IFACE_VERSION, name, desc, sizeof(struct base), init, \
-		base_fini, NULL, NULL, NULL, NULL, base_schedule          \
+		.iVersion = POL_IFACE_VERSION,                            \
+		.zName = name,                                            \
+		.zDesc = desc,                                            \
+		.szState = sizeof(struct base),                           \
+		.aParam = params,                                         \
+		.xInit = init,                                            \
+		.xFini = base_fini,                                       \
+		.xSchedule = base_schedule                                \
 	}
 
 BASELINE(pol_exclusive, "exclusive",
-	 "one job per GPU, as today's cluster schedulers do", excl_init);
+	 "one job per GPU, as today's cluster schedulers do", excl_init,
+	 excl_params);
 BASELINE(pol_timeslice, "timeslice",
-	 "pack jobs while memory fits; the driver time-slices them", ts_init);
+	 "pack jobs while memory fits; the driver time-slices them", ts_init,
+	 ts_params);
 BASELINE(pol_mps, "mps",
 	 "pack jobs while memory fits, each with a static MPS SM share",
-	 mps_init);
+	 mps_init, mps_params);
 BASELINE(pol_mig, "mig", "a static MIG layout per GPU, one job per slice",
-	 mig_init);
+	 mig_init, mig_params);

@@ -27,20 +27,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/workload.h"
 #include "policies/policy.h"
-#include "sim/world/world.h"
 
 struct colti {
-	enum gpu_mode mode;
+	enum pol_gpu_mode mode;
+	/* parameters (filled by the engine from colti_params) */
+	int mode_idx;             /* mode_names */
 	double headroom, sm_threshold, min_share;
-	long max_tenants;
+	int max_tenants;
 	int use_fit, use_share;
 	int *cand;
-	/* per job: its profile's SM saturation on device satdev[j] (a
-	** profile walks the model's layers; residents asks per pass) */
+	/* per job: its profile's SM saturation on device kind satdev[j] (a
+	** profile walks the model's layers; residents asks per pass);
+	** satdev -1: none yet */
 	double *sat;
-	const struct dev_profile **satdev;
+	int *satdev;
 	int nsat;
 	/* per pass: the residents' SM demand of each GPU that could take one
 	** more job (fewer than max_tenants, not empty), sorted; and the count
@@ -52,40 +53,37 @@ struct colti {
 
 static const char *const mode_names[] = { "timeslice", "mps", NULL };
 
+static const struct pol_param_def colti_params[] = {
+	POL_PARAM_CHOICE("mode", struct colti, mode_idx, mode_names, "mps",
+			 "sharing mode of every GPU"),
+	POL_PARAM_DOUBLE("headroom", struct colti, headroom, 0, 0.5, "0.05",
+			 "fraction of each GPU's memory kept free"),
+	POL_PARAM_DOUBLE("sm_threshold", struct colti, sm_threshold, 0, 2,
+			 "1", "most SM demand (sum of sat) on a shared GPU"),
+	POL_PARAM_DOUBLE("min_share", struct colti, min_share, 0.01, 1, "0.1",
+			 "least MPS share of a co-located job"),
+	POL_PARAM_INT("max_tenants", struct colti, max_tenants, 1, 16, "2",
+		      "most jobs on one GPU"),
+	POL_PARAM_BOOL("fit", struct colti, use_fit, "1",
+		       "rule 1: co-locate when the peak fits in free memory"),
+	POL_PARAM_BOOL("share", struct colti, use_share, "1",
+		       "rule 2: co-locate against the residents' troughs"),
+	POL_PARAM_END
+};
+
 static int colti_init(struct world *w, void *state,
 		      const struct pol_params *p, struct sim_err *err)
 {
-	static const char *const keys[] = { "mode", "headroom", "sm_threshold",
-		"min_share", "max_tenants", "fit", "share", NULL };
 	struct colti *c = state;
-	long fit = 1, share = 1;
-	int mode = 1, g, rc;
+	int g, rc;
 
-	c->headroom = 0.05;
-	c->sm_threshold = 1.0;
-	c->min_share = 0.1;
-	c->max_tenants = 2;
-	if ((rc = pol_params_check(p, "colti", keys, err)) != 0 ||
-	    (rc = pol_param_choice(p, "mode", mode_names, &mode, err)) != 0 ||
-	    (rc = pol_param_double(p, "headroom", 0, 0.5, &c->headroom,
-				   err)) != 0 ||
-	    (rc = pol_param_double(p, "sm_threshold", 0, 2,
-				   &c->sm_threshold, err)) != 0 ||
-	    (rc = pol_param_double(p, "min_share", 0.01, 1, &c->min_share,
-				   err)) != 0 ||
-	    (rc = pol_param_int(p, "max_tenants", 1, 16, &c->max_tenants,
-				err)) != 0 ||
-	    (rc = pol_param_int(p, "fit", 0, 1, &fit, err)) != 0 ||
-	    (rc = pol_param_int(p, "share", 0, 1, &share, err)) != 0)
-		return rc;
-	c->use_fit = (int)fit;
-	c->use_share = (int)share;
-	c->mode = mode == 0 ? GPU_MODE_TIMESLICE : GPU_MODE_MPS;
-	c->cand = malloc((size_t)world_ngpus(w) * sizeof *c->cand);
+	(void)p;
+	c->mode = c->mode_idx == 0 ? POL_GPU_TIMESLICE : POL_GPU_MPS;
+	c->cand = malloc((size_t)pol_ngpus(w) * sizeof *c->cand);
 	if (c->cand == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	for (g = 0; g < world_ngpus(w); g++)
-		if ((rc = world_set_gpu_mode(w, g, c->mode, err)) != 0)
+	for (g = 0; g < pol_ngpus(w); g++)
+		if ((rc = pol_set_gpu_mode(w, g, c->mode, err)) != 0)
 			return rc;
 	return 0;
 }
@@ -101,57 +99,50 @@ static void colti_fini(struct world *w, void *state)
 }
 
 /*
-** The SM demand of job j on device d, cached per job: a training job's
-** work-profile saturation (it computes all the time); a service's
+** The SM demand of job j on device kind d, cached per job: a training
+** job's work-profile saturation (it computes all the time); a service's
 ** saturation at its max batch times its expected busy fraction,
 ** min(1, rate L(b) / b) for Poisson arrivals at `rate` (unknown rates count
 ** as fully busy).  docs/MODEL.md, "COLTI".
 */
-static double sm_demand(const struct world_job *job,
-			const struct dev_profile *d)
+static double sm_demand(const struct world *w, int j, int d)
 {
-	struct gpu_work_profile prof;
-	double busy = 1.0;
+	struct pol_job_info job = pol_job(w, j);
+	int g = pol_dev(w, d).gpu;
+	double sat = pol_job_profile(w, j, g).sat, busy = 1.0;
 
-	if (job->tj.kind == TRACE_TRAIN) {
-		wl_train_profile(job->model, d, job->tj.batch, job->tj.prec,
-				 &prof);
-		return prof.sat;
-	}
-	wl_infer_profile(job->model, d, job->tj.batch, &prof);
-	if (job->tj.arrival == TRACE_ARR_POISSON && job->tj.rate_per_s > 0) {
-		double l_s = sim_time_to_s(wl_infer_batch_ns(job->model, d,
-							    job->tj.batch));
-		busy = job->tj.rate_per_s * l_s / job->tj.batch;
+	if (job.kind == POL_TRAIN)
+		return sat;
+	if (job.poisson && job.rate_per_s > 0) {
+		double l_s = sim_time_to_s(pol_job_unit_ns(w, j, g));
+		busy = job.rate_per_s * l_s / job.batch;
 		if (busy > 1.0)
 			busy = 1.0;
 	}
-	return prof.sat * busy;
+	return sat * busy;
 }
 
-static double job_sat(struct world *w, struct colti *c, int j,
-		      const struct dev_profile *d)
+static double job_sat(struct world *w, struct colti *c, int j, int d)
 {
-	const struct world_job *job = world_job(w, j);
 	double v;
 
 	if (j >= c->nsat) {
-		int n = world_njobs(w) > j ? world_njobs(w) : j + 1;
+		int n = pol_njobs(w) > j ? pol_njobs(w) : j + 1, k;
 		double *s = realloc(c->sat, (size_t)n * sizeof *s);
-		const struct dev_profile **sd;
+		int *sd;
 		if (s != NULL)
 			c->sat = s;
 		sd = s ? realloc(c->satdev, (size_t)n * sizeof *sd) : NULL;
 		if (sd != NULL) {
 			c->satdev = sd;
-			memset(sd + c->nsat, 0,
-			       (size_t)(n - c->nsat) * sizeof *sd);
+			for (k = c->nsat; k < n; k++)
+				sd[k] = -1;
 			c->nsat = n;
 		}
 	}
 	if (j < c->nsat && c->satdev[j] == d)
 		return c->sat[j];
-	v = sm_demand(job, d);
+	v = sm_demand(w, j, d);
 	if (j < c->nsat) {
 		c->satdev[j] = d;
 		c->sat[j] = v;
@@ -163,40 +154,40 @@ static double job_sat(struct world *w, struct colti *c, int j,
 static void residents(struct world *w, struct colti *c, int g, double *sat,
 		      uint64_t *trough)
 {
-	const struct gpu_tenant *t;
+	struct pol_tenant_walk it = pol_tenants(w, g);
+	struct pol_tenant_info t;
+	int d = pol_gpu(w, g).dev;
 
 	*sat = 0;
 	*trough = 0;
-	for (t = world_gpu(w, g)->tenants; t != NULL; t = t->next_) {
-		uint64_t pk, tr;
-		double pf;
-		*sat += job_sat(w, c, t->id, world_gpu(w, g)->dev);
-		world_job_footprint(w, t->id, g, &pk, &tr, &pf);
-		*trough += t->mem_bytes < tr ? t->mem_bytes : tr;
+	while (pol_tenant_next(w, &it, &t)) {
+		uint64_t tr = pol_job_footprint(w, t.job, g).trough_bytes;
+		*sat += job_sat(w, c, t.job, d);
+		*trough += t.mem_bytes < tr ? t.mem_bytes : tr;
 	}
 }
 
 /* How job j may go on GPU g: 0 no, 1 alone (empty GPU), 2 fit, 3 share. */
 static int gpu_rule(struct world *w, struct colti *c, int j, int g)
 {
-	const struct gpu *gp = world_gpu(w, g);
-	double cap = (double)gp->dev->hbm_bytes, sat;
-	uint64_t peak, trough, rtrough;
-	double pf;
+	struct pol_gpu_info gp = pol_gpu(w, g);
+	struct pol_footprint fp = pol_job_footprint(w, j, g);
+	double cap = (double)gp.hbm_bytes, sat;
+	uint64_t rtrough;
 
-	world_job_footprint(w, j, g, &peak, &trough, &pf);
-	if (gp->ntenants == 0)
-		return (double)peak <= cap ? 1 : 0;
-	if (gp->ntenants >= c->max_tenants)
+	if (gp.ntenants == 0)
+		return (double)fp.peak_bytes <= cap ? 1 : 0;
+	if (gp.ntenants >= c->max_tenants)
 		return 0;
 	residents(w, c, g, &sat, &rtrough);
-	if (sat + job_sat(w, c, j, gp->dev) > c->sm_threshold)
+	if (sat + job_sat(w, c, j, gp.dev) > c->sm_threshold)
 		return 0;
-	if (c->use_fit && (double)peak <= (double)world_gpu_free(w, g, -1) -
-	    c->headroom * cap && gp->mem_used <= gp->dev->hbm_bytes)
+	if (c->use_fit && (double)fp.peak_bytes <=
+	    (double)pol_gpu_free(w, g, -1) - c->headroom * cap &&
+	    gp.mem_used <= gp.hbm_bytes)
 		return 2;
 	if (c->use_share &&
-	    (double)(peak + rtrough) <= (1.0 - c->headroom) * cap)
+	    (double)(fp.peak_bytes + rtrough) <= (1.0 - c->headroom) * cap)
 		return 3;
 	return 0;
 }
@@ -211,12 +202,12 @@ static int gpu_rule(struct world *w, struct colti *c, int j, int g)
 */
 static int try_place(struct world *w, struct colti *c, int j)
 {
-	const struct world_job *job = world_job(w, j);
-	int n = job->tj.gpus, ngpu = world_ngpus(w), pass, sweep, g, got, rule;
+	int n = pol_job(w, j).gpus, ngpu = pol_ngpus(w), pass, sweep, g, got;
+	int rule;
 	struct sim_err e = { 0, "" };
 
 	for (pass = 1; pass <= 3; pass++) {
-		struct world_place_opts o = { 1.0, NULL, 0, 0 };
+		struct pol_place_opts o = { .sm_cap = 1.0 };
 		double share = 1.0;
 		int shared = -1;
 		got = 0;
@@ -239,16 +230,18 @@ static int try_place(struct world *w, struct colti *c, int j)
 			}
 		if (got < n)
 			continue;
-		if (shared >= 0 && c->mode == GPU_MODE_MPS)
+		if (shared >= 0 && c->mode == POL_GPU_MPS)
 			o.sm_cap = share > c->min_share ? share : c->min_share;
 		if (pass == 3 && shared >= 0) {
-			uint64_t pk, tr;
-			double pf;
-			world_job_footprint(w, j, shared, &pk, &tr, &pf);
+			struct pol_footprint fp =
+				pol_job_footprint(w, j, shared);
 			o.allow_oversub = 1;
-			o.mem_bytes = tr + (uint64_t)(pf * (double)(pk - tr));
+			o.mem_bytes = fp.trough_bytes +
+				(uint64_t)(fp.peak_frac *
+					   (double)(fp.peak_bytes -
+						    fp.trough_bytes));
 		}
-		if (world_place(w, j, c->cand, n, &o, &e) == 0)
+		if (pol_place(w, j, c->cand, n, &o, &e) == 0)
 			return 1;
 	}
 	return 0;
@@ -270,21 +263,21 @@ static int open_gpus(struct world *w, struct colti *c)
 	int g;
 
 	if (c->open_sat == NULL) {
-		c->open_sat = malloc((size_t)world_ngpus(w) *
+		c->open_sat = malloc((size_t)pol_ngpus(w) *
 				     sizeof *c->open_sat);
 		if (c->open_sat == NULL)
 			return SIM_ENOMEM;
 	}
 	c->nopen = c->nempty = 0;
-	for (g = 0; g < world_ngpus(w); g++) {
-		const struct gpu *gp = world_gpu(w, g);
+	for (g = 0; g < pol_ngpus(w); g++) {
+		int nt = pol_gpu_ntenants(w, g);
 		double sat;
 		uint64_t tr;
-		if (gp->ntenants == 0) {
+		if (nt == 0) {
 			c->nempty++;
 			continue;
 		}
-		if (gp->ntenants >= c->max_tenants)
+		if (nt >= c->max_tenants)
 			continue;
 		residents(w, c, g, &sat, &tr);
 		if (sat <= c->sm_threshold)
@@ -297,14 +290,13 @@ static int open_gpus(struct world *w, struct colti *c)
 /* The least SM demand of job j on any device of the cluster. */
 static double least_demand(struct world *w, struct colti *c, int j)
 {
-	const struct cluster_spec *cl = world_cluster(w);
 	double lo = 0;
-	int i;
+	int d;
 
-	for (i = 0; i < cl->ngroups; i++) {
-		double d = job_sat(w, c, j, cl->groups[i].dev);
-		if (i == 0 || d < lo)
-			lo = d;
+	for (d = 0; d < pol_ndevs(w); d++) {
+		double v = job_sat(w, c, j, d);
+		if (d == 0 || v < lo)
+			lo = v;
 	}
 	return lo;
 }
@@ -313,7 +305,7 @@ static double least_demand(struct world *w, struct colti *c, int j)
 ** the SM demand alone; memory is checked by try_place).  O(log GPUs). */
 static int might_fit(struct world *w, struct colti *c, int j)
 {
-	int n = world_job(w, j)->tj.gpus, lo = 0, hi = c->nopen;
+	int n = pol_job(w, j).gpus, lo = 0, hi = c->nopen;
 	double room;
 
 	if (c->nempty >= n)
@@ -332,21 +324,19 @@ static int might_fit(struct world *w, struct colti *c, int j)
 static int colti_schedule(struct world *w, void *state)
 {
 	struct colti *c = state;
-	int k = 0, stale = 1, rc;
+	struct pol_pending_walk it = POL_PENDING_WALK;
+	int j, stale = 1, rc;
 
-	while (k < world_npending(w)) {
-		int j = world_pending_at(w, k);
-		if (!world_job_fits_empty(w, j)) {
-			world_fail_job(w, j, "needs more GPUs or memory than "
-				       "the cluster has");
+	while ((j = pol_pending_next(w, &it)) >= 0) {
+		if (!pol_job_fits_empty(w, j)) {
+			pol_fail_job(w, j, "needs more GPUs or memory than "
+				     "the cluster has");
 			continue;
 		}
 		if (stale && (rc = open_gpus(w, c)) != 0)
 			return rc;
 		stale = 0;
-		if (!might_fit(w, c, j) || !try_place(w, c, j))
-			k++;
-		else
+		if (might_fit(w, c, j) && try_place(w, c, j))
 			stale = 1;
 	}
 	return 0;
@@ -359,34 +349,36 @@ static int colti_finish(struct world *w, void *state, int j)
 	int g;
 
 	(void)j;
-	if (c->mode != GPU_MODE_MPS)
+	if (c->mode != POL_GPU_MPS)
 		return 0;
-	for (g = 0; g < world_ngpus(w); g++) {
-		const struct gpu *gp = world_gpu(w, g);
-		if (gp->ntenants == 1 && gp->tenants->sm_cap < 1.0) {
-			const struct world_job *job = world_job(w,
-							gp->tenants->id);
-			int k, alone = 1;
-			for (k = 0; k < job->nplaced; k++)
-				if (world_gpu(w, job->gpu_ids[k])->ntenants > 1)
-					alone = 0;
-			if (alone)
-				world_set_share(w, job->idx, 1.0, NULL);
-		}
+	for (g = 0; g < pol_ngpus(w); g++) {
+		struct pol_tenant_walk it = pol_tenants(w, g);
+		struct pol_tenant_info t;
+		int k, n, alone = 1;
+
+		if (pol_gpu_ntenants(w, g) != 1 ||
+		    !pol_tenant_next(w, &it, &t) || !(t.sm_cap < 1.0))
+			continue;
+		n = pol_job(w, t.job).nplaced;
+		for (k = 0; k < n; k++)
+			if (pol_gpu(w, pol_job_tenant(w, t.job, k).gpu)
+			    .ntenants > 1)
+				alone = 0;
+		if (alone)
+			pol_set_share(w, t.job, 1.0, NULL);
 	}
 	return 0;
 }
 
 const struct pol_ops pol_colti = {
-	POL_IFACE_VERSION,
-	"colti",
-	"COLTI: co-locate jobs on idle SMs when memory fits or can be shared",
-	sizeof(struct colti),
-	colti_init,
-	colti_fini,
-	NULL,
-	colti_finish,
-	NULL,
-	NULL,
-	colti_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "colti",
+	.zDesc = "COLTI: co-locate jobs on idle SMs when memory fits or can "
+		 "be shared",
+	.szState = sizeof(struct colti),
+	.aParam = colti_params,
+	.xInit = colti_init,
+	.xFini = colti_fini,
+	.xOnFinish = colti_finish,
+	.xSchedule = colti_schedule
 };

@@ -33,63 +33,86 @@
 
 #include "policies/distmind.h"
 #include "policies/policy.h"
-#include "sim/world/world.h"
 
 enum dm_kind { DM_DISTMIND, DM_RAY, DM_MPS };
 
 struct dm {
 	enum dm_kind kind;
-	long busy_load, max_load, min_inf, train_gpus;
+	/* parameters (filled by the engine from the tables below; each
+	** policy fills its own, the others stay 0 and are not used) */
+	int busy_load, max_load, min_inf, train_gpus;
+	double period_ms, util_target, sm_pct;
 	sim_time period_ns;
-	double util_target, sm_cap;
-	sim_time *busy_prev;          /* world_pool_busy_ns at the last tick */
+	double sm_cap;
+	sim_time *busy_prev;          /* pol_pool_busy_ns at the last tick */
 	int *cand, *in, *load, *has;  /* scratch, one per GPU */
 };
 
-static const char *const keys_dm[] = { "period_ms", "util_target",
-	"busy_load", "max_load", "min_inference_gpus", NULL };
-static const char *const keys_ray[] = { "max_load", "train_gpus", NULL };
-static const char *const keys_mps[] = { "sm_pct", NULL };
+/* The GPU counts are checked against the cluster in xInit. */
+#define DM_MAX_GPUS 1000000
+
+static const struct pol_param_def dm_params[] = {
+	POL_PARAM_DOUBLE("period_ms", struct dm, period_ms, 1, 3.6e6, "1000",
+			 "re-assignment period, ms"),
+	POL_PARAM_DOUBLE("util_target", struct dm, util_target, 0.05, 1,
+			 "0.8", "pool GPUs = busy GPU-time / period / this"),
+	POL_PARAM_INT("busy_load", struct dm, busy_load, 1, DM_MAX_GPUS, "2",
+		      "a GPU with the model takes a request below this load "
+		      "(at most max_load)"),
+	POL_PARAM_INT("max_load", struct dm, max_load, 1, DM_MAX_GPUS, "4",
+		      "no GPU takes a request at this load: it queues"),
+	POL_PARAM_INT("min_inference_gpus", struct dm, min_inf, 0,
+		      DM_MAX_GPUS, "0", "least pool size (at most the "
+		      "cluster's GPUs)"),
+	POL_PARAM_END
+};
+
+static const struct pol_param_def ray_params[] = {
+	POL_PARAM_INT("max_load", struct dm, max_load, 1, DM_MAX_GPUS, "4",
+		      "no GPU takes a request at this load: it queues"),
+	POL_PARAM_INT("train_gpus", struct dm, train_gpus, 0, DM_MAX_GPUS,
+		      "0", "GPUs (the last ones) that run training, "
+		      "statically (at most the cluster's GPUs)"),
+	POL_PARAM_END
+};
+
+static const struct pol_param_def mps_params[] = {
+	POL_PARAM_DOUBLE("sm_pct", struct dm, sm_pct, 1, 100, "100",
+			 "every replica's MPS SM share, percent (a trace "
+			 "gpu_share < 1 overrides it)"),
+	POL_PARAM_END
+};
+
+/* An integer parameter that must not pass hi (known only at run time),
+** checked when the user gave it, as the table checks its static range. */
+static int at_most(const struct pol_params *p, const char *key, int v,
+		   long lo, long hi, struct sim_err *err)
+{
+	const char *origin = pol_param_origin(p, key);
+
+	if (origin == NULL || v <= hi)
+		return 0;
+	return sim_err_set(err, SIM_EINVAL, "%s: parameter %s = '%d': "
+			   "expected an integer in [%ld, %ld]", origin, key, v,
+			   lo, hi);
+}
 
 static int dm_init_common(struct world *w, struct dm *d, enum dm_kind kind,
 			  const struct pol_params *p, struct sim_err *err)
 {
 	const char *name = kind == DM_DISTMIND ? "distmind" :
 		kind == DM_RAY ? "distmind-ray" : "distmind-mps";
-	double period_ms = 1000, pct = 100;
-	int g, n = world_ngpus(w), rc;
+	int g, n = pol_ngpus(w), rc;
 
 	d->kind = kind;
-	d->busy_load = 2;
-	d->max_load = 4;
-	d->util_target = 0.8;
-	d->min_inf = 0;
-	d->train_gpus = 0;
-	rc = pol_params_check(p, name, kind == DM_DISTMIND ? keys_dm :
-			      kind == DM_RAY ? keys_ray : keys_mps, err);
-	if (rc == 0)
-		rc = pol_param_double(p, "period_ms", 1, 3.6e6, &period_ms,
-				      err);
-	if (rc == 0)
-		rc = pol_param_double(p, "util_target", 0.05, 1,
-				      &d->util_target, err);
-	if (rc == 0)
-		rc = pol_param_int(p, "max_load", 1, 1000000, &d->max_load,
-				   err);
-	if (rc == 0)
-		rc = pol_param_int(p, "busy_load", 1, d->max_load,
-				   &d->busy_load, err);
-	if (rc == 0)
-		rc = pol_param_int(p, "min_inference_gpus", 0, n, &d->min_inf,
-				   err);
-	if (rc == 0)
-		rc = pol_param_int(p, "train_gpus", 0, n, &d->train_gpus, err);
-	if (rc == 0)
-		rc = pol_param_double(p, "sm_pct", 1, 100, &pct, err);
-	if (rc != 0)
+	if ((rc = at_most(p, "busy_load", d->busy_load, 1, d->max_load,
+			  err)) != 0 ||
+	    (rc = at_most(p, "min_inference_gpus", d->min_inf, 0, n,
+			  err)) != 0 ||
+	    (rc = at_most(p, "train_gpus", d->train_gpus, 0, n, err)) != 0)
 		return rc;
-	d->period_ns = sim_time_from_s(period_ms / 1e3);
-	d->sm_cap = pct / 100.0;
+	d->period_ns = sim_time_from_s(d->period_ms / 1e3);
+	d->sm_cap = d->sm_pct / 100.0;
 	d->busy_prev = calloc((size_t)n, sizeof *d->busy_prev);
 	d->cand = calloc((size_t)n, sizeof *d->cand);
 	d->in = calloc((size_t)n, sizeof *d->in);
@@ -100,21 +123,21 @@ static int dm_init_common(struct world *w, struct dm *d, enum dm_kind kind,
 		return sim_err_set(err, SIM_ENOMEM, "%s: out of memory", name);
 	if (kind == DM_MPS) {
 		for (g = 0; g < n; g++)
-			if ((rc = world_set_gpu_mode(w, g, GPU_MODE_MPS,
-						     err)) != 0)
+			if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS,
+						   err)) != 0)
 				return rc;
 		return 0;
 	}
-	if ((rc = world_pool_set_mode(w, kind == DM_RAY ? WORLD_LOAD_WHOLE :
-				      WORLD_LOAD_PIPELINED, err)) != 0)
+	if ((rc = pol_pool_set_mode(w, kind == DM_RAY ? POL_LOAD_WHOLE :
+				    POL_LOAD_PIPELINED, err)) != 0)
 		return rc;
 	/* the pool starts with every GPU (Ray: all but the training ones);
 	** DistMind's first re-assignment hands the idle ones to training */
-	for (g = 0; g < n - (kind == DM_RAY ? (int)d->train_gpus : 0); g++)
-		if ((rc = world_pool_join(w, g, err)) != 0)
+	for (g = 0; g < n - (kind == DM_RAY ? d->train_gpus : 0); g++)
+		if ((rc = pol_pool_join(w, g, err)) != 0)
 			return rc;
 	if (kind == DM_DISTMIND)
-		return world_set_timer(w, d->period_ns, 0, err);
+		return pol_set_timer(w, d->period_ns, 0, err);
 	return 0;
 }
 
@@ -176,19 +199,17 @@ int distmind_route(int n, const int *in, const int *load, const int *has,
 static int dm_on_request(struct world *w, void *st, int j, int *replica)
 {
 	struct dm *d = st;
-	const struct zoo_model *m = world_job(w, j)->model;
-	int g, n = world_ngpus(w);
+	int g, n = pol_ngpus(w);
 
-	if (!world_pool_serving(w, j))
+	if (!pol_pool_serving(w, j))
 		return 0;               /* a replica service: the default */
 	for (g = 0; g < n; g++) {
-		d->in[g] = world_pool_in(w, g);
-		d->load[g] = world_pool_load(w, g);
-		d->has[g] = world_pool_has_model(w, g, m);
+		d->in[g] = pol_pool_in(w, g);
+		d->load[g] = pol_pool_load(w, g);
+		d->has[g] = pol_pool_has_model(w, g, j);
 	}
-	*replica = distmind_route(n, d->in, d->load, d->has,
-				  (int)d->busy_load, (int)d->max_load,
-				  d->kind == DM_DISTMIND);
+	*replica = distmind_route(n, d->in, d->load, d->has, d->busy_load,
+				  d->max_load, d->kind == DM_DISTMIND);
 	return 0;
 }
 
@@ -198,28 +219,28 @@ static int pool_size(const struct world *w)
 {
 	int g, n = 0;
 
-	for (g = 0; g < world_ngpus(w); g++)
-		n += world_pool_in(w, g);
+	for (g = 0; g < pol_ngpus(w); g++)
+		n += pol_pool_in(w, g);
 	return n;
 }
 
-/* The training job running on GPU g, or -1. */
+/* The job running on GPU g (its first tenant), or -1. */
 static int train_on(const struct world *w, int g)
 {
-	const struct gpu *gp = world_gpu(w, g);
+	struct pol_tenant_walk it = pol_tenants(w, g);
+	struct pol_tenant_info t;
 
-	if (gp->tenants == NULL || gp->tenants->id < 0)
+	if (!pol_tenant_next(w, &it, &t) || t.job < 0)
 		return -1;
-	return gp->tenants->id;
+	return t.job;
 }
 
 static int train_pending(const struct world *w)
 {
 	int k;
 
-	for (k = 0; k < world_npending(w); k++)
-		if (world_job(w, world_pending_at(w, k))->tj.kind ==
-		    TRACE_TRAIN)
+	for (k = 0; k < pol_npending(w); k++)
+		if (pol_job(w, pol_pending_at(w, k)).kind == POL_TRAIN)
 			return 1;
 	return 0;
 }
@@ -228,166 +249,183 @@ static int train_pending(const struct world *w)
 ** Every period: U = the pool's busy GPU-time over the period / period (in
 ** GPUs); the pool needs ceil(U / util_target) GPUs, at least
 ** min_inference_gpus, and one more than it has while requests wait in the
-** pool's queue.  It shrinks only while training jobs wait.  It grows by taking idle training GPUs first, then GPUs
-** whose training job it preempts (highest index first); it shrinks by
-** releasing idle pool GPUs (highest index first).
+** pool's queue.  It shrinks only while training jobs wait.  It grows by
+** taking idle training GPUs first, then GPUs whose training job it
+** preempts (highest index first); it shrinks by releasing idle pool GPUs
+** (highest index first).
 */
 static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 {
 	struct dm *d = st;
-	int n = world_ngpus(w), g, cur = pool_size(w), need, rc;
+	int n = pol_ngpus(w), g, cur = pool_size(w), need, rc;
 	double busy = 0;
 	struct sim_err e = { 0, "" };
 
 	(void)tag;
 	for (g = 0; g < n; g++) {
-		sim_time b = world_pool_busy_ns(w, g);
+		sim_time b = pol_pool_busy_ns(w, g);
 		busy += (double)(b - d->busy_prev[g]);
 		d->busy_prev[g] = b;
 	}
 	need = (int)ceil(busy / (double)d->period_ns / d->util_target - 1e-9);
 	if (need < d->min_inf)
-		need = (int)d->min_inf;
-	if (world_pool_queued(w) > 0 && need <= cur)
+		need = d->min_inf;
+	if (pol_pool_queued(w) > 0 && need <= cur)
 		need = cur + 1;
 	if (need > n)
 		need = n;
 	for (g = n - 1; g >= 0 && cur < need; g--)   /* idle GPUs first */
-		if (!world_pool_in(w, g) && world_gpu(w, g)->ntenants == 0) {
-			if ((rc = world_pool_join(w, g, &e)) != 0)
+		if (!pol_pool_in(w, g) && pol_gpu_ntenants(w, g) == 0) {
+			if ((rc = pol_pool_join(w, g, &e)) != 0)
 				return rc;
 			cur++;
 		}
 	for (g = n - 1; g >= 0 && cur < need; g--) {
 		int j = train_on(w, g);
-		const struct world_job *job;
-		if (world_pool_in(w, g) || j < 0)
+		struct pol_job_info job;
+		if (pol_pool_in(w, g) || j < 0)
 			continue;
-		job = world_job(w, j);
+		job = pol_job(w, j);
 		/* only a running training job can make room (a service
 		** replica or a job already being swapped out cannot) */
-		if (job->tj.kind != TRACE_TRAIN || job->state != JOB_RUNNING)
+		if (job.kind != POL_TRAIN || job.state != POL_JOB_RUNNING)
 			continue;
-		if ((rc = world_preempt(w, j, &e)) != 0)
+		if ((rc = pol_preempt(w, j, &e)) != 0)
 			return rc;
 		/* Under preempt_cost = swap the job's memory stays until its
 		** copy ends: the GPU joins at a later period, if still needed. */
-		if (world_gpu(w, g)->ntenants > 0)
+		if (pol_gpu_ntenants(w, g) > 0)
 			continue;
-		if ((rc = world_pool_join(w, g, &e)) != 0)
+		if ((rc = pol_pool_join(w, g, &e)) != 0)
 			return rc;
 		cur++;
 	}
 	if (!train_pending(w))        /* nothing to fill: keep the GPUs */
 		need = cur;
 	for (g = n - 1; g >= 0 && cur > need; g--)
-		if (world_pool_in(w, g) && world_pool_load(w, g) == 0 &&
-		    world_pool_leave(w, g, NULL) == 0)
+		if (pol_pool_in(w, g) && pol_pool_load(w, g) == 0 &&
+		    pol_pool_leave(w, g, NULL) == 0)
 			cur--;
-	return world_set_timer(w, d->period_ns, 0, &e);
+	return pol_set_timer(w, d->period_ns, 0, &e);
 }
 
 /* ---- placement ---------------------------------------------------------------- */
 
 /* Training: FIFO, exclusive, on the lowest empty GPUs outside the pool
 ** (Ray: only its training GPUs, which are outside the pool as well). */
-static int place_train(struct world *w, struct dm *d, int j)
+static int place_train(struct world *w, struct dm *d, int j, int need)
 {
-	const struct world_job *job = world_job(w, j);
 	int g, got = 0, rc;
 
-	for (g = 0; g < world_ngpus(w) && got < job->tj.gpus; g++)
-		if (!world_pool_in(w, g) && world_gpu(w, g)->ntenants == 0 &&
-		    world_job_mem(w, j, g) <= world_gpu_free(w, g, -1))
+	for (g = 0; g < pol_ngpus(w) && got < need; g++)
+		if (!pol_pool_in(w, g) && pol_gpu_ntenants(w, g) == 0 &&
+		    pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
 			d->cand[got++] = g;
-	if (got < job->tj.gpus)
+	if (got < need)
 		return 0;
-	rc = world_place(w, j, d->cand, got, NULL, NULL);
+	rc = pol_place(w, j, d->cand, got, NULL, NULL);
 	return rc == SIM_ENOSPC ? 0 : rc;
 }
 
 /* MPS: the GPUs with the fewest tenants, then the most free memory. */
-static int place_mps(struct world *w, struct dm *d, int j)
+static int place_mps(struct world *w, struct dm *d,
+		     const struct pol_job_info *job)
 {
-	const struct world_job *job = world_job(w, j);
-	struct world_place_opts o = { 0 };
-	int n = world_ngpus(w), got = 0, k, g, rc;
+	struct pol_place_opts o = { .sm_cap = 0 };
+	int n = pol_ngpus(w), got = 0, k, g, rc, j = job->job;
 
-	while (got < job->tj.gpus) {
-		int best = -1;
+	while (got < job->gpus) {
+		int best = -1, best_nt = 0;
 		for (g = 0; g < n; g++) {
-			const struct gpu *gp = world_gpu(w, g), *bp;
+			int nt = pol_gpu_ntenants(w, g);
 			for (k = 0; k < got && d->cand[k] != g; k++)
 				;
-			if (k < got || world_job_mem(w, j, g) >
-			    world_gpu_free(w, g, -1))
+			if (k < got || pol_job_mem(w, j, g) >
+			    pol_gpu_free(w, g, -1))
 				continue;
-			bp = best >= 0 ? world_gpu(w, best) : NULL;
-			if (bp == NULL || gp->ntenants < bp->ntenants ||
-			    (gp->ntenants == bp->ntenants &&
-			     world_gpu_free(w, g, -1) >
-			     world_gpu_free(w, best, -1)))
+			if (best < 0 || nt < best_nt ||
+			    (nt == best_nt &&
+			     pol_gpu_free(w, g, -1) >
+			     pol_gpu_free(w, best, -1))) {
 				best = g;
+				best_nt = nt;
+			}
 		}
 		if (best < 0)
 			return 0;
 		d->cand[got++] = best;
 	}
-	o.sm_cap = job->tj.gpu_share > 0 && job->tj.gpu_share < 1 ?
-		job->tj.gpu_share : d->sm_cap;
-	rc = world_place(w, j, d->cand, got, &o, NULL);
+	o.sm_cap = job->gpu_share > 0 && job->gpu_share < 1 ?
+		job->gpu_share : d->sm_cap;
+	rc = pol_place(w, j, d->cand, got, &o, NULL);
 	return rc == SIM_ENOSPC ? 0 : rc;
 }
 
 static int dm_schedule(struct world *w, void *st)
 {
 	struct dm *d = st;
-	int k = 0, rc;
+	struct pol_pending_walk it = POL_PENDING_WALK;
+	int j, rc;
 
-	while (k < world_npending(w)) {
-		int j = world_pending_at(w, k), before = world_npending(w);
-		const struct world_job *job = world_job(w, j);
+	while ((j = pol_pending_next(w, &it)) >= 0) {
+		struct pol_job_info job;
 
-		if (!world_job_fits_empty(w, j)) {
-			world_fail_job(w, j, "larger than any GPU set");
+		if (!pol_job_fits_empty(w, j)) {
+			pol_fail_job(w, j, "larger than any GPU set");
 			continue;
 		}
+		job = pol_job(w, j);
 		if (d->kind == DM_MPS)
-			rc = place_mps(w, d, j);
-		else if (job->tj.kind == TRACE_INFER)
-			rc = world_pool_serve(w, j, NULL);
+			rc = place_mps(w, d, &job);
+		else if (job.kind == POL_INFER)
+			rc = pol_pool_serve(w, j, NULL);
 		else if (d->kind == DM_RAY && d->train_gpus == 0) {
-			world_fail_job(w, j, "distmind-ray: no training GPUs "
-				       "(train_gpus = 0)");
+			pol_fail_job(w, j, "distmind-ray: no training GPUs "
+				     "(train_gpus = 0)");
 			continue;
 		} else
-			rc = place_train(w, d, j);
+			rc = place_train(w, d, j, job.gpus);
 		if (rc < 0)
 			return rc;
-		if (world_npending(w) == before)
-			k++;
 	}
 	return 0;
 }
 
 const struct pol_ops pol_distmind = {
-	POL_IFACE_VERSION, "distmind",
-	"DistMind: GPU pool + memory pool, pipelined loads, cache-aware "
-	"balancing, training fills idle GPUs",
-	sizeof(struct dm), dm_init, dm_fini, NULL, NULL, dm_on_request,
-	dm_on_timer, dm_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "distmind",
+	.zDesc = "DistMind: GPU pool + memory pool, pipelined loads, "
+		 "cache-aware balancing, training fills idle GPUs",
+	.szState = sizeof(struct dm),
+	.aParam = dm_params,
+	.xInit = dm_init,
+	.xFini = dm_fini,
+	.xOnRequest = dm_on_request,
+	.xOnTimer = dm_on_timer,
+	.xSchedule = dm_schedule
 };
 
 const struct pol_ops pol_distmind_ray = {
-	POL_IFACE_VERSION, "distmind-ray",
-	"DistMind's Ray baseline: whole-model loads, no cache awareness",
-	sizeof(struct dm), ray_init, dm_fini, NULL, NULL, dm_on_request,
-	NULL, dm_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "distmind-ray",
+	.zDesc = "DistMind's Ray baseline: whole-model loads, no cache "
+		 "awareness",
+	.szState = sizeof(struct dm),
+	.aParam = ray_params,
+	.xInit = ray_init,
+	.xFini = dm_fini,
+	.xOnRequest = dm_on_request,
+	.xSchedule = dm_schedule
 };
 
 const struct pol_ops pol_distmind_mps = {
-	POL_IFACE_VERSION, "distmind-mps",
-	"DistMind's MPS baseline: every model resident, static placement",
-	sizeof(struct dm), mps_init, dm_fini, NULL, NULL, NULL, NULL,
-	dm_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "distmind-mps",
+	.zDesc = "DistMind's MPS baseline: every model resident, static "
+		 "placement",
+	.szState = sizeof(struct dm),
+	.aParam = mps_params,
+	.xInit = mps_init,
+	.xFini = dm_fini,
+	.xSchedule = dm_schedule
 };

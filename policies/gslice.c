@@ -16,7 +16,7 @@
 **   GPU) and otherwise wait: inference keeps priority, as in GSLICE,
 **   which does not co-locate training.
 **   Tuner.  Every `period_ms` each service's measurement window is read
-**   (world_svc_window) and reset:
+**   (pol_svc_window) and reset:
 **   - adaptive batching: p99 > SLO cuts the max batch to
 **     floor(batch_dec * b) (>= 1); p99 < batch_slack * SLO with full
 **     batches raises it by one; a least-squares line exec(b) = a + c b
@@ -48,10 +48,7 @@
 #include <string.h>
 
 #include "policies/gslice.h"
-
-#include "models/workload.h"
 #include "policies/policy.h"
-#include "sim/world/world.h"
 
 #define TAG_TUNE   0ULL
 #define TAG_SWITCH (1ULL << 63)
@@ -71,13 +68,17 @@ struct gsvc {
 	double want;              /* this tick: wanted share */
 	int fixed;                /* this tick: water-filling bookkeeping */
 	double knee_now;          /* this tick: knee at the current batch */
+	int gpu0;                 /* this tick: its first GPU */
 };
 
 struct gslice {
-	double period_ms, step, min_share, knee_tol, init_share;
+	/* parameters (filled by the engine from gs_params) */
+	double period_ms, step_pct, min_pct, knee_tol, init_pct;
 	double lat_hi, util_target;
 	double batch_slo_frac, batch_dec, batch_slack, standby_start_ms;
 	int adapt_batch, tune;
+	/* derived: the percentages as fractions */
+	double step, min_share, init_share;
 	struct gsvc *sv;
 	int nsv;
 	int timer_armed;
@@ -86,63 +87,59 @@ struct gslice {
 	int *order;               /* scratch */
 };
 
+#define GS_PARAM(key, field, lo, hi, def, help) \
+	POL_PARAM_DOUBLE(key, struct gslice, field, lo, hi, def, help)
+
+static const struct pol_param_def gs_params[] = {
+	GS_PARAM("period_ms", period_ms, 1, 3.6e6, "1000",
+		 "tuner period, ms"),
+	GS_PARAM("step_pct", step_pct, 1, 100, "10",
+		 "least share move, percent"),
+	GS_PARAM("min_pct", min_pct, 1, 100, "10",
+		 "least share of a service, percent"),
+	GS_PARAM("knee_tol", knee_tol, 0, 10, "0.05",
+		 "knee: batch latency within this fraction of the whole GPU's"),
+	GS_PARAM("init_pct", init_pct, 0, 100, "0",
+		 "first share, percent (0: the knee; else >= min_pct)"),
+	GS_PARAM("lat_hi", lat_hi, 0.01, 100, "1",
+		 "p99 over lat_hi x SLO asks for one step more"),
+	GS_PARAM("util_target", util_target, 0.05, 1, "0.8",
+		 "busy fraction the share controller aims at"),
+	GS_PARAM("batch_slo_frac", batch_slo_frac, 0.01, 1, "0.5",
+		 "learned cap: batch time at most this fraction of the SLO"),
+	GS_PARAM("batch_dec", batch_dec, 0.01, 0.99, "0.5",
+		 "over the SLO without a backlog: batch x this"),
+	GS_PARAM("batch_slack", batch_slack, 0, 1, "0.8",
+		 "under batch_slack x SLO with full batches: batch + 1"),
+	GS_PARAM("standby_start_ms", standby_start_ms, 0, 3.6e6, "1000",
+		 "standby instance start-up, ms (plus weights over PCIe)"),
+	POL_PARAM_BOOL("adapt_batch", struct gslice, adapt_batch, "1",
+		       "adaptive batching on"),
+	POL_PARAM_BOOL("tune", struct gslice, tune, "1",
+		       "share controller on"),
+	POL_PARAM_END
+};
+
 static int gs_init(struct world *w, void *state, const struct pol_params *p,
 		   struct sim_err *err)
 {
-	static const char *const keys[] = { "period_ms", "step_pct",
-		"min_pct", "knee_tol", "init_pct", "lat_hi", "util_target",
-		"batch_slo_frac", "batch_dec",
-		"batch_slack", "standby_start_ms", "adapt_batch", "tune", NULL };
 	struct gslice *s = state;
-	double step = 10, minp = 10, initp = 0;
-	long ab = 1, tune = 1;
-	int g, n = world_ngpus(w), rc;
+	int g, n = pol_ngpus(w), rc;
 
-	s->period_ms = 1000;
-	s->knee_tol = 0.05;
-	s->lat_hi = 1.0;
-	s->util_target = 0.8;
-	s->batch_slo_frac = 0.5;
-	s->batch_dec = 0.5;
-	s->batch_slack = 0.8;
-	s->standby_start_ms = 1000;
-	if ((rc = pol_params_check(p, "gslice", keys, err)) != 0 ||
-	    (rc = pol_param_double(p, "period_ms", 1, 3.6e6, &s->period_ms,
-				   err)) != 0 ||
-	    (rc = pol_param_double(p, "step_pct", 1, 100, &step, err)) != 0 ||
-	    (rc = pol_param_double(p, "min_pct", 1, 100, &minp, err)) != 0 ||
-	    (rc = pol_param_double(p, "knee_tol", 0, 10, &s->knee_tol,
-				   err)) != 0 ||
-	    (rc = pol_param_double(p, "init_pct", 0, 100, &initp, err)) != 0 ||
-	    (rc = pol_param_double(p, "lat_hi", 0.01, 100, &s->lat_hi,
-				   err)) != 0 ||
-	    (rc = pol_param_double(p, "util_target", 0.05, 1,
-				   &s->util_target, err)) != 0 ||
-	    (rc = pol_param_double(p, "batch_slo_frac", 0.01, 1,
-				   &s->batch_slo_frac, err)) != 0 ||
-	    (rc = pol_param_double(p, "batch_dec", 0.01, 0.99, &s->batch_dec,
-				   err)) != 0 ||
-	    (rc = pol_param_double(p, "batch_slack", 0, 1, &s->batch_slack,
-				   err)) != 0 ||
-	    (rc = pol_param_double(p, "standby_start_ms", 0, 3.6e6,
-				   &s->standby_start_ms, err)) != 0 ||
-	    (rc = pol_param_int(p, "adapt_batch", 0, 1, &ab, err)) != 0 ||
-	    (rc = pol_param_int(p, "tune", 0, 1, &tune, err)) != 0)
-		return rc;
-	if (initp > 0 && initp < minp)
-		return sim_err_set(err, SIM_EINVAL, "policy gslice: init_pct "
-				   "%g is below min_pct %g", initp, minp);
-	s->step = step / 100;
-	s->min_share = minp / 100;
-	s->init_share = initp / 100;
-	s->adapt_batch = (int)ab;
-	s->tune = (int)tune;
+	if (s->init_pct > 0 && s->init_pct < s->min_pct)
+		return sim_err_set(err, SIM_EINVAL, "%s: policy gslice: "
+				   "init_pct %g is below min_pct %g",
+				   pol_param_origin(p, "init_pct"),
+				   s->init_pct, s->min_pct);
+	s->step = s->step_pct / 100;
+	s->min_share = s->min_pct / 100;
+	s->init_share = s->init_pct / 100;
 	s->cand = malloc((size_t)n * sizeof *s->cand);
 	s->free_share = malloc((size_t)n * sizeof *s->free_share);
 	if (s->cand == NULL || s->free_share == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < n; g++)
-		if ((rc = world_set_gpu_mode(w, g, GPU_MODE_MPS, err)) != 0)
+		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS, err)) != 0)
 			return rc;
 	return 0;
 }
@@ -186,46 +183,33 @@ static int ensure(struct gslice *s, int j)
 	return 0;
 }
 
-/*
-** The knee of `model` at max batch b on device d (MODEL.md "GSLICE"):
-** probes the MPS model with the service alone at every whole percentage
-** and returns the smallest share whose speed is within knee_tol of the
-** speed on the whole GPU.  Pure: a scratch gpu, no world state.
-*/
-double gslice_knee(const struct zoo_model *model, const struct dev_profile *d,
-		   int b, double knee_tol)
+double gslice_knee_of(const double *speed, double knee_tol)
 {
-	struct gpu g;
-	struct gpu_tenant t;
-	struct gpu_work_profile prof;
-	double full, knee = 1.0;
 	int pct;
 
-	memset(&t, 0, sizeof t);
-	t.sm_cap = 1.0;
-	t.slice = -1;
-	gpu_init(&g, d, -1, 0, GPU_MODE_MPS, 0);
-	if (gpu_attach(&g, &t, 0, 1, NULL) != 0) {
-		gpu_fini(&g);
+	for (pct = 1; pct <= 100; pct++)
+		if (speed[pct] * (1.0 + knee_tol) >= speed[0])
+			return pct / 100.0;
+	return 1.0;
+}
+
+/*
+** The knee of service j at max batch b on GPU g's device (MODEL.md
+** "GSLICE"): the MPS model probed with the service alone at every whole
+** percentage (pol_probe_mps); 1 when it does not fit alone.
+*/
+static double knee_on(const struct world *w, int j, int g, int b,
+		      double knee_tol)
+{
+	double speed[101];
+
+	if (pol_probe_mps(w, j, g, b, 100, speed) != 0)
 		return 1.0;
-	}
-	wl_infer_profile(model, d, b, &prof);
-	gpu_begin(&g, &t, 1e6, &prof, 0);
-	full = t.speed;
-	for (pct = 1; pct <= 100; pct++) {
-		gpu_set_share(&g, &t, pct / 100.0, 0);
-		if (t.speed * (1.0 + knee_tol) >= full) {
-			knee = pct / 100.0;
-			break;
-		}
-	}
-	gpu_fini(&g);
-	return knee;
+	return gslice_knee_of(speed, knee_tol);
 }
 
 static double knee_at(struct gslice *s, struct world *w, int j, int b)
 {
-	const struct world_job *job = world_job(w, j);
 	struct gsvc *v = &s->sv[j];
 
 	if (b < 1)
@@ -233,9 +217,9 @@ static double knee_at(struct gslice *s, struct world *w, int j, int b)
 	if (b > v->top)
 		b = v->top;
 	if (v->knee == NULL || v->knee[b] == 0) {
-		const struct gpu *g = world_gpu(w, job->nplaced > 0 ?
-						job->gpu_ids[0] : 0);
-		double k = gslice_knee(job->model, g->dev, b, s->knee_tol);
+		int g = pol_job(w, j).nplaced > 0 ?
+			pol_job_tenant(w, j, 0).gpu : 0;
+		double k = knee_on(w, j, g, b, s->knee_tol);
 		if (v->knee == NULL)
 			return k;
 		v->knee[b] = k;
@@ -247,16 +231,15 @@ static double knee_at(struct gslice *s, struct world *w, int j, int b)
 ** anything else at 1.  Returns -1 when a training job holds the GPU. */
 static double committed(const struct gslice *s, struct world *w, int g)
 {
-	const struct gpu *gp = world_gpu(w, g);
-	const struct gpu_tenant *t;
+	struct pol_tenant_walk it = pol_tenants(w, g);
+	struct pol_tenant_info t;
 	double sum = 0;
 
-	for (t = gp->tenants; t != NULL; t = t->next_) {
-		const struct world_job *job = world_job(w, t->id);
+	while (pol_tenant_next(w, &it, &t)) {
 		const struct gsvc *v;
-		if (job->tj.kind != TRACE_INFER || t->id >= s->nsv)
+		if (pol_job(w, t.job).kind != POL_INFER || t.job >= s->nsv)
 			return -1;
-		v = &s->sv[t->id];
+		v = &s->sv[t.job];
 		sum += fmax(v->share, v->target);
 	}
 	return sum;
@@ -269,17 +252,16 @@ static int arm(struct gslice *s, struct world *w)
 	if (s->timer_armed || !(s->tune || s->adapt_batch))
 		return 0;
 	s->timer_armed = 1;
-	return world_set_timer(w, (sim_time)(s->period_ms * 1e6), TAG_TUNE,
-			       &e);
+	return pol_set_timer(w, (sim_time)(s->period_ms * 1e6), TAG_TUNE, &e);
 }
 
 static int place_service(struct gslice *s, struct world *w, int j)
 {
-	const struct world_job *job = world_job(w, j);
+	struct pol_job_info job = pol_job(w, j);
 	struct gsvc *v;
-	struct world_place_opts o = { 1.0, NULL, 0, 0 };
+	struct pol_place_opts o = { .sm_cap = 1.0 };
 	struct sim_err e = { 0, "" };
-	int n = job->tj.gpus, ng = world_ngpus(w), g, k, m = 0, rc;
+	int n = job.gpus, ng = pol_ngpus(w), g, k, m = 0, rc;
 	double knee, share = 1.0;
 
 	if ((rc = ensure(s, j)) != 0)
@@ -288,8 +270,7 @@ static int place_service(struct gslice *s, struct world *w, int j)
 	for (g = 0; g < ng; g++) {
 		double c = committed(s, w, g);
 		s->free_share[g] = c < 0 ? -1 : 1.0 - c;
-		if (c >= 0 &&
-		    world_job_mem(w, j, g) <= world_gpu_free(w, g, -1))
+		if (c >= 0 && pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
 			s->cand[m++] = g;
 	}
 	if (m < n)
@@ -306,9 +287,8 @@ static int place_service(struct gslice *s, struct world *w, int j)
 	}
 	for (k = 0; k < n; k++)
 		share = fmin(share, s->free_share[s->cand[k]]);
-	v->top = job->tj.batch > 0 ? job->tj.batch : 1;
-	knee = gslice_knee(job->model, world_gpu(w, s->cand[0])->dev, v->top,
-			   s->knee_tol);
+	v->top = job.batch > 0 ? job.batch : 1;
+	knee = knee_on(w, j, s->cand[0], v->top, s->knee_tol);
 	share = fmin(share, s->init_share > 0 ? s->init_share : knee);
 	/* A GPU without min_pct free still takes the service at min_pct: the
 	** caps then sum past 100% and MPS shares the SMs (the gpu model's
@@ -316,73 +296,64 @@ static int place_service(struct gslice *s, struct world *w, int j)
 	share = fmax(share, fmin(s->min_share, knee));
 	share = floor(share * 100 + 1e-6) / 100;   /* whole percent */
 	o.sm_cap = share;
-	rc = world_place(w, j, s->cand, n, &o, &e);
+	rc = pol_place(w, j, s->cand, n, &o, &e);
 	if (rc == SIM_ENOSPC)
 		return 0;
 	if (rc != 0)
 		return rc;
 	free(v->knee);
 	memset(v, 0, sizeof *v);
-	v->top = job->tj.batch > 0 ? job->tj.batch : 1;
+	v->top = job.batch > 0 ? job.batch : 1;
 	v->knee = calloc((size_t)v->top + 1, sizeof *v->knee);
 	if (v->knee == NULL)
 		return SIM_ENOMEM;
 	v->active = 1;
 	v->nrep = n;
 	v->share = v->target = share;
-	v->mem_base = job->tenants[0].mem_bytes;
+	v->mem_base = pol_job(w, j).alloc_bytes;
 	{
-		const struct dev_profile *d = world_gpu(w, s->cand[0])->dev;
-		double wbytes = 2.0 * (double)job->model->params;
-		v->standby_bytes = d->ctx_bytes + (uint64_t)wbytes;
+		struct pol_dev_info d = pol_dev(w, pol_gpu(w, s->cand[0]).dev);
+		double wbytes = 2.0 * (double)job.model_params;
+		v->standby_bytes = d.ctx_bytes + (uint64_t)wbytes;
 		v->switch_ns = (sim_time)(s->standby_start_ms * 1e6 +
-					  wbytes / d->h2d_pinned_bytes_per_s *
-					  1e9);
+					  wbytes / d.h2d_bytes_per_s * 1e9);
 	}
 	return arm(s, w);
 }
 
 static int place_train(struct world *w, struct gslice *s, int j)
 {
-	const struct world_job *job = world_job(w, j);
+	int need = pol_job(w, j).gpus, ng = pol_ngpus(w), g, m = 0, rc;
 	struct sim_err e = { 0, "" };
-	int ng = world_ngpus(w), g, m = 0, rc;
 
-	for (g = 0; g < ng && m < job->tj.gpus; g++)
-		if (world_gpu(w, g)->ntenants == 0 &&
-		    world_job_mem(w, j, g) <= world_gpu_free(w, g, -1))
+	for (g = 0; g < ng && m < need; g++)
+		if (pol_gpu_ntenants(w, g) == 0 &&
+		    pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
 			s->cand[m++] = g;
-	if (m < job->tj.gpus)
+	if (m < need)
 		return 0;
-	rc = world_place(w, j, s->cand, m, NULL, &e);
+	rc = pol_place(w, j, s->cand, m, NULL, &e);
 	return rc == SIM_ENOSPC ? 0 : rc;
 }
 
 static int gs_schedule(struct world *w, void *state)
 {
 	struct gslice *s = state;
-	int k = 0, rc;
+	struct pol_pending_walk it = POL_PENDING_WALK;
+	int j, rc;
 
-	while (k < world_npending(w)) {
-		int j = world_pending_at(w, k);
-		const struct world_job *job = world_job(w, j);
-
-		if (!world_job_fits_empty(w, j)) {
-			world_fail_job(w, j, "does not fit on any GPU");
+	while ((j = pol_pending_next(w, &it)) >= 0) {
+		if (!pol_job_fits_empty(w, j)) {
+			pol_fail_job(w, j, "does not fit on any GPU");
 			continue;
 		}
-		rc = job->tj.kind == TRACE_INFER ? place_service(s, w, j) :
-			place_train(w, s, j);
+		rc = pol_job(w, j).kind == POL_INFER ?
+			place_service(s, w, j) : place_train(w, s, j);
 		if (rc != 0)
 			return rc;
-		if (world_job(w, j)->state == JOB_PENDING ||
-		    world_job(w, j)->state == JOB_PREEMPTED)
-			k++;
 	}
 	return 0;
 }
-
-static int gs_schedule(struct world *w, void *state);
 
 /* Starts a standby switch of service j to share `to`.  A standby that does
 ** not fit is refused (counted); the service keeps its share. */
@@ -392,28 +363,28 @@ static int start_switch(struct gslice *s, struct world *w, int j, double to)
 	struct sim_err e = { 0, "" };
 	int rc;
 
-	rc = world_set_mem(w, j, v->mem_base + v->standby_bytes, 0, &e);
+	rc = pol_set_mem(w, j, v->mem_base + v->standby_bytes, 0, &e);
 	if (rc == SIM_ENOSPC)
-		return world_add_metric(w, "gslice_realloc_refused", 1);
+		return pol_add_metric(w, "gslice_realloc_refused", 1);
 	if (rc != 0)
 		return rc;
 	v->switching = 1;
 	v->target = to;
-	v->switch_t0 = world_now(w);
-	return world_set_timer(w, v->switch_ns, TAG_SWITCH |
+	v->switch_t0 = pol_now(w);
+	return pol_set_timer(w, v->switch_ns, TAG_SWITCH |
 			       ((uint64_t)v->gen << 32) | (uint64_t)j, &e);
 }
 
 static int account_standby(struct world *w, const struct gsvc *v)
 {
-	double dt = (double)(world_now(w) - v->switch_t0) / 1e9;
+	double dt = (double)(pol_now(w) - v->switch_t0) / 1e9;
 	int n = v->nrep, rc;
 
-	if ((rc = world_add_metric(w, "gslice_standby_gb_s",
+	if ((rc = pol_add_metric(w, "gslice_standby_gb_s",
 				   (double)v->standby_bytes * n * dt /
 				   1e9)) != 0)
 		return rc;
-	return world_add_metric(w, "gslice_switch_s", dt);
+	return pol_add_metric(w, "gslice_switch_s", dt);
 }
 
 static int end_switch(struct gslice *s, struct world *w, int j, uint32_t gen)
@@ -427,18 +398,18 @@ static int end_switch(struct gslice *s, struct world *w, int j, uint32_t gen)
 	v = &s->sv[j];
 	if (!v->active || !v->switching || v->gen != gen)
 		return 0;
-	if ((rc = world_set_share(w, j, v->target, &e)) != 0 ||
-	    (rc = world_set_mem(w, j, v->mem_base, 1, &e)) != 0 ||
+	if ((rc = pol_set_share(w, j, v->target, &e)) != 0 ||
+	    (rc = pol_set_mem(w, j, v->mem_base, 1, &e)) != 0 ||
 	    (rc = account_standby(w, v)) != 0 ||
-	    (rc = world_add_metric(w, "gslice_reallocs", 1)) != 0)
+	    (rc = pol_add_metric(w, "gslice_reallocs", 1)) != 0)
 		return rc;
 	v->share = v->target;
 	v->switching = 0;
 	/* freed share may let a pending service in */
-	return world_npending(w) > 0 ? gs_schedule(w, s) : 0;
+	return pol_npending(w) > 0 ? gs_schedule(w, s) : 0;
 }
 
-int gslice_adapt_batch(const struct world_svc_window *wn, double slo_ms,
+int gslice_adapt_batch(const struct pol_svc_window *wn, double slo_ms,
 		       int top, double batch_dec, double batch_slack,
 		       double batch_slo_frac)
 {
@@ -476,14 +447,13 @@ int gslice_adapt_batch(const struct world_svc_window *wn, double slo_ms,
 
 /* Max-min fair water-filling of the wants of the services on GPU g down
 ** to capacity 1 (their wants are scaled, never raised). */
-static void fit_gpu(struct gslice *s, struct world *w, int g, int m)
+static void fit_gpu(struct gslice *s, int g, int m)
 {
 	double left = 1.0, sum = 0;
 	int k, unfixed = 0, progress;
 
 	for (k = 0; k < m; k++) {
-		const struct world_job *job = world_job(w, s->order[k]);
-		if (job->gpu_ids[0] == g) {
+		if (s->sv[s->order[k]].gpu0 == g) {
 			sum += s->sv[s->order[k]].want;
 			s->sv[s->order[k]].fixed = 0;
 			unfixed++;
@@ -496,8 +466,7 @@ static void fit_gpu(struct gslice *s, struct world *w, int g, int m)
 		progress = 0;
 		for (k = 0; k < m; k++) {
 			struct gsvc *v = &s->sv[s->order[k]];
-			if (world_job(w, s->order[k])->gpu_ids[0] != g ||
-			    v->fixed || v->want > level)
+			if (v->gpu0 != g || v->fixed || v->want > level)
 				continue;
 			v->fixed = 1;
 			left -= v->want;
@@ -507,8 +476,7 @@ static void fit_gpu(struct gslice *s, struct world *w, int g, int m)
 		if (!progress) {
 			for (k = 0; k < m; k++) {
 				struct gsvc *v = &s->sv[s->order[k]];
-				if (world_job(w, s->order[k])->gpu_ids[0] == g &&
-				    !v->fixed) {
+				if (v->gpu0 == g && !v->fixed) {
 					v->want = fmax(s->min_share, level);
 					v->fixed = 1;
 				}
@@ -521,27 +489,30 @@ static void fit_gpu(struct gslice *s, struct world *w, int g, int m)
 static int tick(struct gslice *s, struct world *w)
 {
 	struct sim_err e = { 0, "" };
-	int nj = world_njobs(w) < s->nsv ? world_njobs(w) : s->nsv;
+	int nj = pol_njobs(w) < s->nsv ? pol_njobs(w) : s->nsv;
 	int j, k, g, m = 0, rc;
 
 	/* measure, adapt batches, decide wants */
 	for (j = 0; j < nj; j++) {
 		struct gsvc *v = &s->sv[j];
-		const struct world_job *job = world_job(w, j);
-		struct world_svc_window wn;
+		struct pol_job_info job;
+		struct pol_svc_window wn;
 		double slo_ms, util, len_ms, knee, need;
 		int starving, b;
 
-		if (!v->active || job->state != JOB_RUNNING)
+		if (!v->active)
 			continue;
-		if ((rc = world_svc_window(w, j, &wn, &e)) != 0)
+		job = pol_job(w, j);
+		if (job.state != POL_JOB_RUNNING)
+			continue;
+		if ((rc = pol_svc_window(w, j, &wn, &e)) != 0)
 			return rc;
-		if ((rc = world_svc_window_reset(w, j, &e)) != 0)
+		if ((rc = pol_svc_window_reset(w, j, &e)) != 0)
 			return rc;
 		len_ms = (double)wn.len_ns / 1e6;
 		if (!(len_ms > 0))
 			continue;
-		slo_ms = job->tj.slo_ns > 0 ? (double)job->tj.slo_ns / 1e6 :
+		slo_ms = job.slo_ns > 0 ? (double)job.slo_ns / 1e6 :
 			HUGE_VAL;
 		util = wn.exec_sum_ms / (len_ms * (wn.replicas ? wn.replicas : 1));
 		starving = wn.served == 0 && wn.queued > 0;
@@ -551,8 +522,8 @@ static int tick(struct gslice *s, struct world *w)
 					       s->batch_dec, s->batch_slack,
 					       s->batch_slo_frac);
 			if (b != wn.max_batch) {
-				if ((rc = world_set_batch(w, j, b, &e)) != 0 ||
-				    (rc = world_add_metric(w,
+				if ((rc = pol_set_batch(w, j, b, &e)) != 0 ||
+				    (rc = pol_add_metric(w,
 					"gslice_batch_changes", 1)) != 0)
 					return rc;
 			}
@@ -573,12 +544,13 @@ static int tick(struct gslice *s, struct world *w)
 			need = fmax(need, v->share + s->step);
 		v->want = fmin(fmax(need, s->min_share), knee);
 		v->want = ceil(v->want * 100 - 1e-6) / 100;
+		v->gpu0 = pol_job_tenant(w, j, 0).gpu;
 		s->order[m++] = j;
 	}
 	/* services on several GPUs are fitted on their first GPU only; the
 	** grant below still respects every GPU's free share */
-	for (g = 0; g < world_ngpus(w); g++)
-		fit_gpu(s, w, g, m);
+	for (g = 0; g < pol_ngpus(w); g++)
+		fit_gpu(s, g, m);
 	/* dead band: move only by a step or more, or onto a bound */
 	for (k = 0; k < m; k++) {
 		struct gsvc *v = &s->sv[s->order[k]];
@@ -608,18 +580,18 @@ static int tick(struct gslice *s, struct world *w)
 		s->order[i] = x;
 	}
 	for (k = 0; k < m; k++) {
-		const struct world_job *job;
 		struct gsvc *v;
 		double grant;
+		int n;
 
 		j = s->order[k];
 		v = &s->sv[j];
 		if (!(v->want > v->share + 1e-9) || v->switching)
 			continue;
-		job = world_job(w, j);
+		n = pol_job(w, j).nplaced;
 		grant = v->want;
-		for (g = 0; g < job->nplaced; g++) {
-			double c = committed(s, w, job->gpu_ids[g]);
+		for (g = 0; g < n; g++) {
+			double c = committed(s, w, pol_job_tenant(w, j, g).gpu);
 			grant = fmin(grant, v->share + (1.0 - c));
 		}
 		grant = floor(grant * 100 + 1e-6) / 100;
@@ -641,7 +613,7 @@ static int gs_timer(struct world *w, void *state, uint64_t tag)
 	s->timer_armed = 0;
 	if ((rc = tick(s, w)) != 0)
 		return rc;
-	for (j = 0; j < s->nsv && j < world_njobs(w); j++)
+	for (j = 0; j < s->nsv && j < pol_njobs(w); j++)
 		if (s->sv[j].active)
 			return arm(s, w);
 	return 0;
@@ -666,16 +638,15 @@ static int gs_finish(struct world *w, void *state, int j)
 }
 
 const struct pol_ops pol_gslice = {
-	POL_IFACE_VERSION,
-	"gslice",
-	"GSLICE (SoCC'20): MPS shares at the knee, adaptive batching, "
-	"self-tuning with standby re-allocation",
-	sizeof(struct gslice),
-	gs_init,
-	gs_fini,
-	NULL,
-	gs_finish,
-	NULL,
-	gs_timer,
-	gs_schedule
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "gslice",
+	.zDesc = "GSLICE (SoCC'20): MPS shares at the knee, adaptive "
+		 "batching, self-tuning with standby re-allocation",
+	.szState = sizeof(struct gslice),
+	.aParam = gs_params,
+	.xInit = gs_init,
+	.xFini = gs_fini,
+	.xOnFinish = gs_finish,
+	.xOnTimer = gs_timer,
+	.xSchedule = gs_schedule
 };

@@ -1,21 +1,19 @@
 /*
 ** gslice.h: what the GSLICE policy (policies/gslice.c) exposes besides
-** its ops table: the knee probe, for tests and reports.
+** its ops table, for tests and reports: the knee rule and adaptive
+** batching, as pure functions.
 */
 #ifndef COLOSIM_POLICIES_GSLICE_H
 #define COLOSIM_POLICIES_GSLICE_H
 
-#include "models/device.h"
-#include "models/zoo.h"
+#include "policies/policy.h"
 
-/* The knee share (0.01..1, whole percent) of `model` at max batch b on
-** device d: the smallest share whose batch latency under the MPS model,
-** the service alone, is within knee_tol of its latency on the whole GPU
-** (docs/MODEL.md, "GSLICE").  Pure. */
-double gslice_knee(const struct zoo_model *model, const struct dev_profile *d,
-		   int b, double knee_tol);
-
-struct world_svc_window;
+/* The knee share (0.01..1, whole percent) from a service's speeds under
+** the MPS model, alone on one GPU (pol_probe_mps with n = 100: speed[0]
+** on the whole GPU, speed[p] at p%): the smallest share whose speed is
+** within knee_tol of the whole GPU's, i.e. whose batch latency is at most
+** (1 + knee_tol) times it (docs/MODEL.md, "GSLICE"); 1 if none.  Pure. */
+double gslice_knee_of(const double *speed, double knee_tol);
 
 /* Adaptive batching (MODEL.md "GSLICE"): the next max batch (1..top) of a
 ** service from its measurement window and SLO.  Over the SLO: one more
@@ -24,7 +22,7 @@ struct world_svc_window;
 ** full batches (mean >= 0.9 b): one more; then capped where the line
 ** exec(b) = a + c b fitted to the window's batches reaches batch_slo_frac *
 ** SLO.  Pure. */
-int gslice_adapt_batch(const struct world_svc_window *wn, double slo_ms,
+int gslice_adapt_batch(const struct pol_svc_window *wn, double slo_ms,
 		       int top, double batch_dec, double batch_slack,
 		       double batch_slo_frac);
 

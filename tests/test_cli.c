@@ -226,6 +226,37 @@ static void test_run_report_plot(void)
 	expect("plot %T/notdb.db", 2, "notdb.db", NULL);
 	expect("plot %T/x.db --format gif", 2, "--format", NULL);
 	expect("plot", 2, "missing DB", NULL);
+	expect("plot %T/x.db --gpu -1", 2, "--gpu", NULL);
+	expect("export", 2, "missing TABLE", NULL);
+	expect("export runs", 2, "missing DB", NULL);
+	expect("export tables %T/x.db", 2, "no export table 'tables'", NULL);
+	expect("export runs %T/notdb.db", 2, "notdb.db",
+	       "not a results database");
+	expect("export runs %T/x.db --format xml", 2, "--format", NULL);
+	expect("export runs %T/x.db --bogus", 2, "unknown option '--bogus'",
+	       NULL);
+	expect("export runs %T/x.db -o", 2, "needs a value", NULL);
+	expect("report %T/notdb.db --metric", 2, "needs a value", NULL);
+	/* a fixed trace twice: the run warns; export and report work */
+	put("fixed.ini", "[experiment]\nname = fx\ncluster = 1x1:a100-40gb\n"
+	    "replications = 2\ntrace = ok.csv\n[sweep]\n"
+	    "policy = exclusive\n");
+	{
+		const char *err = "";
+		CU_ASSERT_EQUAL(run("run %T/fixed.ini -o %T/fx.db", &err), 0);
+		CU_ASSERT(strstr(err, "warning: zero-variance") != NULL);
+		CU_ASSERT_EQUAL(run("report %T/fx.db --metric makespan_s",
+				    &err), 0);
+		CU_ASSERT(strstr(err, "warning: zero-variance") != NULL);
+		CU_ASSERT_EQUAL(run("export runs %T/fx.db -o %T/fx.csv", &err),
+				0);
+		CU_ASSERT_STRING_EQUAL(err, "");
+		CU_ASSERT_EQUAL(run("export jobs %T/fx.db --format json",
+				    &err), 0);
+		expect("report %T/fx.db --metric nope_s", 2, "'nope_s'", NULL);
+		expect("export runs %T/fx.db --metric nope_s", 2, "'nope_s'",
+		       NULL);
+	}
 	/* the results folder is created (configs say db = ../results/X.db) */
 	{
 		const char *err = "";
@@ -245,6 +276,9 @@ static void test_other_commands(void)
 
 	setup_files();
 	expect("list nosuch", 2, "unknown topic 'nosuch'", "devices");
+	expect("list policies nosuch", 2, "unknown policy 'nosuch'",
+	       "template");
+	expect("list policies colti extra", 2, "unexpected 'extra'", NULL);
 	expect("list", 2, "missing TOPIC", NULL);
 	expect("gen --jobs abc", 2, "jobs", "'abc'");
 	expect("gen --jobs", 2, "--jobs needs a value", NULL);
@@ -285,10 +319,36 @@ static void test_other_commands(void)
 	}
 }
 
+/* `list policies NAME` prints the policy's parameter table: each key with
+** its type, range and default, as the table declares them. */
+static void test_list_policy(void)
+{
+	char cmd[600], out[8192];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof cmd, "timeout 60 %s list policies colti "
+		 "2>/dev/null", bin());
+	p = popen(cmd, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	CU_ASSERT_EQUAL(pclose(p), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "colti: COLTI"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "max_tenants          integer  "
+				      "[1, 16]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "mode                 choice   "
+				      "timeslice, mps"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "fit                  bool     "
+				      "0, 1"));
+}
+
 TEST_REGISTER(cli)
 {
 	static const struct test_case cases[] = {
 		{ "replay on bad input", test_replay },
+		{ "list policies NAME prints its parameters",
+		  test_list_policy },
 		{ "replay of an open service ends", test_open_service_ends },
 		{ "run, report, plot on bad input", test_run_report_plot },
 		{ "list, gen, validate, import, openb, calibrate",

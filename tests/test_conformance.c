@@ -10,6 +10,7 @@
 */
 #include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/world/world.h"
@@ -17,8 +18,6 @@
 #include "tests/world_util.h"
 
 #define CLUSTER "2x4:a100-80gb"
-
-extern const struct pol_ops pol_template;
 
 /* Runs trace under pol (seed 7, no event budget) stepping event by event
 ** with the invariants of tw_step_checked; returns the number of violations
@@ -91,8 +90,6 @@ static void test_registered(void)
 
 	CU_ASSERT_PTR_NOT_NULL(pol_registry[0]);
 	for (i = 0; pol_registry[i] != NULL; i++) {
-		CU_ASSERT_PTR_NOT_NULL(pol_registry[i]->xSchedule);
-		CU_ASSERT(pol_registry[i]->iVersion <= POL_IFACE_VERSION);
 		check_policy(pol_registry[i]);
 	}
 }
@@ -135,24 +132,162 @@ static void test_seeds(void)
 /* Names are unique and every table is complete. */
 static void test_registry_table(void)
 {
-	size_t i, k;
+	struct sim_err e = { 0, "" };
+	const struct pol_ops *with_tmpl[2] = { &pol_template, NULL };
+	size_t i;
 
-	for (i = 0; pol_registry[i] != NULL; i++) {
-		CU_ASSERT_PTR_NOT_NULL(pol_registry[i]->zName);
-		CU_ASSERT_PTR_NOT_NULL(pol_registry[i]->zDesc);
-		for (k = 0; k < i; k++)
-			CU_ASSERT_STRING_NOT_EQUAL(pol_registry[i]->zName,
-						   pol_registry[k]->zName);
+	CU_ASSERT_EQUAL(pol_registry_check(pol_registry, &pol_template, &e), 0);
+	if (e.code != 0)
+		fprintf(stderr, "\n  %s\n", e.msg);
+	CU_ASSERT_EQUAL(pol_registry_check(with_tmpl, &pol_template, &e), 0);
+	for (i = 0; pol_registry[i] != NULL; i++)
 		CU_ASSERT_PTR_EQUAL(pol_find(pol_registry[i]->zName),
 				    pol_registry[i]);
-	}
 	CU_ASSERT_PTR_NULL(pol_find("no-such-policy"));
+	CU_ASSERT_PTR_NULL(pol_find(pol_template.zName));  /* unregistered */
+}
+
+/* The registry check catches what a careless copy of the template does:
+** keep its name (any case), keep its description, reuse a name, or carry
+** a broken parameter table. */
+static int reg_fault(const struct pol_ops *a, const struct pol_ops *b,
+		     const char *what)
+{
+	const struct pol_ops *reg[4] = { pol_registry[0], a, b, NULL };
+	struct sim_err e = { 0, "" };
+	int rc = pol_registry_check(reg, &pol_template, &e);
+
+	if (rc == 0 || strstr(e.msg, what) == NULL)
+		fprintf(stderr, "\n  registry: rc %d '%s', want '%s'\n", rc,
+			e.msg, what);
+	return rc != 0 && strstr(e.msg, what) != NULL;
+}
+
+static void test_registry_catches_copies(void)
+{
+	static const struct pol_param_def bad_table[] = {
+		{ .zKey = "headroom", .eType = POL_PDOUBLE, .lo = 0, .hi = 0.5,
+		  .zDefault = "0.7", .zHelp = "h" },
+		POL_PARAM_END };
+	struct pol_ops copy = pol_template, upper = pol_template;
+	struct pol_ops desc = pol_template, twin = pol_template;
+	struct pol_ops tab = pol_template, shout = pol_template;
+
+	/* step 1 of the old template, followed literally */
+	CU_ASSERT(reg_fault(&copy, NULL, "kept its name"));
+	upper.zName = "Template";
+	CU_ASSERT(reg_fault(&upper, NULL, "a name is lower-case"));
+	desc.zName = "mine";
+	CU_ASSERT(reg_fault(&desc, NULL, "the template's description"));
+	twin.zName = "mine";
+	twin.zDesc = "my policy";
+	CU_ASSERT(reg_fault(&twin, &twin, "registered twice"));
+	CU_ASSERT(reg_fault(&twin, pol_find("exclusive"), "registered twice"));
+	shout.zName = pol_registry[0]->zName;
+	shout.zDesc = "my policy";
+	CU_ASSERT(reg_fault(&shout, NULL, "registered twice"));
+	tab.zName = "mine";
+	tab.zDesc = "my policy";
+	tab.aParam = bad_table;
+	CU_ASSERT(reg_fault(&tab, NULL, "'headroom': a default out of"));
+	tab.aParam = NULL;
+	tab.xSchedule = NULL;
+	CU_ASSERT(reg_fault(&tab, NULL, "no xSchedule"));
+}
+
+/*
+** docs/POLICIES.md documents every policy's parameter table as it is:
+** under the heading "#### Parameters of `NAME`", one row
+** "| `key` | type | range | default | help |" per parameter, with the
+** first four cells as the table says (pol_ptype_name, pol_param_range,
+** zDefault or "(none)") and no row for a key the table lacks.
+*/
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf != NULL)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Checks NAME's section of doc; returns the faults found (and prints). */
+static int doc_faults(const char *doc, const struct pol_ops *o)
+{
+	char head[128], row[512], range[256];
+	const struct pol_param_def *d;
+	const char *sec, *end, *line;
+	int bad = 0, rows = 0, defs = 0;
+
+	snprintf(head, sizeof head, "\n#### Parameters of `%s`\n", o->zName);
+	if ((sec = strstr(doc, head)) == NULL) {
+		fprintf(stderr, "\n  docs/POLICIES.md: no '%s'\n", head + 1);
+		return 1;
+	}
+	sec += strlen(head);
+	end = strstr(sec, "\n#");
+	if (end == NULL)
+		end = sec + strlen(sec);
+	for (d = o->aParam; d != NULL && d->zKey != NULL; d++, defs++) {
+		const char *hit;
+		pol_param_range(d, range, sizeof range);
+		snprintf(row, sizeof row, "\n| `%s` | %s | %s | %s |", d->zKey,
+			 pol_ptype_name(d->eType), range,
+			 d->zDefault ? d->zDefault : "(none)");
+		hit = strstr(sec - 1, row);
+		if (hit == NULL || hit >= end) {
+			fprintf(stderr, "\n  docs/POLICIES.md, %s: no row "
+				"'%s'\n", o->zName, row + 1);
+			bad++;
+		}
+	}
+	for (line = sec; line < end; line = strchr(line, '\n') + 1) {
+		if (strncmp(line, "| `", 3) == 0)
+			rows++;
+		if (strchr(line, '\n') == NULL)
+			break;
+	}
+	if (rows != defs) {
+		fprintf(stderr, "\n  docs/POLICIES.md, %s: %d rows for %d "
+			"parameters\n", o->zName, rows, defs);
+		bad++;
+	}
+	return bad;
+}
+
+static void test_docs_match_tables(void)
+{
+	char *doc = slurp("docs/POLICIES.md");
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	for (i = 0; pol_registry[i] != NULL; i++)
+		CU_ASSERT_EQUAL(doc_faults(doc, pol_registry[i]), 0);
+	CU_ASSERT_EQUAL(doc_faults(doc, &pol_template), 0);
+	free(doc);
 }
 
 TEST_REGISTER(conformance)
 {
 	static const struct test_case cases[] = {
 		{ "registry table", test_registry_table },
+		{ "the registry check catches careless copies",
+		  test_registry_catches_copies },
+		{ "docs/POLICIES.md matches every parameter table",
+		  test_docs_match_tables },
 		{ "every policy on every reference trace", test_registered },
 		{ "the template on every reference trace", test_template },
 		{ "every policy under four seeds", test_seeds },

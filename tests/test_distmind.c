@@ -1,6 +1,6 @@
 /*
-** test_distmind.c: DistMind's pools and policies (sim/world/world_load.c,
-** policies/distmind.c): the pipelined load of ResNet-152 over 100 Gb/s
+** test_distmind.c: DistMind's pools and policies (sim/world/world_pool.c,
+** sim/world/world_mempool.c, policies/distmind.c): the pipelined load of ResNet-152 over 100 Gb/s
 ** RDMA and a V100's PCIe 3 against the whole-model load, both equal to the
 ** flow-shop recurrence computed here by hand from the zoo's layer groups;
 ** the load balancer's five cases on constructed states; sharding over

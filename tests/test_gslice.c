@@ -13,6 +13,7 @@
 #include "models/device.h"
 #include "models/workload.h"
 #include "policies/gslice.h"
+#include "sim/world/view.h"
 #include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
@@ -24,6 +25,20 @@ static const struct dev_profile *v100(struct dev_catalog *cat)
 	if (dev_catalog_load(cat, "models/devices", &e) != 0)
 		return NULL;
 	return dev_catalog_find(cat, "v100-16gb");
+}
+
+/* GSLICE's knee of `model` at max batch b on device d: its rule over the
+** MPS model's speeds (the probe pol_probe_mps makes for a placed job). */
+static double knee(const struct zoo_model *m, const struct dev_profile *d,
+		   int b, double tol)
+{
+	struct gpu_work_profile p;
+	double speed[101];
+
+	wl_infer_profile(m, d, b, &p);
+	if (world_mps_speeds(d, &p, 100, speed) != 0)
+		return -1;
+	return gslice_knee_of(speed, tol);
 }
 
 /*
@@ -46,13 +61,22 @@ static void test_knee(void)
 		return;
 	wl_infer_profile(m, d, 16, &p);
 	want = ceil(100 * p.alpha * p.sat / (p.alpha + 0.05) - 1e-9) / 100;
-	TEST_ASSERT_CLOSE(gslice_knee(m, d, 16, 0.05), want, 1e-12);
+	TEST_ASSERT_CLOSE(knee(m, d, 16, 0.05), want, 1e-12);
 	TEST_ASSERT_CLOSE(want, 0.70, 1e-12);
 	/* knee_tol 0: the knee is sat itself, rounded up to a percent */
-	TEST_ASSERT_CLOSE(gslice_knee(m, d, 16, 0.0),
+	TEST_ASSERT_CLOSE(knee(m, d, 16, 0.0),
 			  ceil(100 * p.sat - 1e-9) / 100, 1e-12);
 	/* the knee grows with the batch (more work fills more SMs) */
-	CU_ASSERT(gslice_knee(m, d, 1, 0.05) < gslice_knee(m, d, 32, 0.05));
+	CU_ASSERT(knee(m, d, 1, 0.05) < knee(m, d, 32, 0.05));
+	/* no share reaches the whole GPU's speed within the tolerance: 1 */
+	{
+		double flat[101];
+		int k;
+		flat[0] = 1.0;
+		for (k = 1; k <= 100; k++)
+			flat[k] = 0.5;
+		TEST_ASSERT_CLOSE(gslice_knee_of(flat, 0.05), 1.0, 0);
+	}
 	dev_catalog_fini(&cat);
 }
 
@@ -97,7 +121,7 @@ static void test_converges_to_knee(void)
 
 static void test_adaptive_batching(void)
 {
-	struct world_svc_window wn;
+	struct pol_svc_window wn;
 
 	memset(&wn, 0, sizeof wn);
 	wn.max_batch = 16;

@@ -71,11 +71,47 @@ static void test_forbidden_edge_fails(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "sim -> models/gpu.h"));
 }
 
+/* Policies see only the policy contract: a policy file that includes the
+** world or a model header fails; policy.h itself may include its base
+** headers, and the file-level exception (frac.h -> models/fracnode.h)
+** holds for that file only. */
+static void test_policy_edges(void)
+{
+	char root[256], p[320], cmd[1600];
+	const char *out = "";
+
+	snprintf(root, sizeof root, "%s/layering-pol", test_tmpdir());
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/policies' "
+		 "'%s/tests/layering' && cp tests/layering/edges.txt "
+		 "'%s/tests/layering/'", root, root, root, root);
+	CU_ASSERT_FATAL(system(cmd) == 0);
+	snprintf(p, sizeof p, "%s/policies/policy.h", root);
+	put(p, "#include \"sim/err.h\"\n#include \"sim/rng.h\"\n");
+	snprintf(p, sizeof p, "%s/policies/frac.h", root);
+	put(p, "#include \"models/fracnode.h\"\n");
+	snprintf(p, sizeof p, "%s/policies/mine.c", root);
+	put(p, "#include \"policies/policy.h\"\n");
+	CU_ASSERT_EQUAL(check(root, &out), 0);
+
+	put(p, "#include \"policies/policy.h\"\n#include \"sim/err.h\"\n");
+	CU_ASSERT_EQUAL(check(root, &out), 1);     /* base headers: via policy.h */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "policies/mine.c:2:"));
+
+	put(p, "#include \"sim/world/world.h\"\n");
+	CU_ASSERT_EQUAL(check(root, &out), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "policies -> sim/world/world.h"));
+
+	put(p, "#include \"models/fracnode.h\"\n");  /* frac.h's, not mine */
+	CU_ASSERT_EQUAL(check(root, &out), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "policies/mine.c:1:"));
+}
+
 TEST_REGISTER(layering)
 {
 	static const struct test_case cases[] = {
 		{"the tree passes the layering check", test_tree_passes},
 		{"a forbidden edge fails, naming file:line", test_forbidden_edge_fails},
+		{"policies include only the policy contract", test_policy_edges},
 		{NULL, NULL}
 	};
 	return test_add_suite("layering", cases);

@@ -193,9 +193,13 @@ static int bl_timer(struct world *w, void *state, uint64_t tag)
 }
 
 static const struct pol_ops backlog_ops = {
-	POL_IFACE_VERSION, "backlog", "service backlog probe",
-	sizeof(struct backlog), bl_init, NULL, NULL, NULL, NULL, bl_timer,
-	bl_schedule
+	.iVersion = 1,                /* hand-read parameters, world.h */
+	.zName = "backlog",
+	.zDesc = "service backlog probe",
+	.szState = sizeof(struct backlog),
+	.xInit = bl_init,
+	.xOnTimer = bl_timer,
+	.xSchedule = bl_schedule
 };
 
 /* Runs body under the backlog probe's scenario scn, with at most

@@ -132,8 +132,13 @@ static int probe_timer(struct world *w, void *state, uint64_t tag)
 }
 
 static const struct pol_ops probe_ops = {
-	POL_IFACE_VERSION, "swapprobe", "test probe", sizeof(struct probe),
-	probe_init, NULL, NULL, NULL, NULL, probe_timer, probe_schedule
+	.iVersion = 1,                /* hand-read parameters, world.h */
+	.zName = "swapprobe",
+	.zDesc = "test probe",
+	.szState = sizeof(struct probe),
+	.xInit = probe_init,
+	.xOnTimer = probe_timer,
+	.xSchedule = probe_schedule
 };
 
 /* ---- hand-computed cases ------------------------------------------------- */
@@ -555,9 +560,13 @@ static int adv_timer(struct world *w, void *state, uint64_t tag)
 }
 
 static const struct pol_ops swapadv_ops = {
-	POL_IFACE_VERSION, "swapadv", "swap meets place and pool",
-	sizeof(struct swapadv), adv_init, NULL, NULL, NULL, NULL, adv_timer,
-	adv_schedule
+	.iVersion = 1,                /* hand-read parameters, world.h */
+	.zName = "swapadv",
+	.zDesc = "swap meets place and pool",
+	.szState = sizeof(struct swapadv),
+	.xInit = adv_init,
+	.xOnTimer = adv_timer,
+	.xSchedule = adv_schedule
 };
 
 /* Runs body under the probe's scenario scn at preempt_cost = swap, up to

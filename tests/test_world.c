@@ -305,9 +305,11 @@ static int sw_schedule(struct world *w, void *state)
 }
 
 static const struct pol_ops switcher_ops = {
-	POL_IFACE_VERSION, "test-switcher", "switches mode at run time",
-	sizeof(struct switcher), NULL, NULL, NULL, NULL, NULL, NULL,
-	sw_schedule
+	.iVersion = 1,                /* reads sim/world/world.h directly */
+	.zName = "test-switcher",
+	.zDesc = "switches mode at run time",
+	.szState = sizeof(struct switcher),
+	.xSchedule = sw_schedule
 };
 
 /* world_set_gpu_mode after t = 0 used to forget the GPU's utilisation
@@ -524,8 +526,13 @@ static int probe_timer(struct world *w, void *state, uint64_t tag)
 }
 
 static const struct pol_ops probe_ops = {
-	POL_IFACE_VERSION, "probe", "test probe", sizeof(struct probe),
-	probe_init, NULL, NULL, NULL, NULL, probe_timer, probe_schedule
+	.iVersion = 1,                /* hand-read parameters, world.h */
+	.zName = "probe",
+	.zDesc = "test probe",
+	.szState = sizeof(struct probe),
+	.xInit = probe_init,
+	.xOnTimer = probe_timer,
+	.xSchedule = probe_schedule
 };
 
 /* Oversubscription: A and B (50000 MiB each) on one A100-80GB (81920

@@ -12,6 +12,7 @@
 #include "models/workload.h"
 #include "models/zoo.h"
 #include "sim/world/world_int.h"
+#include "sim/world/world_swap.h"
 #include "tests/util.h"
 
 const char *tw_write(const char *name, const char *body)
@@ -279,12 +280,11 @@ int tw_step_checked(struct tw_world *t, int *moves)
 			break;
 	}
 	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = &w->jobs[j];
+		const struct world_job *job = world_job(w, j);
 		if (moves != NULL)
 			*moves += job->swaps + job->preemptions;
 		if ((job->state != JOB_DONE && job->state != JOB_FAILED) ||
-		    job->end_ns < job->submit_ns || job->nplaced != 0 ||
-		    job->swap_ != NULL) {
+		    job->end_ns < job->submit_ns || job->nplaced != 0) {
 			char d[160];
 			snprintf(d, sizeof d, "%s ended %s", job->tj.id,
 				 job_state_name(job->state));
@@ -293,5 +293,7 @@ int tw_step_checked(struct tw_world *t, int *moves)
 	}
 	if (w->live_jobs != 0 || !w->trace_done)
 		violation(&bad, t, "jobs still live or trace unread", "");
+	if (world_swap_inflight(w) != 0)
+		violation(&bad, t, "swap copies still in flight", "");
 	return bad;
 }

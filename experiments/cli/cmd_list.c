@@ -7,6 +7,8 @@
 **   colosim list devices [--dir DIR] [NAME]
 **       the device profiles: one line each, or every key of NAME with its
 **       value and source.
+**   colosim list policies [NAME]
+**       the policies: one line each, or NAME's parameter table.
 */
 #include <stdio.h>
 #include <string.h>
@@ -47,9 +49,10 @@ static struct cli_spec models_spec = {
 };
 
 static struct cli_spec policies_spec = {
-	"list policies", "colosim list policies",
-	"The policy registry (policies/registry.c); parameters: "
-	"docs/POLICIES.md.", no_opts, NULL
+	"list policies", "colosim list policies [NAME]",
+	"The policy registry (policies/registry.c); with NAME, that policy's\n"
+	"parameters: key, type, range, default, help (docs/POLICIES.md).",
+	no_opts, NULL
 };
 
 struct devices_args {
@@ -226,14 +229,68 @@ static int list_models(int argc, char **argv)
 	return cli_list_models(stdout);
 }
 
+/* One policy's parameter table: key, type, range, default, help (the
+** columns of its table in docs/POLICIES.md). */
+static void print_policy(const struct pol_ops *o)
+{
+	const struct pol_param_def *d;
+	char range[256];
+
+	printf("%s: %s\n", o->zName, o->zDesc);
+	if (o->iVersion < 2) {
+		printf("(interface version %d: parameters are read by its "
+		       "xInit, not declared)\n", o->iVersion);
+		return;
+	}
+	if (o->aParam == NULL || o->aParam[0].zKey == NULL) {
+		printf("no parameters\n");
+		return;
+	}
+	printf("\n  %-20s %-8s %-34s %-12s %s\n", "key", "type", "range",
+	       "default", "help");
+	for (d = o->aParam; d->zKey != NULL; d++) {
+		pol_param_range(d, range, sizeof range);
+		printf("  %-20s %-8s %-34s %-12s %s\n", d->zKey,
+		       pol_ptype_name(d->eType), range,
+		       d->zDefault ? d->zDefault : "(none)", d->zHelp);
+	}
+}
+
+/* The one operand of `list policies`: a policy name. */
+static int policies_opt(void *ctx, int opt, char *v)
+{
+	const char **name = ctx;
+
+	(void)opt;
+	if (*name != NULL)
+		return cli_usage_error("list policies: unexpected '%s'", v);
+	*name = v;
+	return 0;
+}
+
 static int list_policies(int argc, char **argv)
 {
+	const char *name = NULL;
 	size_t i;
-	int rc = cli_parse(&policies_spec, argc, argv, no_operand,
-			   &policies_spec);
+	int rc = cli_parse(&policies_spec, argc, argv, policies_opt, &name);
 
 	if (rc != 0)
 		return rc == CLI_HELP ? 0 : rc;
+	if (name != NULL) {
+		const struct pol_ops *o = pol_find(name);
+		char known[512];
+
+		if (o == NULL && strcmp(name, pol_template.zName) == 0)
+			o = &pol_template;       /* not registered */
+		if (o == NULL) {
+			pol_names(known, sizeof known);
+			return cli_usage_error("list policies: unknown policy "
+					       "'%s' (known: %s, %s)", name,
+					       known, pol_template.zName);
+		}
+		print_policy(o);
+		return 0;
+	}
 	printf("%-12s %s\n", "policy", "description");
 	for (i = 0; pol_registry[i] != NULL; i++)
 		printf("%-12s %s\n", pol_registry[i]->zName,

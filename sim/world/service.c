@@ -1,6 +1,6 @@
 /*
-** service.c: inference services (see service.h; docs/MODEL.md, "Inference
-** services").
+** service.c: inference services, the tenant kind "replica" that runs the
+** trace's services (see service.h; docs/MODEL.md, "Inference services").
 **
 ** Each request is simulated.  Arrivals come one at a time from the trace's
 ** arrival process (a named random stream per service, so every policy sees
@@ -18,13 +18,21 @@
 ** no more requests), or, for an open service (no duration_s and an arrival
 ** process that never ends by itself: Poisson, or rates whose last rate is
 ** not 0), when nothing but open services is left in the world (see
-** svc_close_open): an open service lives as long as the rest of the
-** workload.
-** Memory is bounded: the world holds at most w->max_queued requests in all
+** world__job_open and xClose): an open service lives as long as the rest
+** of the workload.
+** Memory is bounded: the world holds at most max_queued requests in all
 ** backlogs and replica queues together (the batch in flight included); an
 ** arrival that finds the bound reached is rejected: counted in
 ** requests_total, requests_unserved and requests_rejected, never served.
 ** A queue that empties gives its large buffer back.
+**
+** A service whose requests are served elsewhere (the GPU pool, through
+** svc_set_external) has no replicas: route() hands each request to that
+** server, which reports back with svc_external_done / _batch.
+**
+** State: the kind's registration state (struct svc_world: the request
+** counters and latencies of the run, the queue bound) and one struct
+** world_service per service (job->svc), freed at world_destroy.
 */
 #include "sim/world/service.h"
 
@@ -64,11 +72,20 @@ struct svc_win {
 	struct sim_sample lat_ms;
 };
 
+/* The kind's state: what every service of the world shares. */
+struct svc_world {
+	struct sim_sample lat_ms;     /* every served request's latency */
+	uint64_t req_total, req_served, req_slo_ok;
+	uint64_t req_queued;          /* in backlogs and replica queues now */
+	uint64_t req_rejected;        /* arrivals refused: queues full */
+	uint64_t max_queued;          /* the bound on req_queued */
+};
+
 struct world_service {
+	struct svc_world *ws;
 	struct trace_arrivals *arr;
 	struct sim_rng rng;
 	int arrivals_done;
-	int open;                /* arrivals never end by themselves */
 	uint64_t req_ev;         /* the pending next request, 0 none */
 	sim_time end_ns;         /* no requests after this */
 	struct req_fifo backlog; /* before placement */
@@ -76,11 +93,29 @@ struct world_service {
 	int nrep;
 	int max_batch;           /* current max batch, 1..tj.batch */
 	struct svc_win win;
-	int pooled;              /* served by the GPU pool (world_load.c) */
-	long pool_out;           /* requests handed to the pool, unfinished */
+	svc_route_fn *ext;       /* served elsewhere (svc_set_external) */
+	void *ext_ctx;
+	long ext_out;            /* requests handed there, unfinished */
 	int backlog_uncounted;   /* failed: its backlog (kept, unserved) no
-				    longer counts in w->req_queued */
+				    longer counts in ws->req_queued */
+	/* the whole run, for the service's result row (svc_job_result) */
+	uint64_t n_req, n_served, n_slo_ok;
+	struct sim_sample lat_all_ms;
 };
+
+/* Exact latencies kept per service before its histogram takes over
+** (sim/stats.h: quantiles then within 1%): 8 KiB per service. */
+#define SVC_LAT_EXACT 1024
+
+/* Counts one served request of service sv in its whole-run tally. */
+static void tally(struct world_service *sv, sim_time lat, sim_time slo_ns)
+{
+	sv->n_served++;
+	if (lat <= slo_ns)
+		sv->n_slo_ok++;
+	/* out of memory: the moments still count, the quantiles go NaN */
+	(void)sim_sample_add(&sv->lat_all_ms, sim_time_to_ms(lat));
+}
 
 static int fifo_push(struct req_fifo *f, sim_time t)
 {
@@ -106,17 +141,17 @@ static int fifo_push(struct req_fifo *f, sim_time t)
 #define FIFO_KEEP_CAP 4096
 
 /* Queues arrival t on f, or rejects it when the world's bound is reached. */
-static int queue_push(struct world *w, struct req_fifo *f, sim_time t)
+static int queue_push(struct svc_world *ws, struct req_fifo *f, sim_time t)
 {
 	int rc;
 
-	if (w->req_queued >= w->max_queued) {
-		w->req_rejected++;
+	if (ws->req_queued >= ws->max_queued) {
+		ws->req_rejected++;
 		return 0;
 	}
 	if ((rc = fifo_push(f, t)) != 0)
 		return rc;
-	w->req_queued++;
+	ws->req_queued++;
 	return 0;
 }
 
@@ -139,9 +174,9 @@ static sim_time fifo_pop(struct req_fifo *f)
 	return t;
 }
 
-static sim_time queue_pop(struct world *w, struct req_fifo *f)
+static sim_time queue_pop(struct svc_world *ws, struct req_fifo *f)
 {
-	w->req_queued--;
+	ws->req_queued--;
 	return fifo_pop(f);
 }
 
@@ -154,7 +189,8 @@ static int on_check(struct sim *s, void *ctx, uint64_t arg)
 	int j = (int)arg;
 
 	(void)s;
-	if (w->jobs[j].state == JOB_RUNNING && drained(w->jobs[j].svc))
+	if (world__job(w, j)->state == JOB_RUNNING &&
+	    drained(world__job(w, j)->svc))
 		return world__job_done(w, j);
 	return 0;
 }
@@ -163,17 +199,19 @@ static int on_check(struct sim *s, void *ctx, uint64_t arg)
 ** an event, so that no hook runs inside another. */
 static int check_later(struct world *w, int j)
 {
-	const struct world_service *sv = w->jobs[j].svc;
+	const struct world_service *sv = world__job(w, j)->svc;
 
-	if ((sv->nrep == 0 && !sv->pooled) || !drained(sv))
+	if ((sv->nrep == 0 && sv->ext == NULL) || !drained(sv))
 		return 0;
 	return sim_schedule_at(&w->sim, w->sim.now, SIM_PRIO_COMPLETE,
 			       on_check, w, (uint64_t)j, NULL);
 }
 
-/* Marks the arrivals of service j over (cancelling the next request). */
-static void arrivals_end(struct world *w, struct world_service *sv)
+/* Marks the arrivals of a service over (cancelling the next request). */
+static void arrivals_end(struct world *w, struct world_job *job)
 {
+	struct world_service *sv = job->svc;
+
 	if (sv->arrivals_done)
 		return;
 	if (sv->req_ev != 0) {
@@ -181,14 +219,13 @@ static void arrivals_end(struct world *w, struct world_service *sv)
 		sv->req_ev = 0;
 	}
 	sv->arrivals_done = 1;
-	if (sv->open)
-		w->open_svcs--;
+	world__job_open(w, job, 0);
 }
 
 /* Schedules the next request of service j, or marks arrivals done. */
 static int next_request(struct world *w, int j)
 {
-	struct world_service *sv = w->jobs[j].svc;
+	struct world_service *sv = world__job(w, j)->svc;
 	struct sim_err e = { 0, "" };
 	sim_time t;
 	int rc = trace_arrivals_next(sv->arr, &t, &e);
@@ -196,7 +233,7 @@ static int next_request(struct world *w, int j)
 	if (rc < 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
 	if (rc == 0 || t > sv->end_ns) {
-		arrivals_end(w, sv);
+		arrivals_end(w, world__job(w, j));
 		return check_later(w, j);
 	}
 	if (t < w->sim.now)
@@ -221,48 +258,43 @@ static int open_ended(const struct trace_job *tj)
 	return strtod(last, NULL) > 0;
 }
 
-int svc_fail(struct world *w, int j)
+/* xFail: a failed service draws no more requests. */
+static int svc_fail(struct world *w, void *state, struct world_job *job)
 {
-	struct world_service *sv = w->jobs[j].svc;
+	struct world_service *sv = job->svc;
 
-	if (sv != NULL) {
-		arrivals_end(w, sv);
-		/* a failed service is never served: its backlog must not
-		** hold the world's bound for the rest of the run */
-		if (!sv->backlog_uncounted) {
-			w->req_queued -= sv->backlog.n;
-			sv->backlog_uncounted = 1;
-		}
+	(void)state;
+	arrivals_end(w, job);
+	/* a failed service is never served: its backlog must not hold the
+	** world's bound for the rest of the run */
+	if (!sv->backlog_uncounted) {
+		sv->ws->req_queued -= sv->backlog.n;
+		sv->backlog_uncounted = 1;
 	}
 	return 0;
 }
 
-int svc_close_open(struct world *w)
+/* xClose: only open services are left; this one's arrivals end now. */
+static int svc_close(struct world *w, void *state, struct world_job *job)
 {
-	int j, rc;
-
-	for (j = 0; j < w->njobs && w->open_svcs > 0; j++) {
-		struct world_service *sv = w->jobs[j].svc;
-		if (sv == NULL || !sv->open || sv->arrivals_done)
-			continue;
-		arrivals_end(w, sv);
-		if (w->jobs[j].state == JOB_RUNNING &&
-		    (rc = check_later(w, j)) != 0)
-			return rc;
-	}
+	(void)state;
+	arrivals_end(w, job);
+	if (job->state == JOB_RUNNING)
+		return check_later(w, job->idx);
 	return 0;
 }
 
-int svc_create(struct world *w, int j)
+/* xArrive: opens the request stream and schedules the first request. */
+static int svc_arrive(struct world *w, void *state, struct world_job *job)
 {
-	struct world_job *job = &w->jobs[j];
 	struct world_service *sv = calloc(1, sizeof *sv);
 	struct sim_err e = { 0, "" };
-	int rc;
+	int rc, j = job->idx;
 
 	if (sv == NULL)
 		return SIM_ENOMEM;
 	job->svc = sv;
+	sv->ws = state;
 	/* The request stream is named by the job's position in the trace,
 	** so it is the same under every policy (common random numbers). */
 	if ((rc = sim_rng_init(&sv->rng, w->seed, "requests", (uint64_t)j,
@@ -274,18 +306,18 @@ int svc_create(struct world *w, int j)
 	sv->max_batch = job->tj.batch > 0 ? job->tj.batch : 1;
 	sv->win.t0 = w->sim.now;
 	sim_sample_init(&sv->win.lat_ms, 0);
+	sim_sample_init(&sv->lat_all_ms, SVC_LAT_EXACT);
 	sv->end_ns = job->tj.duration_ns > 0 ?
 		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :
 		SIM_TIME_MAX;
-	sv->open = open_ended(&job->tj);
-	if (sv->open)
-		w->open_svcs++;
+	world__job_open(w, job, open_ended(&job->tj));
 	return next_request(w, j);
 }
 
-void svc_destroy(struct world *w, int j)
+/* Frees a service's state (no-op for a job without one). */
+static void svc_destroy(struct world_job *job)
 {
-	struct world_service *sv = w->jobs[j].svc;
+	struct world_service *sv = job->svc;
 	int r;
 
 	if (sv == NULL)
@@ -294,16 +326,17 @@ void svc_destroy(struct world *w, int j)
 		trace_arrivals_close(sv->arr);
 	sim_rng_fini(&sv->rng);
 	sim_sample_fini(&sv->win.lat_ms);
+	sim_sample_fini(&sv->lat_all_ms);
 	if (!sv->backlog_uncounted)
-		w->req_queued -= sv->backlog.n;
+		sv->ws->req_queued -= sv->backlog.n;
 	free(sv->backlog.t);
 	for (r = 0; r < sv->nrep; r++) {
-		w->req_queued -= sv->rep[r].q.n;
+		sv->ws->req_queued -= sv->rep[r].q.n;
 		free(sv->rep[r].q.t);
 	}
 	free(sv->rep);
 	free(sv);
-	w->jobs[j].svc = NULL;
+	job->svc = NULL;
 }
 
 static int on_timeout(struct sim *s, void *ctx, uint64_t arg);
@@ -311,7 +344,7 @@ static int on_timeout(struct sim *s, void *ctx, uint64_t arg);
 /* Starts a batch on replica r if it is idle and the batching rule allows. */
 static int try_start(struct world *w, int j, int r)
 {
-	struct world_job *job = &w->jobs[j];
+	struct world_job *job = world__job(w, j);
 	struct world_service *sv = job->svc;
 	struct replica *rp = &sv->rep[r];
 	struct gpu *g = &w->gpus[job->gpu_ids[r]];
@@ -357,7 +390,7 @@ static int on_timeout(struct sim *s, void *ctx, uint64_t arg)
 	int j = (int)(arg >> 16), r = (int)(arg & 0xffff);
 
 	(void)s;
-	w->jobs[j].svc->rep[r].timeout_ev = 0;
+	world__job(w, j)->svc->rep[r].timeout_ev = 0;
 	return try_start(w, j, r);
 }
 
@@ -379,27 +412,24 @@ static int shortest_queue(const struct world_service *sv)
 
 static int route(struct world *w, int j, sim_time t_arr)
 {
-	struct world_service *sv = w->jobs[j].svc;
-	int r = -1, rc;
+	struct world_service *sv = world__job(w, j)->svc;
+	int r, rc;
 
-	if (sv->pooled) {
-		sv->pool_out++;
-		return world__pool_request(w, j, t_arr);
+	if (sv->ext != NULL) {
+		sv->ext_out++;
+		return sv->ext(w, sv->ext_ctx, j, t_arr);
 	}
 	if (sv->nrep == 0)
-		return queue_push(w, &sv->backlog, t_arr);
-	if (w->pol->xOnRequest != NULL) {
-		rc = w->pol->xOnRequest(w, w->pol_state, j, &r);
-		if (rc < 0)
-			return world__hook_rc(w, rc, "on_request");
-		if (r >= sv->nrep)
-			return sim_fail(&w->sim, SIM_EINVAL, "policy %s routed "
-					"a request of job %d to replica %d of "
-					"%d", w->pol->zName, j, r, sv->nrep);
-	}
+		return queue_push(sv->ws, &sv->backlog, t_arr);
+	if ((rc = world__ask_route(w, j, &r)) < 0)
+		return rc;
+	if (r >= sv->nrep)
+		return sim_fail(&w->sim, SIM_EINVAL, "policy %s routed a "
+				"request of job %d to replica %d of %d",
+				w->pol->zName, j, r, sv->nrep);
 	if (r < 0)
 		r = shortest_queue(sv);
-	if ((rc = queue_push(w, &sv->rep[r].q, t_arr)) != 0)
+	if ((rc = queue_push(sv->ws, &sv->rep[r].q, t_arr)) != 0)
 		return rc;
 	return try_start(w, j, r);
 }
@@ -410,26 +440,29 @@ static int on_request(struct sim *s, void *ctx, uint64_t arg)
 	int j = (int)arg, rc;
 
 	(void)s;
-	w->jobs[j].svc->req_ev = 0;
-	w->req_total++;
-	w->jobs[j].svc->win.arrivals++;
+	world__job(w, j)->svc->req_ev = 0;
+	world__job(w, j)->svc->ws->req_total++;
+	world__job(w, j)->svc->n_req++;
+	world__job(w, j)->svc->win.arrivals++;
 	if ((rc = route(w, j, w->sim.now)) != 0)
 		return rc;
 	return next_request(w, j);
 }
 
-int svc_placed(struct world *w, int j)
+/* xPlaced: one queue per replica; the requests that waited while the
+** service was pending are routed now. */
+static int svc_placed(struct world *w, void *state, struct world_job *job)
 {
-	struct world_job *job = &w->jobs[j];
 	struct world_service *sv = job->svc;
-	int r, rc;
+	int r, rc, j = job->idx;
 
+	(void)state;
 	sv->rep = calloc((size_t)job->nplaced, sizeof *sv->rep);
 	if (sv->rep == NULL)
 		return SIM_ENOMEM;
 	sv->nrep = job->nplaced;
 	while (sv->backlog.n > 0)
-		if ((rc = route(w, j, queue_pop(w, &sv->backlog))) != 0)
+		if ((rc = route(w, j, queue_pop(sv->ws, &sv->backlog))) != 0)
 			return rc;
 	for (r = 0; r < sv->nrep; r++)
 		if ((rc = try_start(w, j, r)) != 0)
@@ -441,7 +474,7 @@ static int drained(const struct world_service *sv)
 {
 	int r;
 
-	if (!sv->arrivals_done || sv->backlog.n > 0 || sv->pool_out > 0)
+	if (!sv->arrivals_done || sv->backlog.n > 0 || sv->ext_out > 0)
 		return 0;
 	for (r = 0; r < sv->nrep; r++)
 		if (sv->rep[r].q.n > 0 || sv->rep[r].inflight > 0)
@@ -449,10 +482,20 @@ static int drained(const struct world_service *sv)
 	return 1;
 }
 
-int svc_batch_done(struct world *w, int j, int k)
+/*
+** xUnitDone: the batch of replica k finished now.  Its tenant is still busy
+** in the GPU model (its unit done, nothing left): the next batch, if one
+** starts, replaces the unit (gpu_begin), so the GPU's speeds are recomputed
+** once, not twice, per batch boundary (one reschedule of the GPU, where
+** finishing first took two, for an instant of no length); otherwise the
+** unit ends here (gpu_finish) and the GPU is rescheduled.
+*/
+static int svc_unit_done(struct world *w, void *state, struct gpu_tenant *t)
 {
-	struct world_job *job = &w->jobs[j];
+	struct world_job *job = world__job(w, t->id);
 	struct world_service *sv = job->svc;
+	struct svc_world *ws = state;
+	int k = (int)(t - job->tenants), j = job->idx;
 	struct replica *rp = &sv->rep[k];
 	struct svc_win *wn = &sv->win;
 	double b = rp->inflight, ex = sim_time_to_ms(w->sim.now - rp->t_batch);
@@ -464,14 +507,15 @@ int svc_batch_done(struct world *w, int j, int k)
 	wn->exec_ms += ex;
 	wn->bexec_ms += b * ex;
 	while (rp->inflight > 0) {
-		sim_time lat = w->sim.now - queue_pop(w, &rp->q);
-		sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
+		sim_time lat = w->sim.now - queue_pop(ws, &rp->q);
+		sim_sample_add(&ws->lat_ms, sim_time_to_ms(lat));
 		if ((rc = sim_sample_add(&wn->lat_ms, sim_time_to_ms(lat))) != 0)
 			return sim_fail(&w->sim, rc, "out of memory");
-		w->req_served++;
+		ws->req_served++;
 		wn->served++;
+		tally(sv, lat, job->tj.slo_ns);
 		if (lat <= job->tj.slo_ns)
-			w->req_slo_ok++;
+			ws->req_slo_ok++;
 		else
 			wn->slo_miss++;
 		rp->inflight--;
@@ -501,7 +545,7 @@ int svc_batch_done(struct world *w, int j, int k)
 
 int svc_queue_len(const struct world *w, int j, int r)
 {
-	const struct world_service *sv = w->jobs[j].svc;
+	const struct world_service *sv = world__job(w, j)->svc;
 
 	if (sv == NULL)
 		return 0;
@@ -512,15 +556,16 @@ int svc_queue_len(const struct world *w, int j, int r)
 	return (int)sv->rep[r].q.n;
 }
 
-unsigned long long svc_unserved(const struct world *w, int j)
+/* Requests never served (still queued or in flight) at the end. */
+static unsigned long long svc_unserved(const struct world *w, int j)
 {
-	const struct world_service *sv = w->jobs[j].svc;
+	const struct world_service *sv = world__job(w, j)->svc;
 	unsigned long long n;
 	int r;
 
 	if (sv == NULL)
 		return 0;
-	n = sv->backlog.n + (unsigned long long)sv->pool_out;
+	n = sv->backlog.n + (unsigned long long)sv->ext_out;
 	for (r = 0; r < sv->nrep; r++)
 		n += sv->rep[r].q.n;
 	return n;
@@ -528,7 +573,7 @@ unsigned long long svc_unserved(const struct world *w, int j)
 
 int svc_set_batch(struct world *w, int j, int max_batch)
 {
-	struct world_service *sv = w->jobs[j].svc;
+	struct world_service *sv = world__job(w, j)->svc;
 	int r, rc;
 
 	sv->max_batch = max_batch;
@@ -542,14 +587,14 @@ int svc_set_batch(struct world *w, int j, int max_batch)
 
 int svc_max_batch(const struct world *w, int j)
 {
-	const struct world_service *sv = w->jobs[j].svc;
+	const struct world_service *sv = world__job(w, j)->svc;
 
 	return sv != NULL ? sv->max_batch : 0;
 }
 
 int svc_window(struct world *w, int j, struct world_svc_window *out)
 {
-	struct world_service *sv = w->jobs[j].svc;
+	struct world_service *sv = world__job(w, j)->svc;
 	struct svc_win *wn = &sv->win;
 	int r;
 
@@ -579,7 +624,7 @@ int svc_window(struct world *w, int j, struct world_svc_window *out)
 
 void svc_window_reset(struct world *w, int j)
 {
-	struct svc_win *wn = &w->jobs[j].svc->win;
+	struct svc_win *wn = &world__job(w, j)->svc->win;
 
 	sim_sample_fini(&wn->lat_ms);
 	memset(wn, 0, sizeof *wn);
@@ -587,31 +632,30 @@ void svc_window_reset(struct world *w, int j)
 	wn->t0 = w->sim.now;
 }
 
-int svc_set_pooled(struct world *w, int j)
+int svc_set_external(struct world *w, int j, svc_route_fn *fn, void *ctx)
 {
-	struct world_service *sv = w->jobs[j].svc;
+	struct world_service *sv = world__job(w, j)->svc;
 	int rc;
 
-	sv->pooled = 1;
+	sv->ext = fn;
+	sv->ext_ctx = ctx;
 	/* queue_pop: the backlog leaves the world's bounded queues */
 	while (sv->backlog.n > 0)
-		if ((rc = route(w, j, queue_pop(w, &sv->backlog))) != 0)
+		if ((rc = route(w, j, queue_pop(sv->ws, &sv->backlog))) != 0)
 			return rc;
 	return check_later(w, j);
 }
 
-int svc_is_pooled(const struct world *w, int j)
+int svc_is_external(const struct world *w, int j)
 {
-	const struct world_service *sv = w->jobs[j].svc;
+	const struct world_service *sv = world__job(w, j)->svc;
 
-	return sv != NULL && sv->pooled;
+	return sv != NULL && sv->ext != NULL;
 }
 
-/* A pool batch of n requests of service j, begun at t0, ended now: its
-** time is the pipe's, a model load included. */
-void svc_pool_batch(struct world *w, int j, int n, sim_time t0)
+void svc_external_batch(struct world *w, int j, int n, sim_time t0)
 {
-	struct svc_win *wn = &w->jobs[j].svc->win;
+	struct svc_win *wn = &world__job(w, j)->svc->win;
 	double b = n, ex = sim_time_to_ms(w->sim.now - t0);
 
 	wn->batches++;
@@ -621,23 +665,115 @@ void svc_pool_batch(struct world *w, int j, int n, sim_time t0)
 	wn->bexec_ms += b * ex;
 }
 
-/* One pooled request (arrived at t_arr) finished now. */
-int svc_pool_done(struct world *w, int j, sim_time t_arr)
+int svc_external_done(struct world *w, int j, sim_time t_arr)
 {
-	struct world_job *job = &w->jobs[j];
+	struct world_job *job = world__job(w, j);
 	struct world_service *sv = job->svc;
+	struct svc_world *ws = sv->ws;
 	sim_time lat = w->sim.now - t_arr;
 	int rc;
 
-	sim_sample_add(&w->lat_ms, sim_time_to_ms(lat));
+	sim_sample_add(&ws->lat_ms, sim_time_to_ms(lat));
 	if ((rc = sim_sample_add(&sv->win.lat_ms, sim_time_to_ms(lat))) != 0)
 		return sim_fail(&w->sim, rc, "out of memory");
-	w->req_served++;
+	ws->req_served++;
 	sv->win.served++;
+	tally(sv, lat, job->tj.slo_ns);
 	if (lat <= job->tj.slo_ns)
-		w->req_slo_ok++;
+		ws->req_slo_ok++;
 	else
 		sv->win.slo_miss++;
-	sv->pool_out--;
+	sv->ext_out--;
 	return check_later(w, j);
+}
+
+/* The kind's xJobResult: service j's whole-run request counts and
+** latencies into its result row. */
+static void svc_job_result(struct world *w, void *state,
+			   const struct world_job *job, struct res_job *r)
+{
+	struct world_service *sv = job->svc;
+	struct sim_sample *s;
+
+	(void)w; (void)state;
+	if (sv == NULL)
+		return;
+	s = &sv->lat_all_ms;
+	r->req_total = sv->n_req;
+	r->req_served = sv->n_served;
+	r->req_slo_ok = sv->n_slo_ok;
+	r->slo_ms = sim_time_to_ms(job->tj.slo_ns);
+	r->lat_mean_ms = s->n ? s->mean : (double)NAN;
+	r->lat_p50_ms = s->n ? sim_sample_quantile(s, 0.50) : (double)NAN;
+	r->lat_p95_ms = s->n ? sim_sample_quantile(s, 0.95) : (double)NAN;
+	r->lat_p99_ms = s->n ? sim_sample_quantile(s, 0.99) : (double)NAN;
+}
+
+/* ---- the kind ------------------------------------------------------------ */
+
+static int svc_results(struct world *w, void *state, struct run_result *res)
+{
+	struct svc_world *ws = state;
+	unsigned long long unserved = 0;
+	int j, rc = 0;
+
+	for (j = 0; j < w->njobs; j++)
+		unserved += svc_unserved(w, j);
+#define SET(name, v) if (rc == 0) rc = run_result_set(res, name, (v))
+	SET("latency_p50_ms", world__res_quant(&ws->lat_ms, 0.50));
+	SET("latency_p95_ms", world__res_quant(&ws->lat_ms, 0.95));
+	SET("latency_p99_ms", world__res_quant(&ws->lat_ms, 0.99));
+	SET("slo_attainment", ws->req_total ?
+	    (double)ws->req_slo_ok / (double)ws->req_total : (double)NAN);
+	SET("requests_total", (double)ws->req_total);
+	SET("requests_served", (double)ws->req_served);
+	SET("requests_unserved", (double)(unserved + ws->req_rejected));
+	SET("requests_rejected", (double)ws->req_rejected);
+#undef SET
+	if (rc == 0)
+		rc = world__res_lat_hist(&ws->lat_ms, res);
+	return rc;
+}
+
+static void svc_fini(struct world *w, void *state)
+{
+	struct svc_world *ws = state;
+	int j;
+
+	for (j = 0; j < w->njobs; j++)
+		svc_destroy(world__job(w, j));
+	sim_sample_fini(&ws->lat_ms);
+	free(ws);
+}
+
+static const struct world_kind svc_kind = {
+	.iVersion = WORLD_KIND_VERSION,
+	.zName = "replica",
+	.eJob = TRACE_INFER,
+	.xFini = svc_fini,
+	.xResults = svc_results,
+	.xUnitDone = svc_unit_done,
+	.xArrive = svc_arrive,
+	.xPlaced = svc_placed,
+	.xFail = svc_fail,
+	.xClose = svc_close,
+	.xJobResult = svc_job_result,
+};
+
+int svc_init(struct world *w, const struct world_config *cfg,
+	     struct sim_err *err)
+{
+	struct svc_world *ws = calloc(1, sizeof *ws);
+	int rc;
+
+	if (ws == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	sim_sample_init(&ws->lat_ms, 0);
+	ws->max_queued = cfg->max_queued_requests > 0 ?
+		cfg->max_queued_requests : WORLD_MAX_QUEUED_DEFAULT;
+	if ((rc = world__kind_add(w, &svc_kind, ws, err)) != 0) {
+		sim_sample_fini(&ws->lat_ms);
+		free(ws);
+	}
+	return rc;
 }

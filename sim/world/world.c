@@ -1,23 +1,26 @@
 /*
-** world.c: jobs, services and GPUs in motion (see world.h).
+** world.c: the world core's events and life cycle (see world.h and
+** world_int.h; docs/ARCHITECTURE.md, "The world core and its tenant kinds").
 **
 ** Event flow.  One arrival event is pending at a time: it admits the trace
 ** row read ahead and reads the next one (streaming: memory holds the jobs
 ** seen so far, never the whole trace ahead).  Every change to a GPU (a
 ** placement, a completion, a preemption, a share change) goes through the
 ** fluid GPU model, which settles progress and recomputes speeds; then
-** gpu_changed() reschedules the completions of every busy tenant on that
-** GPU.  A GPU has one completion event, at the earliest due time of its
-** tenants (tenant.due_ns, ties in list order), not one per tenant: with ten
-** tenants on a GPU, every change used to cancel and push ten events.  The
-** order of events is the same as with one event per tenant (each change
+** world__gpu_changed() tells each tenant's kind (xChanged) and reschedules
+** the completions of the tenants whose kind leaves their timing to the core
+** (xUnitDone).  A GPU has one completion event, at the earliest due time of
+** its tenants (tenant.due_ns, ties in list order), not one per tenant: with
+** ten tenants on a GPU, every change used to cancel and push ten events.
+** The order of events is the same as with one event per tenant (each change
 ** re-pushed all of a GPU's completions at once, in list order, so the
-** earliest stood for the whole block); docs/PERFORMANCE.md.  Arrivals, completions and preemptions request one scheduling
-** pass per instant (priority class SIM_PRIO_SCHEDULE, after them).
+** earliest stood for the whole block); docs/PERFORMANCE.md.  Arrivals,
+** completions and preemptions request one scheduling pass per instant
+** (priority class SIM_PRIO_SCHEDULE, after them).
 **
-** Inference services: each replica has a FIFO of request arrival times and
-** runs one batch at a time (dynamic batching up to the max batch, waiting at
-** most batch_timeout for a fuller batch); see docs/MODEL.md, "Inference".
+** The core names no feature: a job's kind (the registration whose eJob is
+** the job's trace kind) is found at arrival and called at arrival,
+** placement, failure and close; a tenant's kind is its `owner`.
 **
 ** The run stops when the trace is exhausted and every job has ended, at the
 ** horizon, or at the event budget.
@@ -30,7 +33,6 @@
 #include <string.h>
 
 #include "models/workload.h"
-#include "sim/world/service.h"
 #include "sim/world/world_int.h"
 
 const char *job_state_name(enum job_state s)
@@ -104,18 +106,23 @@ static int gpu_arm(struct world *w, int g)
 	return 0;
 }
 
-/* Reschedules the completion of every busy tenant on GPU g. */
 int world__gpu_changed(struct world *w, int g)
 {
 	struct gpu_tenant *t;
 	sim_time now = w->sim.now;
+	int rc, rc0 = world__plog_sync(w, g);
 
+	if (rc0 != 0)
+		return rc0;
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
-		if (t->id < 0) {         /* a pool executor (world_load.c) */
-			int rc = world__pool_tenant_changed(w, t);
-			t->due = 0;        /* it schedules its own events */
-			if (rc != 0)
-				return rc;
+		const struct world_reg *r = t->owner;
+		if (r->kind->xChanged != NULL &&
+		    (rc = r->kind->xChanged(w, r->state, t)) != 0) {
+			t->due = 0;
+			return rc;
+		}
+		if (r->kind->xUnitDone == NULL) {
+			t->due = 0;        /* it times its own units */
 			continue;
 		}
 		t->due_ns = t->busy ? gpu_finish_time(t, now) : SIM_TIME_NEVER;
@@ -124,7 +131,7 @@ int world__gpu_changed(struct world *w, int g)
 	return gpu_arm(w, g);
 }
 
-void pending_remove_job(struct world *w, int j)
+void world__pending_remove(struct world *w, int j)
 {
 	int k;
 
@@ -138,7 +145,7 @@ void pending_remove_job(struct world *w, int j)
 		}
 }
 
-int pending_add_job(struct world *w, int j)
+int world__pending_add(struct world *w, int j)
 {
 	if (w->npending == w->cappending) {
 		int cap = w->cappending ? 2 * w->cappending : 64;
@@ -230,16 +237,44 @@ static void release_placement(struct world *w, struct world_job *job)
 	world__free_placement(job);
 }
 
+void world__job_open(struct world *w, struct world_job *job, int open)
+{
+	open = open != 0;
+	if (job->open_ == open)
+		return;
+	job->open_ = open;
+	w->open_jobs += open ? 1 : -1;
+}
+
+/* Only open-ended jobs are left: each one's kind ends it (xClose). */
+static int close_open(struct world *w)
+{
+	int j, rc;
+
+	for (j = 0; j < w->njobs && w->open_jobs > 0; j++) {
+		struct world_job *job = world__job(w, j);
+		const struct world_reg *r = job->kind_;
+		if (!job->open_)
+			continue;
+		if (r->kind->xClose == NULL) {
+			world__job_open(w, job, 0);
+			continue;
+		}
+		if ((rc = r->kind->xClose(w, r->state, job)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 void world__maybe_stop(struct world *w)
 {
 	int rc;
 
 	if (!w->trace_done)
 		return;
-	/* Only open services left: their arrivals end now (service.c). */
-	if (w->live_jobs > 0 && w->live_jobs == w->open_svcs &&
-	    (rc = svc_close_open(w)) != 0)
-		sim_fail(&w->sim, rc, "cannot end the open services: %s",
+	if (w->live_jobs > 0 && w->live_jobs == w->open_jobs &&
+	    (rc = close_open(w)) != 0)
+		sim_fail(&w->sim, rc, "cannot end the open-ended jobs: %s",
 			 sim_strerror(rc));
 	if (w->live_jobs == 0)
 		sim_stop(&w->sim);
@@ -247,22 +282,15 @@ void world__maybe_stop(struct world *w)
 
 int world__job_done(struct world *w, int j)
 {
-	struct world_job *job = &w->jobs[j];
+	struct world_job *job = world__job(w, j);
 	int rc;
 
 	release_placement(w, job);
 	job->state = JOB_DONE;
 	job->frac_left = 0.0;
 	job->end_ns = w->sim.now;
+	world__job_open(w, job, 0);
 	w->live_jobs--;
-	if (job->tj.kind == TRACE_TRAIN) {
-		double jct = (double)(job->end_ns - job->submit_ns);
-		sim_sample_add(&w->jct_s, jct / 1e9);
-		sim_sample_add(&w->queue_s,
-			       (double)(job->start_ns - job->submit_ns) / 1e9);
-		if (job->solo_ns_ > 0)
-			sim_sample_add(&w->slowdown, jct / job->solo_ns_);
-	}
 	if (w->pol->xOnFinish != NULL) {
 		rc = w->pol->xOnFinish(w, w->pol_state, j);
 		if (rc < 0)
@@ -272,28 +300,8 @@ int world__job_done(struct world *w, int j)
 	return world__request_schedule(w);
 }
 
-/* Tenant k of job j has finished its work unit. */
-static int tenant_done(struct world *w, int j, int k)
-{
-	struct world_job *job = &w->jobs[j];
-	struct gpu_tenant *t = &job->tenants[k];
-	int g = job->gpu_ids[k], i;
-
-	/* A service's next batch usually starts at once: svc_batch_done
-	** then replaces the unit (one speed recomputation and one reschedule
-	** of GPU g, where finishing first took two of each, for an instant
-	** of no length), or else finishes it and reschedules (service.h). */
-	if (job->tj.kind == TRACE_INFER)
-		return svc_batch_done(w, j, k);
-	gpu_finish(&w->gpus[g], t, w->sim.now);
-	world__gpu_changed(w, g);
-	for (i = 0; i < job->nplaced; i++)
-		if (job->tenants[i].busy)
-			return 0;        /* wait for the slowest worker */
-	return world__job_done(w, j);
-}
-
-/* GPU arg's completion event: the first tenant due now, in list order. */
+/* GPU arg's completion event: the first tenant due now, in list order,
+** goes to its kind. */
 static int on_gpu_done(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
@@ -304,9 +312,9 @@ static int on_gpu_done(struct sim *s, void *ctx, uint64_t arg)
 	w->gpus[g].ev = 0;
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_)
 		if (t->due && t->due_ns == w->sim.now) {
-			struct world_job *job = &w->jobs[t->id];
+			const struct world_reg *r = t->owner;
 			t->due = 0;
-			return tenant_done(w, t->id, (int)(t - job->tenants));
+			return r->kind->xUnitDone(w, r->state, t);
 		}
 	return gpu_arm(w, g);    /* (none: only if a due tenant was dropped) */
 }
@@ -328,6 +336,8 @@ static int read_ahead(struct world *w)
 		world__maybe_stop(w);
 		return 0;
 	}
+	if (w->jitter != NULL && (rc = world__jitter_row(w, &w->next_tj)) != 0)
+		return rc;
 	if (w->next_tj.submit_ns < w->sim.now)
 		return sim_fail(&w->sim, SIM_EPARSE, "%s:%ld: submit_s: "
 				"%.9g is earlier than the previous row's "
@@ -338,20 +348,34 @@ static int read_ahead(struct world *w)
 			       SIM_PRIO_ARRIVAL, on_arrival, w, 0, NULL);
 }
 
-static int add_job(struct world *w, const struct trace_job *tj)
+/* A new, zeroed job record at index njobs (its chunk made when needed). */
+static struct world_job *job_new(struct world *w)
 {
+	int c = w->njobs >> WORLD_JOB_CHUNK_LOG2;
 	struct world_job *job;
 
-	if (w->njobs == w->capjobs) {
-		int cap = w->capjobs ? 2 * w->capjobs : 64;
-		struct world_job *p = realloc(w->jobs, (size_t)cap * sizeof *p);
+	if (c == w->nchunks) {
+		struct world_job **p = realloc(w->jobs, (size_t)(c + 1) *
+					       sizeof *p);
 		if (p == NULL)
-			return SIM_ENOMEM;
+			return NULL;
 		w->jobs = p;
-		w->capjobs = cap;
+		p[c] = calloc(WORLD_JOB_CHUNK, sizeof *p[c]);
+		if (p[c] == NULL)
+			return NULL;
+		w->nchunks++;
 	}
-	job = &w->jobs[w->njobs];
+	job = world__job(w, w->njobs);
 	memset(job, 0, sizeof *job);
+	return job;
+}
+
+static int add_job(struct world *w, const struct trace_job *tj)
+{
+	struct world_job *job = job_new(w);
+
+	if (job == NULL)
+		return SIM_ENOMEM;
 	job->idx = w->njobs;
 	job->tj = *tj;
 	job->model = zoo_find(tj->model);
@@ -359,6 +383,11 @@ static int add_job(struct world *w, const struct trace_job *tj)
 		return sim_fail(&w->sim, SIM_ENOENT, "%s:%ld: model: unknown "
 				"model '%s'", w->trace_path, tj->line,
 				tj->model);
+	job->kind_ = world__kind_of_job(w, (int)tj->kind);
+	if (job->kind_ == NULL)
+		return sim_fail(&w->sim, SIM_ENOENT, "%s:%ld: kind: no tenant "
+				"kind runs this kind of job", w->trace_path,
+				tj->line);
 	job->state = JOB_PENDING;
 	job->submit_ns = w->sim.now;
 	job->start_ns = job->end_ns = -1;
@@ -372,16 +401,18 @@ static int add_job(struct world *w, const struct trace_job *tj)
 static int on_arrival(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
+	const struct world_reg *r;
 	int j, rc;
 
 	(void)s; (void)arg;
 	if ((rc = add_job(w, &w->next_tj)) != 0)
 		return rc;
 	j = w->njobs - 1;
-	if ((rc = pending_add_job(w, j)) != 0)
+	if ((rc = world__pending_add(w, j)) != 0)
 		return rc;
-	if (w->jobs[j].tj.kind == TRACE_INFER &&
-	    (rc = svc_create(w, j)) != 0)
+	r = world__job(w, j)->kind_;
+	if (r->kind->xArrive != NULL &&
+	    (rc = r->kind->xArrive(w, r->state, world__job(w, j))) != 0)
 		return rc;
 	if (w->pol->xOnArrival != NULL &&
 	    (rc = w->pol->xOnArrival(w, w->pol_state, j)) < 0)
@@ -446,62 +477,30 @@ static int on_sample(struct sim *s, void *ctx, uint64_t arg)
 
 /* ---- creation ---------------------------------------------------------------- */
 
-int world_create(struct world **out, const struct world_config *cfg,
-		 struct sim_err *err)
+static int check_policy(const struct pol_ops *pol, struct sim_err *err)
 {
-	struct world *w;
-	int g, rc;
-
-	*out = NULL;
-	if (cfg->policy == NULL || cfg->policy->xSchedule == NULL)
+	if (pol == NULL || pol->xSchedule == NULL)
 		return sim_err_set(err, SIM_EINVAL, "policy without a "
 				   "schedule hook");
-	if (cfg->policy->iVersion > POL_IFACE_VERSION)
+	if (pol->iVersion > POL_IFACE_VERSION)
 		return sim_err_set(err, SIM_EVERSION, "policy %s targets "
 				   "interface version %d; this colosim has %d",
-				   cfg->policy->zName, cfg->policy->iVersion,
+				   pol->zName, pol->iVersion,
 				   POL_IFACE_VERSION);
-	if (cfg->memory_servers < 0 || cfg->memory_server_nic_bytes_per_s < 0)
-		return sim_err_set(err, SIM_EINVAL, "memory pool: %d servers "
-				   "at %g B/s (expected >= 0)",
-				   cfg->memory_servers,
-				   cfg->memory_server_nic_bytes_per_s);
-	if (cfg->preempt_cost != WORLD_PREEMPT_FREE &&
-	    cfg->preempt_cost != WORLD_PREEMPT_SWAP)
-		return sim_err_set(err, SIM_EINVAL, "preempt_cost %d: expected "
-				   "free (0) or swap (1)", cfg->preempt_cost);
-	w = calloc(1, sizeof *w);
-	if (w == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	sim_init(&w->sim);
-	w->cl = cfg->cluster;
-	w->pol = cfg->policy;
-	w->seed = cfg->seed;
-	w->horizon = cfg->horizon_ns > 0 ? cfg->horizon_ns : SIM_TIME_MAX;
-	w->max_events = cfg->max_events;
-	w->preempt_cost = cfg->preempt_cost;
-	w->max_queued = cfg->max_queued_requests > 0 ?
-		cfg->max_queued_requests : WORLD_MAX_QUEUED_DEFAULT;
-	/* Default 100 Gb/s between nodes: DistMind's RDMA fabric
-	** (docs/MODEL.md, "Data-parallel training"). */
-	w->nic_bytes_per_s = cfg->nic_bytes_per_s > 0 ? cfg->nic_bytes_per_s :
-		100e9 / 8.0;
-	w->mem_servers = cfg->memory_servers > 0 ? cfg->memory_servers :
-		cfg->cluster->nnodes;
-	w->mem_server_bytes_per_s = cfg->memory_server_nic_bytes_per_s > 0 ?
-		cfg->memory_server_nic_bytes_per_s : w->nic_bytes_per_s;
-	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
-	sim_sample_init(&w->jct_s, 0);
-	sim_sample_init(&w->queue_s, 0);
-	sim_sample_init(&w->slowdown, 0);
-	sim_sample_init(&w->lat_ms, 0);
+	return 0;
+}
+
+/* The GPUs, the series and the policy's state; 0 or SIM_ENOMEM. */
+static int alloc_core(struct world *w, const struct world_config *cfg,
+		      struct sim_err *err)
+{
+	int g;
+
 	w->ngpus = cfg->cluster->ngpus;
 	w->gpus = calloc((size_t)w->ngpus, sizeof *w->gpus);
-	if (w->gpus == NULL) {
-		world_destroy(w);
+	if (w->gpus == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory for %d GPUs",
 				   cfg->cluster->ngpus);
-	}
 	for (g = 0; g < w->ngpus; g++) {
 		int node;
 		const struct dev_profile *d = cluster_gpu_dev(w->cl, g, &node);
@@ -517,28 +516,67 @@ int world_create(struct world **out, const struct world_config *cfg,
 			     sizeof *w->series.v);
 	w->pol_state = calloc(1, w->pol->szState ? w->pol->szState : 1);
 	if (w->series.t == NULL || w->series.v == NULL ||
-	    w->pol_state == NULL) {
-		world_destroy(w);
+	    w->pol_state == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	}
-	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0) {
-		world_destroy(w);
+	return 0;
+}
+
+/* Opens the trace, runs the policy's xInit, reads the first row ahead
+** and starts the sampling. */
+static int start(struct world *w, const struct world_config *cfg,
+		 struct sim_err *err)
+{
+	int rc;
+
+	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0 ||
+	    (rc = world__jitter_init(w, cfg->arrival_jitter_ns, err)) != 0)
 		return rc;
-	}
+	if ((rc = world__view_init(w, err)) != 0 ||
+	    (rc = pol_params_fill(w->pol, cfg->params, w->pol_state,
+				  err)) != 0)
+		return rc;
 	if (w->pol->xInit != NULL &&
 	    (rc = w->pol->xInit(w, w->pol_state, cfg->params, err)) != 0) {
 		if (err != NULL && err->code == 0)
 			sim_err_set(err, rc, "policy %s: init failed: %s",
 				    w->pol->zName, sim_strerror(rc));
-		world_destroy(w);
 		return rc;
 	}
 	w->pol_inited = 1;
 	if ((rc = read_ahead(w)) != 0 ||
 	    (rc = sim_schedule_at(&w->sim, 0, SIM_PRIO_SAMPLE, on_sample, w,
-				  0, NULL)) != 0) {
-		sim_err_set(err, rc, "%s", w->sim.err.msg[0] ? w->sim.err.msg :
-			    sim_strerror(rc));
+				  0, NULL)) != 0)
+		return sim_err_set(err, rc, "%s", w->sim.err.msg[0] ?
+				   w->sim.err.msg : sim_strerror(rc));
+	return 0;
+}
+
+int world_create(struct world **out, const struct world_config *cfg,
+		 struct sim_err *err)
+{
+	struct world *w;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_policy(cfg->policy, err)) != 0)
+		return rc;
+	w = calloc(1, sizeof *w);
+	if (w == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	sim_init(&w->sim);
+	w->cl = cfg->cluster;
+	w->pol = cfg->policy;
+	w->seed = cfg->seed;
+	w->horizon = cfg->horizon_ns > 0 ? cfg->horizon_ns : SIM_TIME_MAX;
+	w->max_events = cfg->max_events;
+	/* Default 100 Gb/s between nodes: DistMind's RDMA fabric
+	** (docs/MODEL.md, "Data-parallel training"). */
+	w->nic_bytes_per_s = cfg->nic_bytes_per_s > 0 ? cfg->nic_bytes_per_s :
+		100e9 / 8.0;
+	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
+	if ((rc = world__builtin_init(w, cfg, err)) != 0 ||
+	    (rc = alloc_core(w, cfg, err)) != 0 ||
+	    (rc = start(w, cfg, err)) != 0) {
 		world_destroy(w);
 		return rc;
 	}
@@ -555,30 +593,31 @@ void world_destroy(struct world *w)
 	if (w->pol_inited && w->pol->xFini != NULL)
 		w->pol->xFini(w, w->pol_state);
 	/* The GPUs first: gpu_fini walks their tenant lists, which point
-	** into the tenants of jobs still placed (a horizon or budget stop). */
+	** into the tenants of jobs still placed (a horizon or budget stop)
+	** and into the kinds' own tenants (pool executors). */
 	for (g = 0; g < w->ngpus && w->gpus != NULL; g++)
 		gpu_fini(&w->gpus[g]);
-	world__swap_fini(w);
+	world__kinds_fini(w);
 	for (j = 0; j < w->njobs; j++) {
-		free(w->jobs[j].gpu_ids);
-		free(w->jobs[j].tenants);
-		free(w->jobs[j].work0_);
-		svc_destroy(w, j);
+		struct world_job *job = world__job(w, j);
+		free(job->gpu_ids);
+		free(job->tenants);
+		free(job->work0_);
 	}
+	for (j = 0; j < w->nchunks; j++)
+		free(w->jobs[j]);
 	free(w->jobs);
 	free(w->pending);
-	world__pool_fini(w);          /* after gpu_fini: executors unlinked */
 	free(w->gpus);
 	free(w->series.t);
 	free(w->series.v);
 	free(w->xmetrics);
 	free(w->pol_state);
+	world__view_fini(w);
 	if (w->tr != NULL)
 		trace_close(w->tr);
-	sim_sample_fini(&w->jct_s);
-	sim_sample_fini(&w->queue_s);
-	sim_sample_fini(&w->slowdown);
-	sim_sample_fini(&w->lat_ms);
+	world__plog_fini(w);
+	world__jitter_fini(w);
 	sim_fini(&w->sim);
 	free(w);
 }

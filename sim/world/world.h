@@ -5,10 +5,11 @@
 **
 ** Ownership: world_create copies what it needs from its config except the
 ** device catalog and cluster spec, which are borrowed and must outlive the
-** world.  Policies see the world through the const accessors below and act
-** only through the world_* action calls, each of which validates its request
-** and returns 0 or a SIM_E* code with a message, leaving the world unchanged
-** on failure.
+** world.  Policies see the world only through policies/policy.h (the pol_*
+** view and actions, sim/world/view.c, built on the calls below); the
+** accessors here are the world's own API, for the engine, the experiments
+** and tests.  Every world_* action validates its request and returns 0 or
+** a SIM_E* code with a message, leaving the world unchanged on failure.
 **
 ** Lifecycle of a job: PENDING (arrived, waiting) -> RUNNING (tenants on its
 ** GPUs) -> DONE; RUNNING -> PREEMPTED (back in the queue, progress kept) ->
@@ -47,7 +48,14 @@ enum job_state {
 const char *job_state_name(enum job_state s);
 
 struct world_service;
+struct world_reg;
 
+/*
+** A job's record.  Lifetime: records live in chunks that never move, so a
+** pointer from world_job() stays valid until world_destroy; a policy should
+** still hold it no longer than the hook that obtained it and keep the job
+** index across hooks (a later version may free finished jobs' records).
+*/
 struct world_job {
 	int idx;
 	struct trace_job tj;              /* the trace row */
@@ -65,6 +73,8 @@ struct world_job {
 	struct world_service *svc;        /* kind infer only */
 	char fail_reason[96];
 	/* private to the world */
+	struct world_reg *kind_;          /* the tenant kind that runs it */
+	int open_;                        /* open-ended (world__job_open) */
 	double *work0_;                   /* work given to each tenant */
 	double frac0_;                    /* frac_left when placed */
 	double solo_ns_;                  /* solo run time at first placement */
@@ -80,7 +90,6 @@ struct world_job {
 					     memory: placing it pays the H2D
 					     copy (world_swap_in) */
 	int swaps;                        /* swap-outs so far */
-	struct world_swap_copy *swap_;    /* the copy in flight, or NULL */
 };
 
 struct world_config {
@@ -97,14 +106,18 @@ struct world_config {
 	** that finds this many queued is rejected (counted, never served).
 	** 0: WORLD_MAX_QUEUED_DEFAULT.  Bounds memory whatever the load. */
 	uint64_t max_queued_requests;
-	/* the memory pool (sim/world/world_load.c): 0 servers means one per node,
-	** 0 bandwidth means nic_bytes_per_s */
+	/* the memory pool (sim/world/world_mempool.c): 0 servers means one
+	** per node, 0 bandwidth means nic_bytes_per_s */
 	int memory_servers;
 	double memory_server_nic_bytes_per_s;
 	/* What world_preempt costs: WORLD_PREEMPT_FREE (0, the default:
 	** the job leaves its GPUs at once) or WORLD_PREEMPT_SWAP (it is
 	** swapped out and pays the copy back in; docs/MODEL.md, "Swapping"). */
 	int preempt_cost;
+	/* Arrival jitter: each trace row arrives up to this much later, a
+	** uniform draw per row from the replication's stream, order kept
+	** (sim/world/world_jitter.c; docs/RESULTS.md).  0: the trace's times. */
+	sim_time arrival_jitter_ns;
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };
@@ -132,6 +145,8 @@ void world_destroy(struct world *w);
 
 sim_time world_now(const struct world *w);
 int world_njobs(const struct world *w);
+/* Job j's record, or NULL for no such job; see struct world_job for how
+** long the pointer lives. */
 const struct world_job *world_job(const struct world *w, int j);
 /* Pending (and preempted) jobs in arrival order. */
 int world_npending(const struct world *w);
@@ -228,6 +243,8 @@ int world_svc_window_reset(struct world *w, int j, struct sim_err *err);
 int world_set_batch(struct world *w, int j, int max_batch,
 		    struct sim_err *err);
 
+/* ---- job memory and run metrics (sim/world/world_act.c) ------------------ */
+
 /* Changes the allocation of every tenant of running job j to mem_bytes
 ** (per GPU).  SIM_ENOSPC, leaving every tenant as it was, when it does
 ** not fit and !allow_oversub. */
@@ -239,7 +256,8 @@ int world_set_mem(struct world *w, int j, uint64_t mem_bytes,
 ** policy-specific counters (reallocations, switch costs).  0 or
 ** SIM_EINVAL / SIM_ENOMEM. */
 int world_add_metric(struct world *w, const char *name, double value);
-/* ---- the GPU pool and the memory pool (sim/world/world_load.c) ---------------
+/* ---- the GPU pool and the memory pool -------------------------------------
+** (sim/world/world_pool.c and sim/world/world_mempool.c.)
 ** DistMind-style disaggregation (docs/MODEL.md, "DistMind").  Models live
 ** on memory servers, each sharded over min(servers, 4) of them; a GPU that
 ** joins the pool runs one inference executor that holds a cache of

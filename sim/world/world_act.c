@@ -1,14 +1,17 @@
 /*
-** world_act.c: the world's read-only view and the validated actions that
-** policies call (see world.h).  Every action checks its request completely
-** before changing anything, so a refused action leaves the world as it was.
+** world_act.c: the world core's read-only view and the validated actions
+** that policies call (see world.h): placement, preemption, shares, GPU
+** modes, timers, failure, job memory and run metrics.  Every action checks
+** its request completely before changing anything, so a refused action
+** leaves the world as it was.  A feature may take over world_place and
+** world_preempt through its kind (xPlace, xPreempt: world_int.h); what a
+** placed job's tenants then do is their kind's (xPlaced).
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/workload.h"
-#include "sim/world/service.h"
 #include "sim/world/world_int.h"
 
 sim_time world_now(const struct world *w) { return w->sim.now; }
@@ -22,7 +25,7 @@ const struct cluster_spec *world_cluster(const struct world *w)
 
 const struct world_job *world_job(const struct world *w, int j)
 {
-	return j >= 0 && j < w->njobs ? &w->jobs[j] : NULL;
+	return j >= 0 && j < w->njobs ? world__job(w, j) : NULL;
 }
 
 int world_pending_at(const struct world *w, int k)
@@ -33,11 +36,6 @@ int world_pending_at(const struct world *w, int k)
 const struct gpu *world_gpu(const struct world *w, int g)
 {
 	return g >= 0 && g < w->ngpus ? &w->gpus[g] : NULL;
-}
-
-int world_queue_len(const struct world *w, int j, int r)
-{
-	return svc_queue_len(w, j, r);
 }
 
 uint64_t world_gpu_free(const struct world *w, int g, int slice)
@@ -63,7 +61,7 @@ static uint64_t job_mem_uncached(const struct world_job *job,
 ** up to four devices (a cluster of more types recomputes the others). */
 uint64_t world_job_mem(const struct world *w, int j, int g)
 {
-	struct world_job *job = &w->jobs[j];
+	struct world_job *job = world__job(w, j);
 	const struct dev_profile *d = w->gpus[g].dev;
 	int k;
 
@@ -80,7 +78,7 @@ uint64_t world_job_mem(const struct world *w, int j, int g)
 void world_job_footprint(const struct world *w, int j, int g,
 			 uint64_t *peak, uint64_t *trough, double *peak_frac)
 {
-	const struct world_job *job = &w->jobs[j];
+	const struct world_job *job = world__job(w, j);
 	struct wl_train_mem m;
 
 	*peak = *trough = world_job_mem(w, j, g);
@@ -95,7 +93,7 @@ void world_job_footprint(const struct world *w, int j, int g,
 
 double world_job_remaining_ns(const struct world *w, int j, int g)
 {
-	const struct world_job *job = &w->jobs[j];
+	const struct world_job *job = world__job(w, j);
 	const struct dev_profile *d = w->gpus[g].dev;
 	int k;
 
@@ -124,7 +122,7 @@ double world_job_remaining_ns(const struct world *w, int j, int g)
 
 int world_job_fits_empty(const struct world *w, int j)
 {
-	struct world_job *job = &w->jobs[j];
+	struct world_job *job = world__job(w, j);
 	int g, n = 0;
 
 	if (job->fits_empty_ != 0)
@@ -136,20 +134,12 @@ int world_job_fits_empty(const struct world *w, int j)
 	return job->fits_empty_ == 1;
 }
 
-int world_place(struct world *w, int j, const int *gpus, int n,
-		const struct world_place_opts *o, struct sim_err *err)
+static int check_place(const struct world *w, const struct world_job *job,
+		       const int *gpus, int n, const struct world_place_opts *o,
+		       struct sim_err *err)
 {
-	struct world_job *job;
-	struct world_place_opts dflt = { 1.0, NULL, 0, 0 };
-	int k, i, rc;
+	int k, i;
 
-	if (o == NULL)
-		o = &dflt;
-	if (j < 0 || j >= w->njobs)
-		return sim_err_set(err, SIM_EINVAL, "place: no job %d", j);
-	job = &w->jobs[j];
-	if (job->state == JOB_PREEMPTED && job->swapped)
-		return world_swap_in(w, j, gpus, n, o, err);
 	if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
 		return sim_err_set(err, SIM_ESTATE, "place: job %s is %s",
 				   job->tj.id, job_state_name(job->state));
@@ -168,33 +158,66 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 				return sim_err_set(err, SIM_EINVAL, "place: GPU "
 						   "%d twice", gpus[k]);
 	}
+	return 0;
+}
+
+/* Attaches one tenant of job j per GPU; on a refusal detaches those
+** attached and frees the arrays. */
+static int attach_all(struct world *w, struct world_job *job, const int *gpus,
+		      int n, const struct world_place_opts *o,
+		      struct sim_err *err)
+{
+	int k, i, rc;
+
 	job->tenants = calloc((size_t)n, sizeof *job->tenants);
 	job->gpu_ids = malloc((size_t)n * sizeof *job->gpu_ids);
 	job->work0_ = calloc((size_t)n, sizeof *job->work0_);
 	if (job->tenants == NULL || job->gpu_ids == NULL ||
 	    job->work0_ == NULL) {
-		rc = sim_err_set(err, SIM_ENOMEM, "place: out of memory");
-		goto undo;
+		world__free_placement(job);
+		return sim_err_set(err, SIM_ENOMEM, "place: out of memory");
 	}
 	for (k = 0; k < n; k++) {
 		struct gpu_tenant *t = &job->tenants[k];
-		t->id = j;
+		t->id = job->idx;
 		t->mem_bytes = o->mem_bytes > 0 ? o->mem_bytes :
-			world_job_mem(w, j, gpus[k]);
+			world_job_mem(w, job->idx, gpus[k]);
 		t->sm_cap = o->sm_cap > 0 ? o->sm_cap : 1.0;
 		t->slice = o->slices != NULL ? o->slices[k] : -1;
 		job->gpu_ids[k] = gpus[k];
-		rc = gpu_attach(&w->gpus[gpus[k]], t, w->sim.now,
-				o->allow_oversub, err);
+		rc = world__reg_attach(w, job->kind_, gpus[k], t,
+				       o->allow_oversub, err);
 		if (rc != 0) {
 			for (i = 0; i < k; i++)
 				gpu_detach(&w->gpus[gpus[i]], &job->tenants[i],
 					   w->sim.now);
-			goto undo;
+			world__free_placement(job);
+			return rc;
 		}
 	}
 	job->nplaced = n;
-	pending_remove_job(w, j);
+	return 0;
+}
+
+int world_place(struct world *w, int j, const int *gpus, int n,
+		const struct world_place_opts *o, struct sim_err *err)
+{
+	struct world_job *job;
+	struct world_place_opts dflt = { 1.0, NULL, 0, 0 };
+	const struct world_reg *r;
+	int k, rc;
+
+	if (o == NULL)
+		o = &dflt;
+	if (j < 0 || j >= w->njobs)
+		return sim_err_set(err, SIM_EINVAL, "place: no job %d", j);
+	job = world__job(w, j);
+	if ((rc = world__offer_place(w, job, gpus, n, o, err)) != WORLD_PASS)
+		return rc;
+	if ((rc = check_place(w, job, gpus, n, o, err)) != 0 ||
+	    (rc = attach_all(w, job, gpus, n, o, err)) != 0)
+		return rc;
+	world__pending_remove(w, j);
 	job->state = JOB_RUNNING;
 	if (job->start_ns < 0) {
 		job->start_ns = w->sim.now;
@@ -203,32 +226,14 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 			if (gpus[k] < job->first_gpu_)
 				job->first_gpu_ = gpus[k];
 	}
-	if (job->tj.kind == TRACE_TRAIN) {
-		job->frac0_ = job->frac_left;
-		for (k = 0; k < n; k++) {
-			const struct dev_profile *d = w->gpus[gpus[k]].dev;
-			struct gpu_work_profile prof;
-			double total = world__train_total_ns(w, job, d, gpus, n);
-			if (job->solo_ns_ == 0 && k == 0)
-				job->solo_ns_ = total;
-			job->work0_[k] = job->frac_left * total;
-			wl_train_profile_measured(job->model, d,
-				job->tj.batch, job->tj.prec,
-				(double)job->tj.iter_ns, job->tj.gpu_util,
-				&prof);
-			gpu_begin(&w->gpus[gpus[k]], &job->tenants[k],
-				  job->work0_[k], &prof, w->sim.now);
-		}
-	} else if ((rc = svc_placed(w, j)) != 0) {
+	r = job->kind_;
+	if (r->kind->xPlaced != NULL &&
+	    (rc = r->kind->xPlaced(w, r->state, job)) != 0)
 		return rc;
-	}
 	for (k = 0; k < n; k++)
 		if ((rc = world__gpu_changed(w, gpus[k])) != 0)
 			return rc;
 	return 0;
-undo:
-	world__free_placement(job);
-	return rc;
 }
 
 int world_preempt(struct world *w, int j, struct sim_err *err)
@@ -239,14 +244,14 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 
 	if (j < 0 || j >= w->njobs)
 		return sim_err_set(err, SIM_EINVAL, "preempt: no job %d", j);
-	job = &w->jobs[j];
+	job = world__job(w, j);
 	if (job->state != JOB_RUNNING || job->tj.kind != TRACE_TRAIN)
 		return sim_err_set(err, SIM_ESTATE, "preempt: job %s is %s%s",
 				   job->tj.id, job_state_name(job->state),
 				   job->tj.kind == TRACE_INFER ?
 				   " (services are not preempted)" : "");
-	if (w->preempt_cost == WORLD_PREEMPT_SWAP)
-		return world__swap_out(w, j, 1, err);
+	if ((rc = world__offer_preempt(w, job, err)) != WORLD_PASS)
+		return rc;
 	for (k = 0; k < job->nplaced; k++) {
 		struct gpu_tenant *t = &job->tenants[k];
 		double f;
@@ -264,7 +269,7 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	world__free_placement(job);
 	job->state = JOB_PREEMPTED;
 	job->preemptions++;
-	if ((rc = pending_add_job(w, j)) != 0)
+	if ((rc = world__pending_add(w, j)) != 0)
 		return sim_err_set(err, rc, "preempt: out of memory");
 	return world__request_schedule(w);
 }
@@ -277,7 +282,7 @@ int world_set_share(struct world *w, int j, double sm_cap,
 
 	if (j < 0 || j >= w->njobs)
 		return sim_err_set(err, SIM_EINVAL, "set_share: no job %d", j);
-	job = &w->jobs[j];
+	job = world__job(w, j);
 	if (!(sm_cap > 0 && sm_cap <= 1))
 		return sim_err_set(err, SIM_EINVAL, "set_share: share %g not "
 				   "in (0, 1]", sm_cap);
@@ -365,19 +370,95 @@ int world_set_timer(struct world *w, sim_time dt, uint64_t tag,
 int world_fail_job(struct world *w, int j, const char *reason)
 {
 	struct world_job *job;
+	const struct world_reg *r;
+	int rc = 0;
 
 	if (j < 0 || j >= w->njobs)
 		return SIM_EINVAL;
-	job = &w->jobs[j];
+	job = world__job(w, j);
 	if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
 		return SIM_ESTATE;
-	pending_remove_job(w, j);
+	world__pending_remove(w, j);
 	job->state = JOB_FAILED;
 	job->end_ns = w->sim.now;
-	svc_fail(w, j);
+	r = job->kind_;
+	if (r->kind->xFail != NULL)
+		rc = r->kind->xFail(w, r->state, job);
+	world__job_open(w, job, 0);
 	snprintf(job->fail_reason, sizeof job->fail_reason, "%s",
 		 reason ? reason : "");
 	w->live_jobs--;
 	world__maybe_stop(w);
+	return rc;
+}
+
+/* ---- job memory and run metrics ---------------------------------------- */
+
+int world_set_mem(struct world *w, int j, uint64_t mem_bytes,
+		  int allow_oversub, struct sim_err *err)
+{
+	struct world_job *job;
+	uint64_t *old;
+	int k, i, rc = 0;
+
+	if (j < 0 || j >= w->njobs)
+		return sim_err_set(err, SIM_EINVAL, "set_mem: no job %d", j);
+	job = world__job(w, j);
+	if (job->state != JOB_RUNNING || job->nplaced == 0)
+		return sim_err_set(err, SIM_ESTATE, "set_mem: job %s is %s",
+				   job->tj.id, job_state_name(job->state));
+	if (mem_bytes == 0)
+		return sim_err_set(err, SIM_EINVAL, "set_mem: zero bytes for "
+				   "job %s", job->tj.id);
+	old = malloc((size_t)job->nplaced * sizeof *old);
+	if (old == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "set_mem: out of memory");
+	for (k = 0; k < job->nplaced; k++) {
+		old[k] = job->tenants[k].mem_bytes;
+		rc = gpu_resize(&w->gpus[job->gpu_ids[k]], &job->tenants[k],
+				mem_bytes, w->sim.now, allow_oversub, err);
+		if (rc != 0) {
+			for (i = 0; i < k; i++)
+				gpu_resize(&w->gpus[job->gpu_ids[i]],
+					   &job->tenants[i], old[i],
+					   w->sim.now, 1, NULL);
+			break;
+		}
+	}
+	free(old);
+	/* Under oversubscription a resize changes speeds (paging). */
+	for (i = 0; i < job->nplaced; i++) {
+		int r2 = world__gpu_changed(w, job->gpu_ids[i]);
+		if (rc == 0 && r2 != 0)
+			rc = r2;
+	}
+	return rc;
+}
+
+int world_add_metric(struct world *w, const char *name, double value)
+{
+	int k;
+
+	if (name == NULL || name[0] == '\0' ||
+	    strlen(name) >= sizeof w->xmetrics[0].name)
+		return SIM_EINVAL;
+	for (k = 0; k < w->nxmetrics; k++)
+		if (strcmp(w->xmetrics[k].name, name) == 0) {
+			w->xmetrics[k].value += value;
+			return 0;
+		}
+	if (w->nxmetrics == w->capxmetrics) {
+		int cap = w->capxmetrics ? 2 * w->capxmetrics : 8;
+		struct world_metric *p = realloc(w->xmetrics,
+						 (size_t)cap * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		w->xmetrics = p;
+		w->capxmetrics = cap;
+	}
+	snprintf(w->xmetrics[w->nxmetrics].name,
+		 sizeof w->xmetrics[0].name, "%s", name);
+	w->xmetrics[w->nxmetrics].value = value;
+	w->nxmetrics++;
 	return 0;
 }

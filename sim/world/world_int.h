@@ -1,13 +1,180 @@
 /*
-** world_int.h: the world's private state, shared by sim/world/world.c (events and
-** life cycle), sim/world/world_act.c (the view and the policy actions),
-** sim/world/service.c (inference services) and sim/world/world_res.c (metrics).
-** Nothing outside sim/ includes it.
+** world_int.h: the world core's private API (docs/ARCHITECTURE.md, "The
+** world core and its tenant kinds").
+**
+** The core (world.c: events and life cycle; world_kind.c: the registry of
+** tenant kinds; world_act.c: the view and the policy actions; world_res.c:
+** the metrics) owns the GPUs, the job records, the pending queue, the
+** trace, the policy and the scheduling pass.  Everything else is a feature
+** with its own .c/.h pair and its own state: the training worker
+** (world_train.c), the inference replica (service.c, world_svc.c), the GPU
+** pool's executor (world_pool.c, its model cache world_cache.c), the
+** memory pool (world_mempool.c) and
+** swapping (world_swap.c).  Each registers a `struct world_kind`, a const
+** table of handlers, with an opaque state pointer; the core calls features
+** only through those tables and never names one.  Features call what this
+** header declares (and read the core's state below), never each other's
+** internals; a feature's documented header (service.h, world_mempool.h)
+** is its API for the others.
+**
+** Nothing outside sim/world/ includes this header except tests.
 */
 #ifndef COLOSIM_SIM_WORLD_INT_H
 #define COLOSIM_SIM_WORLD_INT_H
 
+#include <assert.h>
+
 #include "sim/world/world.h"
+
+/* ---- tenant kinds ---------------------------------------------------------
+**
+** A kind (as ROSS's tw_lptype) tells the core how to drive one kind of GPU
+** tenant and, for a kind that runs trace jobs, those jobs.  A feature with
+** no tenants of its own (the memory pool, swapping) registers a kind too,
+** for its state's lifetime and the actions it takes over.  Every handler
+** is optional (NULL), gets the state given to world__kind_add, and returns
+** 0 or a negative SIM_E* code that fails the run (after sim_fail, or with
+** the code alone); xPlace and xPreempt may also return WORLD_PASS.  A
+** handler runs inside an event: it may change the world through the calls
+** of this header and the world_* actions, but must not free what the core
+** passed it.  Fields are only ever appended
+** (iVersion says which the table has).
+*/
+
+#define WORLD_KIND_VERSION 1
+#define WORLD_KINDS_MAX 16            /* registrations per world */
+#define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
+#define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
+#define WORLD_PASS 1                  /* xPlace / xPreempt: not mine */
+
+struct world_kind {
+	int iVersion;                 /* WORLD_KIND_VERSION it targets */
+	const char *zName;            /* unique: "train", "replica", ... */
+	/* The trace kind (enum trace_kind) of the jobs it runs, at most one
+	** kind per trace kind, or WORLD_NO_JOBS. */
+	int eJob;
+
+	/* ---- the registration ---- */
+	/* At world_destroy, in reverse order of registration, after the
+	** GPUs' tenant lists are gone and before the job records are
+	** freed: frees the state and everything the kind owns.  The last
+	** call the kind gets; cannot fail. */
+	void (*xFini)(struct world *w, void *state);
+	/* world_results: adds the kind's run metrics (run_result_set, in
+	** registration order, after makespan and utilisation, before the
+	** job counts) and anything else it reports.  0 or SIM_ENOMEM. */
+	int (*xResults)(struct world *w, void *state, struct run_result *res);
+
+	/* ---- its tenants (attached by world__tenant_attach) ---- */
+	/* Tenant t's work unit finished now.  Non-NULL: the core keeps the
+	** unit's completion, at gpu_finish_time, in its GPU's one completion
+	** event and calls this when it is due (t->due is 0 again; the unit
+	** is still begun in the GPU model).  The kind ends or replaces the
+	** unit (gpu_finish / gpu_begin) and calls world__gpu_changed.
+	** NULL: the kind times its tenants' units itself (xChanged). */
+	int (*xUnitDone)(struct world *w, void *state, struct gpu_tenant *t);
+	/* The speeds of t's GPU changed now (a tenant attached, detached,
+	** began or finished a unit, changed share or memory): called for
+	** every attached tenant of the kind, in the GPU's list order, before
+	** the core re-arms the GPU's completion event.  A kind that times
+	** its own units reschedules them here (gpu_finish_time); it must not
+	** change the GPU (no attach, detach, begin, finish or resize). */
+	int (*xChanged)(struct world *w, void *state, struct gpu_tenant *t);
+
+	/* ---- its jobs (eJob != WORLD_NO_JOBS) ---- */
+	/* The job arrived (pending; the policy's xOnArrival follows). */
+	int (*xArrive)(struct world *w, void *state, struct world_job *job);
+	/* world_place attached the job's tenants (RUNNING, start_ns set):
+	** begin their work.  The core calls world__gpu_changed on every GPU
+	** of the placement afterwards. */
+	int (*xPlaced)(struct world *w, void *state, struct world_job *job);
+	/* world_fail_job failed the pending job (FAILED, end_ns set). */
+	int (*xFail)(struct world *w, void *state, struct world_job *job);
+	/* The trace is over and every live job is open-ended (see
+	** world__job_open): end this one's open-ended activity now.  Called
+	** for each open job in index order until none is left open. */
+	int (*xClose)(struct world *w, void *state, struct world_job *job);
+
+	/* ---- actions a feature takes over, for any job ---- */
+	/* world_place(job, ...): offered to every kind with the handler, in
+	** registration order, after the core checked the job index and
+	** before anything else; o is never NULL.  WORLD_PASS leaves the
+	** placement to the next kind and then to the core; anything else is
+	** world_place's result. */
+	int (*xPlace)(struct world *w, void *state, struct world_job *job,
+		      const int *gpus, int n, const struct world_place_opts *o,
+		      struct sim_err *err);
+	/* world_preempt(job): as xPlace, offered once the core has checked
+	** that the job is a running training job. */
+	int (*xPreempt)(struct world *w, void *state, struct world_job *job,
+			struct sim_err *err);
+
+	/* ---- results, per job (eJob != WORLD_NO_JOBS) ---- */
+	/* world_results: fills the kind's own fields of job's result row r
+	** (the core has filled the common ones and set the others to their
+	** "does not apply" values); cannot fail. */
+	void (*xJobResult)(struct world *w, void *state,
+			   const struct world_job *job, struct res_job *r);
+};
+
+/* A registration: a kind and its state.  Lives in struct world (stable
+** until world_destroy); every tenant's `owner` points to its kind's. */
+struct world_reg {
+	const struct world_kind *kind;
+	void *state;
+};
+
+/* Registers kind k with state (borrowed until k->xFini, which frees it).
+** SIM_EINVAL (no name, a version this world does not know, a name or a
+** trace kind already taken) or SIM_ENOSPC (WORLD_KINDS_MAX reached), with
+** a message; then nothing is registered and the caller keeps state. */
+int world__kind_add(struct world *w, const struct world_kind *k, void *state,
+		    struct sim_err *err);
+/* The state registered with k, or NULL when k is not registered (O(1):
+** a feature's views may call it per GPU per request; below). */
+static inline void *world__kind_state(const struct world *w,
+				      const struct world_kind *k);
+/* Attaches t (id, mem_bytes, sm_cap and slice set by the caller; a tenant
+** of no job has a negative id: policies read id >= 0 as a job index) to
+** GPU g as a tenant of registered kind k: gpu_attach's refusals, or
+** SIM_ENOENT for a kind not registered.  The core owns t->owner from now
+** on.  The caller begins its unit (gpu_begin), if any, then calls
+** world__gpu_changed(w, g); it detaches it with gpu_detach (then
+** world__gpu_changed) and keeps t alive while attached. */
+int world__tenant_attach(struct world *w, const struct world_kind *k, int g,
+			 struct gpu_tenant *t, int allow_oversub,
+			 struct sim_err *err);
+
+/* The core's own uses of the registry (world_kind.c): attach a job's
+** tenant to its kind's registration r; the kind of jobs of a trace kind
+** (NULL: none); every xFini in reverse order; every xResults in order;
+** offer world_place / world_preempt (WORLD_PASS: no kind took it). */
+int world__reg_attach(struct world *w, struct world_reg *r, int g,
+		      struct gpu_tenant *t, int allow_oversub,
+		      struct sim_err *err);
+struct world_reg *world__kind_of_job(struct world *w, int trace_kind);
+void world__kinds_fini(struct world *w);
+int world__kinds_results(struct world *w, struct run_result *res);
+/* The xJobResult of job's kind, if it has one, on r. */
+struct res_job;
+void world__kind_job_result(struct world *w, const struct world_job *job,
+			    struct res_job *r);
+int world__offer_place(struct world *w, struct world_job *job,
+		       const int *gpus, int n, const struct world_place_opts *o,
+		       struct sim_err *err);
+int world__offer_preempt(struct world *w, struct world_job *job,
+			 struct sim_err *err);
+
+/* The built-in features, registered in this order by world_create
+** (world_builtin.c, a static table as Lua's linit.c).  A feature's init
+** reads its part of cfg, registers its kind(s) and returns 0 or an error
+** with a message. */
+typedef int world_init_fn(struct world *w, const struct world_config *cfg,
+			  struct sim_err *err);
+int world__builtin_init(struct world *w, const struct world_config *cfg,
+			struct sim_err *err);
+
+/* ---- the core's state ---------------------------------------------------- */
 
 /* Downsampled utilisation series: row k holds the cluster HBM and SM
 ** fractions, then (per_gpu) each GPU's pair. */
@@ -18,13 +185,23 @@ struct world_series {
 	double *v;
 };
 
+struct world_metric {
+	char name[48];
+	double value;
+};
+
+/* Job records live in chunks of WORLD_JOB_CHUNK that never move: a record's
+** address is stable until world_destroy (world.h, world_job). */
+#define WORLD_JOB_CHUNK_LOG2 8
+#define WORLD_JOB_CHUNK (1 << WORLD_JOB_CHUNK_LOG2)
+
 struct world {
 	struct sim sim;
 	const struct cluster_spec *cl;
 	struct gpu *gpus;
 	int ngpus;
-	struct world_job *jobs;
-	int njobs, capjobs;
+	struct world_job **jobs;      /* chunks; njobs records in all */
+	int njobs, nchunks;
 	int *pending;                 /* pending job indices, arrival order */
 	int npending, cappending;
 	struct trace_reader *tr;
@@ -40,59 +217,123 @@ struct world {
 	enum sim_stop_reason stop_reason;
 	int sched_pending;
 	int live_jobs;                /* arrived, not done or failed */
-	int open_svcs;                /* services whose arrivals are open
-					 (sim/world/service.c, svc_close_open) */
+	int open_jobs;                /* live jobs marked open-ended */
 	double nic_bytes_per_s;       /* inter-node bandwidth per GPU */
-	struct sim_sample jct_s, queue_s, slowdown, lat_ms;
-	uint64_t req_total, req_served, req_slo_ok;
-	uint64_t req_queued;          /* in backlogs and replica queues now */
-	uint64_t req_rejected;        /* arrivals refused: queues full */
-	uint64_t max_queued;          /* the bound on req_queued */
 	struct world_series series;
-	int mem_servers;              /* the memory pool (world_load.c) */
-	double mem_server_bytes_per_s;
-	struct world_pool *pool;      /* NULL until first used */
 	struct world_metric *xmetrics; /* world_add_metric, in first-use order */
 	int nxmetrics, capxmetrics;
-	/* swapping (sim/world/world_swap.c) */
-	int preempt_cost;             /* WORLD_PREEMPT_* */
-	struct world_swapper *swapper; /* host links of swap copies; NULL
-					  until the first swap */
+	struct world_reg kinds[WORLD_KINDS_MAX];
+	int nkinds;
+	/* kinds by table address: open addressing, never full */
+	const struct world_reg *kind_ix[WORLD_KIND_SLOTS];
+	struct world_plog *plog;      /* placement log (world_plog.c); NULL
+					 until the first GPU change */
+	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
+					 NULL when off */
+	struct world_view *view;      /* the policy view's state (view.c) */
 };
 
-struct world_metric {
-	char name[48];
-	double value;
-};
+/* A kind table's slot in kind_ix, before probing. */
+static inline unsigned world__kind_hash(const struct world_kind *k)
+{
+	uintptr_t h = (uintptr_t)k;
 
+	h ^= h >> 5 ^ h >> 11;
+	return (unsigned)h & (WORLD_KIND_SLOTS - 1);
+}
+
+static inline void *world__kind_state(const struct world *w,
+				      const struct world_kind *k)
+{
+	unsigned i = world__kind_hash(k);
+	const struct world_reg *r;
+
+	for (; (r = w->kind_ix[i]) != NULL;
+	     i = (i + 1) & (WORLD_KIND_SLOTS - 1))
+		if (r->kind == k)
+			return r->state;
+	return NULL;
+}
+
+/* The state of a kind registered at world_create (a built-in feature's
+** own): never NULL. */
+static inline void *world__kind_own(const struct world *w,
+				    const struct world_kind *k)
+{
+	void *state = world__kind_state(w, k);
+
+	assert(state != NULL);
+	return state;
+}
+
+/* Job j's record (0 <= j < njobs). */
+static inline struct world_job *world__job(const struct world *w, int j)
+{
+	return &w->jobs[j >> WORLD_JOB_CHUNK_LOG2][j & (WORLD_JOB_CHUNK - 1)];
+}
+
+/* ---- the core's calls ---------------------------------------------------- */
+
+/* Requests one scheduling pass at this instant (idempotent). */
 int world__request_schedule(struct world *w);
+/* Stops the run when the trace is over and no job is live; first asks
+** open-ended jobs to close (xClose) when they are all that is left. */
 void world__maybe_stop(struct world *w);
-void pending_remove_job(struct world *w, int j);
-int pending_add_job(struct world *w, int j);
+/* Pending queue: remove j (if there), append j. */
+void world__pending_remove(struct world *w, int j);
+int world__pending_add(struct world *w, int j);
+/* Reschedules GPU g after any change (xChanged, then its one completion
+** event at the earliest due tenant of a kind with xUnitDone). */
 int world__gpu_changed(struct world *w, int g);
+/* Job j is done now: its tenants leave, then xOnFinish and a pass. */
 int world__job_done(struct world *w, int j);
+/* Marks a live job open-ended (its activity would never end by itself)
+** or no longer; the core counts them for world__maybe_stop. */
+void world__job_open(struct world *w, struct world_job *job, int open);
+/* Frees a job's placement arrays (its tenants are detached already). */
 void world__free_placement(struct world_job *job);
+/* A policy hook's result: rc < 0 fails the run naming the hook. */
 int world__hook_rc(struct world *w, int rc, const char *hook);
+/* Asks the policy's xOnRequest where a request of service j goes into
+** *to (-1 first): 1 when the policy has no xOnRequest (the caller's
+** default applies), 0 when it answered, or its error (run failed).
+** Inline: it runs once per request. */
+static inline int world__ask_route(struct world *w, int j, int *to)
+{
+	int rc;
+
+	*to = -1;
+	if (w->pol->xOnRequest == NULL)
+		return 1;
+	rc = w->pol->xOnRequest(w, w->pol_state, j, to);
+	return rc < 0 ? world__hook_rc(w, rc, "on_request") : 0;
+}
+/* A training job's total solo time on device d with this placement
+** (docs/MODEL.md, "Training jobs"). */
 double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
 			     int n);
-/* sim/world/world_swap.c: swap running job j out (as_preempt: world_preempt
-** with preempt_cost swap: counts a preemption and appends j to the queue);
-** free the swapper and every copy in flight (world_destroy). */
-int world__swap_out(struct world *w, int j, int as_preempt,
-		    struct sim_err *err);
-void world__swap_fini(struct world *w);
+/* Metrics helpers (world_res.c): NaN without a sample; the ~40-bin
+** log-spaced latency histogram of s into res. */
+double world__res_quant(struct sim_sample *s, double q);
+double world__res_mean(const struct sim_sample *s);
+int world__res_lat_hist(struct sim_sample *s, struct run_result *res);
 
-/* world_load.c: the GPU pool.  pool_request takes one request of a pooled
-** service; pool_tenant_changed reschedules an executor (tenant id < 0). */
-int world__pool_request(struct world *w, int j, sim_time t_arr);
-int world__pool_tenant_changed(struct world *w, struct gpu_tenant *t);
-void world__pool_fini(struct world *w);
-/* service.c, for the pool */
-int svc_set_pooled(struct world *w, int j);
-int svc_is_pooled(const struct world *w, int j);
-int svc_pool_done(struct world *w, int j, sim_time t_arr);
-void svc_pool_batch(struct world *w, int j, int n, sim_time t0);
+/* sim/world/world_plog.c: the placement log.  sync(g) records the tenants
+** of GPU g that came and went (called by world__gpu_changed); results adds
+** every interval to res (open ones end -1); fini frees it. */
+int world__plog_sync(struct world *w, int g);
+int world__plog_results(struct world *w, struct run_result *res);
+void world__plog_fini(struct world *w);
+/* sim/world/world_jitter.c: arrival jitter of j_ns (0: off); row shifts
+** the row just read (0, or a sim_fail code for a row out of order). */
+int world__jitter_init(struct world *w, sim_time j_ns, struct sim_err *err);
+int world__jitter_row(struct world *w, struct trace_job *tj);
+void world__jitter_fini(struct world *w);
+/* sim/world/view.c: the policy view's state (device kinds, the policy's
+** random stream): made before xInit, freed by world_destroy. */
+int world__view_init(struct world *w, struct sim_err *err);
+void world__view_fini(struct world *w);
 
 #endif

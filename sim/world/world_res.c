@@ -11,28 +11,32 @@
 ** without a finished training job, latencies without a served request,
 ** SLO attainment without a request.  `replay --json` prints it as null and
 ** the results store leaves it out.
+**
+** Order of the metrics: the core's (makespan, utilisation), each tenant
+** kind's in registration order (xResults: the training jobs' JCTs, the
+** services' latencies and requests), the job counts, then the policy's
+** (world_add_metric).
 */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/world/service.h"
 #include "sim/world/world_int.h"
 
 /* NaN (the metric does not apply) when there is no sample: 0 would read as
 ** the best possible latency or JCT for a run that served nothing. */
-static double quant(struct sim_sample *s, double q)
+double world__res_quant(struct sim_sample *s, double q)
 {
 	return s->n ? sim_sample_quantile(s, q) : (double)NAN;
 }
 
-static double mean(const struct sim_sample *s)
+double world__res_mean(const struct sim_sample *s)
 {
 	return s->n ? s->mean : (double)NAN;
 }
 
 /* A latency histogram of about 40 log-spaced bins between min and max. */
-static int lat_bins(struct sim_sample *s, struct run_result *res)
+int world__res_lat_hist(struct sim_sample *s, struct run_result *res)
 {
 	enum { NB = 40 };
 	uint64_t counts[NB];
@@ -76,7 +80,7 @@ static int add_jobs(struct world *w, struct run_result *res)
 	int j, rc;
 
 	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = &w->jobs[j];
+		const struct world_job *job = world__job(w, j);
 		struct res_job r;
 
 		memset(&r, 0, sizeof r);
@@ -98,6 +102,9 @@ static int add_jobs(struct world *w, struct run_result *res)
 		r.slowdown = job->state == JOB_DONE && job->solo_ns_ > 0 ?
 			(double)(job->end_ns - job->submit_ns) / job->solo_ns_ :
 			-1;
+		r.slo_ms = r.lat_mean_ms = r.lat_p50_ms = r.lat_p95_ms =
+			r.lat_p99_ms = NAN;
+		world__kind_job_result(w, job, &r);
 		if ((rc = run_result_add_job(res, &r)) != 0)
 			return rc;
 	}
@@ -134,11 +141,10 @@ int world_results(struct world *w, struct run_result *res,
 {
 	sim_time t_end = 0;
 	double hbm = 0, cap = 0, sm = 0;
-	unsigned long long unserved = 0;
 	int j, g, done = 0, failed = 0, rc = 0, unfinished = 0;
 
 	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = &w->jobs[j];
+		const struct world_job *job = world__job(w, j);
 		if (job->state == JOB_DONE) {
 			done++;
 			if (job->end_ns > t_end)
@@ -148,7 +154,6 @@ int world_results(struct world *w, struct run_result *res,
 		} else {
 			unfinished++;
 		}
-		unserved += svc_unserved(w, j);
 	}
 	if (unfinished > 0 || t_end == 0)
 		t_end = w->sim.now;
@@ -163,21 +168,8 @@ int world_results(struct world *w, struct run_result *res,
 	SET("makespan_s", sim_time_to_s(t_end));
 	SET("hbm_util_mean", cap > 0 ? hbm / cap : 0);
 	SET("sm_util_mean", w->ngpus ? sm / w->ngpus : 0);
-	SET("jct_mean_s", mean(&w->jct_s));
-	SET("jct_p50_s", quant(&w->jct_s, 0.50));
-	SET("jct_p95_s", quant(&w->jct_s, 0.95));
-	SET("jct_p99_s", quant(&w->jct_s, 0.99));
-	SET("queue_delay_mean_s", mean(&w->queue_s));
-	SET("slowdown_mean", mean(&w->slowdown));
-	SET("latency_p50_ms", quant(&w->lat_ms, 0.50));
-	SET("latency_p95_ms", quant(&w->lat_ms, 0.95));
-	SET("latency_p99_ms", quant(&w->lat_ms, 0.99));
-	SET("slo_attainment", w->req_total ?
-	    (double)w->req_slo_ok / (double)w->req_total : (double)NAN);
-	SET("requests_total", (double)w->req_total);
-	SET("requests_served", (double)w->req_served);
-	SET("requests_unserved", (double)(unserved + w->req_rejected));
-	SET("requests_rejected", (double)w->req_rejected);
+	if (rc == 0)
+		rc = world__kinds_results(w, res);
 	SET("jobs_total", (double)w->njobs);
 	SET("jobs_done", (double)done);
 	SET("jobs_failed", (double)failed);
@@ -193,7 +185,7 @@ int world_results(struct world *w, struct run_result *res,
 	if (rc == 0)
 		rc = add_series(w, res);
 	if (rc == 0)
-		rc = lat_bins(&w->lat_ms, res);
+		rc = world__plog_results(w, res);
 	if (rc != 0)
 		return sim_err_set(err, rc, "results: %s", sim_strerror(rc));
 	return 0;

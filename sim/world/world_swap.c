@@ -15,12 +15,21 @@
 **             work units stopped at once -> SWAPPING_IN -> RUNNING (work
 **             units begun again with the progress kept).
 **
-** Invariants: job->swap_ is non-NULL exactly when the job is SWAPPING_OUT
-** or SWAPPING_IN; its nleft counts its flows still active in the net; a
+** The feature is a kind with no tenants ("swap"): it keeps its net and
+** the copies in flight in its own state, takes over world_preempt when
+** preemption costs a swap (xPreempt) and world_place of a swapped job
+** (xPlace: a swap in).  The job's workers stay training workers: attached
+** and idle while a copy runs.
+**
+** Invariants: a job has a copy in flight (copy_of) exactly when it is
+** SWAPPING_OUT or SWAPPING_IN; its nleft counts its flows still active in
+** the net; a
 ** flow's completion event is rescheduled only when its rate changed and it
 ** has bytes left, so an undisturbed copy ends at its exact drain time plus
 ** latency (link_transfer_ns).
 */
+#include "sim/world/world_swap.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +45,7 @@ struct swap_flow {
 };
 
 struct world_swap_copy {
+	int job;
 	int dir;                      /* 0: out (D2H); 1: in (H2D) */
 	int as_preempt;               /* world_preempt at a cost */
 	int n, nleft;                 /* flows, and those not finished */
@@ -45,9 +55,15 @@ struct world_swap_copy {
 };
 
 struct world_swapper {
+	int preempt_cost;             /* WORLD_PREEMPT_* */
 	struct link_net net;
-	int *h2d, *d2h;               /* per GPU link index; -1 until used */
+	int *h2d, *d2h;               /* per GPU link index; -1 until used;
+					 NULL until the first swap */
+	struct world_swap_copy **live; /* the copies in flight */
+	int nlive, caplive;
 };
+
+static const struct world_kind swap_kind;
 
 uint64_t world_swap_bytes(const struct world *w, int j, int g,
 			  uint64_t alloc_bytes)
@@ -59,30 +75,50 @@ uint64_t world_swap_bytes(const struct world *w, int j, int g,
 	return alloc_bytes < trough ? alloc_bytes : trough;
 }
 
-/* The swapper, made on first use; NULL when out of memory. */
+/* The swapper with its per-GPU links table, made on first use; NULL when
+** out of memory. */
 static struct world_swapper *swapper(struct world *w)
 {
-	struct world_swapper *sw = w->swapper;
+	struct world_swapper *sw = world__kind_own(w, &swap_kind);
 	int g;
 
-	if (sw != NULL)
+	if (sw->h2d != NULL)
 		return sw;
-	sw = calloc(1, sizeof *sw);
-	if (sw == NULL)
-		return NULL;
-	link_net_init(&sw->net);
 	sw->h2d = malloc((size_t)w->ngpus * sizeof *sw->h2d);
 	sw->d2h = malloc((size_t)w->ngpus * sizeof *sw->d2h);
 	if (sw->h2d == NULL || sw->d2h == NULL) {
 		free(sw->h2d);
 		free(sw->d2h);
-		free(sw);
+		sw->h2d = sw->d2h = NULL;
 		return NULL;
 	}
 	for (g = 0; g < w->ngpus; g++)
 		sw->h2d[g] = sw->d2h[g] = -1;
-	w->swapper = sw;
 	return sw;
+}
+
+/* Job j's copy in flight, or NULL. */
+static struct world_swap_copy *copy_of(const struct world_swapper *sw, int j)
+{
+	int k;
+
+	for (k = 0; k < sw->nlive; k++)
+		if (sw->live[k]->job == j)
+			return sw->live[k];
+	return NULL;
+}
+
+/* Forgets and frees copy c. */
+static void copy_free(struct world_swapper *sw, struct world_swap_copy *c)
+{
+	int k;
+
+	for (k = 0; k < sw->nlive; k++)
+		if (sw->live[k] == c) {
+			sw->live[k] = sw->live[--sw->nlive];
+			break;
+		}
+	free(c);
 }
 
 /* Makes sure GPU g's host links exist (pinned rates of its profile). */
@@ -100,25 +136,6 @@ static int host_links(struct world *w, int g, struct sim_err *err)
 			     &sw->d2h[g], err);
 }
 
-/* The net first: link_net_fini walks the flows, which live in the
-** copies. */
-void world__swap_fini(struct world *w)
-{
-	int j;
-
-	if (w->swapper != NULL) {
-		link_net_fini(&w->swapper->net);
-		free(w->swapper->h2d);
-		free(w->swapper->d2h);
-		free(w->swapper);
-		w->swapper = NULL;
-	}
-	for (j = 0; j < w->njobs; j++) {
-		free(w->jobs[j].swap_);
-		w->jobs[j].swap_ = NULL;
-	}
-}
-
 static int on_copy_done(struct sim *s, void *ctx, uint64_t arg);
 
 /* Reschedules the completion of every active flow whose rate changed. */
@@ -126,7 +143,9 @@ static int reschedule(struct world *w)
 {
 	struct link_flow *f;
 
-	for (f = w->swapper->net.flows; f != NULL; f = f->next_) {
+	struct world_swapper *sw = world__kind_own(w, &swap_kind);
+
+	for (f = sw->net.flows; f != NULL; f = f->next_) {
 		struct swap_flow *sf = (struct swap_flow *)f;
 		sim_time fin;
 		int rc;
@@ -156,13 +175,26 @@ static int reschedule(struct world *w)
 ** D2H (dir 0) links (made already by host_links). */
 static int start_copy(struct world *w, int j, struct world_swap_copy *c)
 {
-	struct world_job *job = &w->jobs[j];
-	struct world_swapper *sw = w->swapper;
+	struct world_job *job = world__job(w, j);
+	struct world_swapper *sw = world__kind_own(w, &swap_kind);
 	int k, rc;
 
+	if (sw->nlive == sw->caplive) {
+		int cap = sw->caplive ? 2 * sw->caplive : 8;
+		struct world_swap_copy **p = realloc(sw->live, (size_t)cap *
+						     sizeof *p);
+		if (p == NULL) {
+			free(c);
+			return sim_fail(&w->sim, SIM_ENOMEM, "swap: out of "
+					"memory");
+		}
+		sw->live = p;
+		sw->caplive = cap;
+	}
+	sw->live[sw->nlive++] = c;
+	c->job = j;
 	c->n = c->nleft = job->nplaced;
 	c->t0_ns = w->sim.now;
-	job->swap_ = c;
 	for (k = 0; k < c->n; k++) {
 		int g = job->gpu_ids[k];
 		int li = c->dir ? sw->h2d[g] : sw->d2h[g];
@@ -185,7 +217,7 @@ static int start_copy(struct world *w, int j, struct world_swap_copy *c)
 ** job that arrived after it. */
 static int pending_insert(struct world *w, int j)
 {
-	int k, rc = pending_add_job(w, j);
+	int k, rc = world__pending_add(w, j);
 
 	if (rc != 0)
 		return rc;
@@ -196,10 +228,11 @@ static int pending_insert(struct world *w, int j)
 }
 
 /* The last flow of job j's copy ended: finish the swap. */
-static int copy_done(struct world *w, int j)
+static int copy_done(struct world *w, struct world_swapper *sw,
+		     struct world_swap_copy *c)
 {
-	struct world_job *job = &w->jobs[j];
-	struct world_swap_copy *c = job->swap_;
+	int j = c->job;
+	struct world_job *job = world__job(w, j);
 	double dt_s = (double)(w->sim.now - c->t0_ns) / 1e9;
 	int dir = c->dir, as_preempt = c->as_preempt, k, rc;
 
@@ -209,8 +242,7 @@ static int copy_done(struct world *w, int j)
 				      dt_s);
 	if (rc == 0)
 		rc = world_add_metric(w, "swap_gib", c->bytes / 1073741824.0);
-	free(c);
-	job->swap_ = NULL;
+	copy_free(sw, c);
 	if (rc != 0)
 		return sim_fail(&w->sim, rc, "swap: out of memory");
 	if (dir) {                    /* in: compute again */
@@ -239,7 +271,7 @@ static int copy_done(struct world *w, int j)
 	world__free_placement(job);
 	job->state = JOB_PREEMPTED;
 	job->swapped = 1;
-	rc = as_preempt ? pending_add_job(w, j) : pending_insert(w, j);
+	rc = as_preempt ? world__pending_add(w, j) : pending_insert(w, j);
 	if (rc != 0)
 		return sim_fail(&w->sim, rc, "swap: out of memory");
 	return world__request_schedule(w);
@@ -248,18 +280,23 @@ static int copy_done(struct world *w, int j)
 static int on_copy_done(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
+	struct world_swapper *sw = world__kind_own(w, &swap_kind);
 	int j = (int)(arg >> 16), k = (int)(arg & 0xffff);
-	struct world_swap_copy *c = w->jobs[j].swap_;
-	struct link_flow *f = &c->flows[k].f;
+	struct world_swap_copy *c = copy_of(sw, j);
+	struct link_flow *f;
 	int rc;
 
 	(void)s;
+	if (c == NULL)
+		return sim_fail(&w->sim, SIM_ESTATE, "swap: no copy of job %d "
+				"in flight", j);
+	f = &c->flows[k].f;
 	f->ev = 0;
-	link_flow_end(&w->swapper->net, f, w->sim.now);
+	link_flow_end(&sw->net, f, w->sim.now);
 	c->nleft--;
 	if ((rc = reschedule(w)) != 0)
 		return rc;
-	return c->nleft > 0 ? 0 : copy_done(w, j);
+	return c->nleft > 0 ? 0 : copy_done(w, sw, c);
 }
 
 /* Stops every work unit of job j now and returns the fraction of the job
@@ -297,10 +334,12 @@ static struct world_swap_copy *copy_new(int n, int dir)
 	return c;
 }
 
-int world__swap_out(struct world *w, int j, int as_preempt,
+/* Swaps running job j out (as_preempt: world_preempt at the cost of a
+** swap, counted as a preemption; the job then joins the queue's end). */
+static int swap_out(struct world *w, int j, int as_preempt,
 		    struct sim_err *err)
 {
-	struct world_job *job = &w->jobs[j];
+	struct world_job *job = world__job(w, j);
 	struct world_swap_copy *c;
 	double left;
 	int k, rc;
@@ -332,7 +371,7 @@ int world_swap_out(struct world *w, int j, struct sim_err *err)
 
 	if (j < 0 || j >= w->njobs)
 		return sim_err_set(err, SIM_EINVAL, "swap_out: no job %d", j);
-	job = &w->jobs[j];
+	job = world__job(w, j);
 	if (job->tj.kind != TRACE_TRAIN)
 		return sim_err_set(err, SIM_ESTATE, "swap_out: job %s is a "
 				   "service (services are not swapped)",
@@ -345,7 +384,7 @@ int world_swap_out(struct world *w, int j, struct sim_err *err)
 		return sim_err_set(err, SIM_ESTATE, "swap_out: job %s is %s, "
 				   "not running", job->tj.id,
 				   job_state_name(job->state));
-	return world__swap_out(w, j, 0, err);
+	return swap_out(w, j, 0, err);
 }
 
 int world_swap_in(struct world *w, int j, const int *gpus, int n,
@@ -357,7 +396,7 @@ int world_swap_in(struct world *w, int j, const int *gpus, int n,
 
 	if (j < 0 || j >= w->njobs)
 		return sim_err_set(err, SIM_EINVAL, "swap_in: no job %d", j);
-	job = &w->jobs[j];
+	job = world__job(w, j);
 	if (job->state != JOB_PREEMPTED || !job->swapped)
 		return sim_err_set(err, SIM_ESTATE, "swap_in: job %s is %s, "
 				   "not swapped out", job->tj.id,
@@ -394,4 +433,80 @@ int world_swap_in(struct world *w, int j, const int *gpus, int n,
 		}
 	job->state = JOB_SWAPPING_IN;
 	return start_copy(w, j, c);
+}
+
+/* ---- the kind ------------------------------------------------------------ */
+
+/* xPreempt: with preempt_cost swap, world_preempt is a swap out. */
+static int swap_preempt(struct world *w, void *state, struct world_job *job,
+			struct sim_err *err)
+{
+	const struct world_swapper *sw = state;
+
+	if (sw->preempt_cost != WORLD_PREEMPT_SWAP)
+		return WORLD_PASS;
+	return swap_out(w, job->idx, 1, err);
+}
+
+/* xPlace: placing a swapped job is a swap in. */
+static int swap_place(struct world *w, void *state, struct world_job *job,
+		      const int *gpus, int n, const struct world_place_opts *o,
+		      struct sim_err *err)
+{
+	(void)state;
+	if (job->state != JOB_PREEMPTED || !job->swapped)
+		return WORLD_PASS;
+	return world_swap_in(w, job->idx, gpus, n, o, err);
+}
+
+/* The net first: link_net_fini walks the flows, which live in the
+** copies. */
+static void swap_fini(struct world *w, void *state)
+{
+	struct world_swapper *sw = state;
+	int k;
+
+	(void)w;
+	link_net_fini(&sw->net);
+	for (k = 0; k < sw->nlive; k++)
+		free(sw->live[k]);
+	free(sw->live);
+	free(sw->h2d);
+	free(sw->d2h);
+	free(sw);
+}
+
+static const struct world_kind swap_kind = {
+	.iVersion = WORLD_KIND_VERSION,
+	.zName = "swap",
+	.eJob = WORLD_NO_JOBS,
+	.xFini = swap_fini,
+	.xPlace = swap_place,
+	.xPreempt = swap_preempt,
+};
+
+int world_swap_init(struct world *w, const struct world_config *cfg,
+		    struct sim_err *err)
+{
+	struct world_swapper *sw;
+	int rc;
+
+	if (cfg->preempt_cost != WORLD_PREEMPT_FREE &&
+	    cfg->preempt_cost != WORLD_PREEMPT_SWAP)
+		return sim_err_set(err, SIM_EINVAL, "preempt_cost %d: expected "
+				   "free (0) or swap (1)", cfg->preempt_cost);
+	if ((sw = calloc(1, sizeof *sw)) == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	sw->preempt_cost = cfg->preempt_cost;
+	link_net_init(&sw->net);
+	if ((rc = world__kind_add(w, &swap_kind, sw, err)) != 0)
+		swap_fini(w, sw);
+	return rc;
+}
+
+int world_swap_inflight(const struct world *w)
+{
+	const struct world_swapper *sw = world__kind_state(w, &swap_kind);
+
+	return sw != NULL ? sw->nlive : 0;
 }
