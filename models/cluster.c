@@ -45,8 +45,8 @@ static int is_device_name(const char *s)
 static int parse_part(const char *p, const char *end, const char *what,
 		      struct cluster_part *g, struct sim_err *err)
 {
-	const char *x, *colon;
-	long nodes, gpus;
+	const char *x, *colon, *slash;
+	long nodes, gpus, cpus = 0;
 	size_t len;
 
 	while (p < end && isspace((unsigned char)*p))
@@ -68,6 +68,16 @@ static int parse_part(const char *p, const char *end, const char *what,
 		return sim_err_set(err, SIM_ERANGE, "%s: cluster part '%.*s': "
 				   "GPUs per node must be 1..%d", what,
 				   (int)(end - p), p, MAX_GPUS_PER_NODE);
+	slash = memchr(colon, '/', (size_t)(end - colon));
+	if (slash != NULL) {
+		if (parse_count(slash + 1, end, &cpus) || cpus < 1 ||
+		    cpus > CLUSTER_CPUS_MAX)
+			return sim_err_set(err, SIM_ERANGE, "%s: cluster part "
+					   "'%.*s': CPUs per node (after '/') "
+					   "must be 1..%d", what,
+					   (int)(end - p), p, CLUSTER_CPUS_MAX);
+		end = slash;
+	}
 	len = (size_t)(end - colon - 1);
 	if (len == 0 || len >= sizeof g->device)
 		return sim_err_set(err, SIM_EPARSE, "%s: cluster part '%.*s': "
@@ -82,6 +92,7 @@ static int parse_part(const char *p, const char *end, const char *what,
 				   g->device);
 	g->nodes = (int)nodes;
 	g->gpus_per_node = (int)gpus;
+	g->cpus_per_node = (int)cpus;
 	return 0;
 }
 
@@ -147,6 +158,7 @@ int cluster_parse(struct cluster_spec *out, const char *spec,
 		}
 		g->nodes = parts[i].nodes;
 		g->gpus_per_node = parts[i].gpus_per_node;
+		g->cpus_per_node = parts[i].cpus_per_node;
 		out->nnodes += g->nodes;
 		out->ngpus += g->nodes * g->gpus_per_node;
 	}
@@ -171,4 +183,19 @@ const struct dev_profile *cluster_gpu_dev(const struct cluster_spec *c, int g,
 		base_node += c->groups[i].nodes;
 	}
 	return NULL;
+}
+
+int cluster_node_cpus(const struct cluster_spec *c, int n)
+{
+	int i, base = 0;
+
+	for (i = 0; i < c->ngroups; i++) {
+		const struct cluster_group *g = &c->groups[i];
+
+		if (n >= base && n < base + g->nodes)
+			return g->cpus_per_node > 0 ? g->cpus_per_node :
+			       CLUSTER_CPUS_PER_GPU_DEFAULT * g->gpus_per_node;
+		base += g->nodes;
+	}
+	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cluster.h"
 #include "models/device.h"
 #include "models/workload.h"
 #include "models/zoo.h"
@@ -197,12 +198,97 @@ static void test_world_uses_it(void)
 	dev_catalog_fini(&cat);
 }
 
+/* Host CPU contention in the world (docs/MODEL.md, "Host CPU
+** contention"): two jobs, each alone on one of the two GPUs of a node
+** with 1 CPU, duty d = 0.4 (from a gpu_util chosen for it), busy parts at
+** rate 1.  Each host part keeps 1 core busy a fraction f(h) = 0.6 h / (0.6
+** h + 0.4) of the time; h = 2 f(h) gives 0.6 h + 0.4 = 1.2, h = 4/3, and
+** speed = 1 / (0.6 x 4/3 + 0.4) = 1 / 1.2: 10 s of solo work takes 12 s.
+** With the default cores (12 per GPU) nothing stretches: 10 s. */
+static void test_host_cpu_in_world(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct sim_err err = { 0, "" };
+	struct run_result r;
+	const struct dev_profile *d;
+	const struct res_job *a;
+	char body[1024];
+	const char *path;
+	double u;
+
+	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
+			      0);
+	d = dev_catalog_find(&cat, "v100-16gb");
+	if (d == NULL) {
+		CU_FAIL("no v100-16gb");
+		dev_catalog_fini(&cat);
+		return;
+	}
+	u = pow(0.4 / d->util_duty_scale, 1.0 / d->util_duty_exp);
+	CU_ASSERT_DOUBLE_EQUAL(wl_duty_from_util(d, u), 0.4, 1e-12);
+	snprintf(body, sizeof body, HDR20
+		 "A,train,0,resnet50,32,,10,,,,1,,1000,,,,,,,%.17g\n"
+		 "B,train,0,resnet50,32,,10,,,,1,,1000,,,,,,,%.17g\n", u, u);
+	path = put("cpu.csv", body);
+	run_result_init(&r);
+	CU_ASSERT_EQUAL_FATAL(tw_run(path, "exclusive", "1x2:v100-16gb/1", 1,
+				     NULL, &r, &err), 0);
+	a = tw_job(&r, "A");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	TEST_ASSERT_CLOSE(a->jct_s, 12.0, 1e-8);
+	TEST_ASSERT_CLOSE(tw_job(&r, "B")->jct_s, 12.0, 1e-8);
+	run_result_fini(&r);
+	run_result_init(&r);
+	CU_ASSERT_EQUAL_FATAL(tw_run(path, "exclusive", "1x2:v100-16gb", 1,
+				     NULL, &r, &err), 0);
+	TEST_ASSERT_CLOSE(tw_job(&r, "A")->jct_s, 10.0, 1e-8);
+	run_result_fini(&r);
+	/* one job alone on the node: 0.6 of one core fits */
+	snprintf(body, sizeof body, HDR20
+		 "A,train,0,resnet50,32,,10,,,,1,,1000,,,,,,,%.17g\n", u);
+	path = put("cpu1.csv", body);
+	run_result_init(&r);
+	CU_ASSERT_EQUAL_FATAL(tw_run(path, "exclusive", "1x2:v100-16gb/1", 1,
+				     NULL, &r, &err), 0);
+	TEST_ASSERT_CLOSE(tw_job(&r, "A")->jct_s, 10.0, 1e-8);
+	run_result_fini(&r);
+	dev_catalog_fini(&cat);
+}
+
+/* The cluster spec's /CPUS suffix and its errors. */
+static void test_cluster_cpus(void)
+{
+	struct dev_catalog cat = { NULL, 0 };
+	struct sim_err err = { 0, "" };
+	struct cluster_spec c;
+
+	CU_ASSERT_EQUAL_FATAL(dev_catalog_load(&cat, "models/devices", &err),
+			      0);
+	CU_ASSERT_EQUAL(cluster_parse(&c, "2x8:a100-80gb/96,1x4:v100-16gb",
+				      &cat, "test", &err), 0);
+	CU_ASSERT_EQUAL(cluster_node_cpus(&c, 0), 96);
+	CU_ASSERT_EQUAL(cluster_node_cpus(&c, 1), 96);
+	CU_ASSERT_EQUAL(cluster_node_cpus(&c, 2),
+			CLUSTER_CPUS_PER_GPU_DEFAULT * 4);
+	CU_ASSERT_EQUAL(cluster_node_cpus(&c, 3), 0);
+	sim_err_clear(&err);
+	CU_ASSERT_EQUAL(cluster_parse(&c, "2x8:a100-80gb/0", &cat, "test",
+				      &err), SIM_ERANGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "CPUs per node"));
+	sim_err_clear(&err);
+	CU_ASSERT_NOT_EQUAL(cluster_parse(&c, "2x8:a100-80gb/x", &cat, "test",
+					  &err), 0);
+	dev_catalog_fini(&cat);
+}
+
 TEST_REGISTER(measured)
 {
 	static const struct test_case cases[] = {
 		{ "optional gpu_util column", test_reader },
 		{ "importer fills gpu_util", test_importer },
 		{ "world uses the measured profile", test_world_uses_it },
+		{ "host CPU contention in the world", test_host_cpu_in_world },
+		{ "cluster spec CPUs per node", test_cluster_cpus },
 		{ NULL, NULL }
 	};
 	return test_add_suite("measured", cases);

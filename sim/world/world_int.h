@@ -231,7 +231,13 @@ struct world {
 	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
 					 NULL when off */
 	struct world_view *view;      /* the policy view's state (view.c) */
+	int cpu_guard_;               /* in node_host_cpu(): no re-entry */
 };
+
+/* Cores a busy tenant's host-side part keeps busy (the training loop's
+** process; its input workers are not modelled separately): an assumption
+** of docs/MODEL.md, "Host CPU contention". */
+#define WORLD_HOST_CORES 1.0
 
 /* A kind table's slot in kind_ix, before probing. */
 static inline unsigned world__kind_hash(const struct world_kind *k)
