@@ -226,25 +226,30 @@ static double paging(const struct gpu *g, const struct gpu_tenant *t)
 **
 ** R_i(S) the mode's rate of i's busy part while exactly S is busy too.
 ** Time per solo ns: tau_i = (1 - d_i) h_i + d_i / r_i; speed = 1 / tau_i;
-** p_i = (d_i / r_i) / tau_i.  The p_i are a fixed point, found by damped
-** iteration from p_i = d_i.  A tenant with d_i = 1 and h_i = 1 has p_i = 1
+** p_i = (d_i / r_i) / tau_i.  The p_i are a fixed point, found by
+** iteration (duty_solve).  A tenant with d_i = 1 and h_i = 1 has p_i = 1
 ** exactly, so a domain whose tenants are all always busy reduces to the
 ** plain equations (the fast path below, also used, as a documented limit,
-** for a domain with more than DUTY_EXACT_MAX busy tenants).
+** for a domain with more than DUTY_CYC_MAX cycling or DUTY_SET_MAX busy
+** tenants).
 */
 
-/* Busy tenants of one domain (the GPU, or one MIG slice) enumerated
-** exactly: 2^(n-1) co-busy sets per tenant. */
-#define DUTY_EXACT_MAX 8
-#define DUTY_MASKS (1u << (DUTY_EXACT_MAX - 1))
+/* A domain (the GPU, or one MIG slice) is solved exactly when it has at
+** most DUTY_SET_MAX busy tenants of which at most DUTY_CYC_MAX cycle (d < 1
+** or h > 1): a tenant's co-busy sets are the 2^c subsets of the other
+** cycling tenants, those always busy being in every one. */
+#define DUTY_SET_MAX 16
+#define DUTY_CYC_MAX 8
+#define DUTY_MASKS (1u << DUTY_CYC_MAX)
 #define DUTY_ITER_MAX 1000
-#define DUTY_TOL 1e-13
+#define DUTY_TOL 1e-12
 
 struct duty_set {
-	struct gpu_tenant *t[DUTY_EXACT_MAX];
-	double d[DUTY_EXACT_MAX], h[DUTY_EXACT_MAX];
-	double p[DUTY_EXACT_MAX];
-	double st0[DUTY_EXACT_MAX];   /* busy stretch from the slice (MIG) */
+	struct gpu_tenant *t[DUTY_SET_MAX];
+	double d[DUTY_SET_MAX], h[DUTY_SET_MAX];
+	double p[DUTY_SET_MAX];
+	double st0[DUTY_SET_MAX];     /* busy stretch from the slice (MIG) */
+	int cycles[DUTY_SET_MAX];     /* d < 1 or h > 1 */
 	int n;
 };
 
@@ -305,7 +310,7 @@ static double cap_of(const struct gpu *g, const struct gpu_tenant *t)
 static void waterfill_set(const struct gpu *g, const struct duty_set *s,
 			  unsigned in, double *share)
 {
-	double left = 1.0, want[DUTY_EXACT_MAX] = { 0 };
+	double left = 1.0, want[DUTY_SET_MAX] = { 0 };
 	unsigned fixed = ~in;
 	int k, unfixed = 0, progress;
 
@@ -374,7 +379,7 @@ static double busy_rate(const struct gpu *g, const struct duty_set *s,
 			bw += s->t[k]->prof.bw_frac;
 		}
 	if (spatial(g)) {
-		double share[DUTY_EXACT_MAX];
+		double share[DUTY_SET_MAX];
 
 		waterfill_set(g, s, others | (1u << i), share);
 		return mps_rate(g, s->t[i], share[i],
@@ -383,76 +388,102 @@ static double busy_rate(const struct gpu *g, const struct duty_set *s,
 	return ts_rate(g, s->t[i], s->st0[i], bw, cnt);
 }
 
-/* Bit b of m names the b-th tenant of s other than i: the mask over s. */
-static unsigned others_mask(int n, int i, unsigned m)
+/* The cycling tenants other than i (their indices in s) and the mask of
+** the others that are always busy. */
+static int cyclers_of(const struct duty_set *s, int i, int *cyc,
+		      unsigned *always)
 {
-	unsigned out = 0;
-	int k, bit = 0;
+	int k, nc = 0;
 
-	for (k = 0; k < n; k++) {
+	*always = 0;
+	for (k = 0; k < s->n; k++) {
 		if (k == i)
 			continue;
-		if (m & (1u << bit))
-			out |= 1u << k;
-		bit++;
+		if (s->cycles[k])
+			cyc[nc++] = k;
+		else
+			*always |= 1u << k;
 	}
-	return out;
+	return nc;
 }
 
-/* r_i: R_i averaged over the others' busy sets, weighted by s->p. */
-static double mean_rate(const struct duty_set *s, int i, const double *rate)
+/* r_i: R_i averaged over the cycling others' busy sets, weighted by s->p:
+** the probabilities of the 2^nc sets built by doubling, O(2^nc). */
+static double mean_rate(const struct duty_set *s, const int *cyc, int nc,
+			const double *rate)
 {
-	unsigned m, nm = 1u << (s->n - 1);
-	double r = 0;
+	double pr[DUTY_MASKS], r = 0;
+	unsigned m, half;
+	int b;
 
-	for (m = 0; m < nm; m++) {
-		double pr = 1.0;
-		int k, bit = 0;
+	pr[0] = 1.0;
+	for (b = 0; b < nc; b++) {
+		double q = s->p[cyc[b]];
 
-		for (k = 0; k < s->n && pr > 0; k++) {
-			if (k == i)
-				continue;
-			pr *= (m & (1u << bit)) ? s->p[k] : 1.0 - s->p[k];
-			bit++;
+		half = 1u << b;
+		for (m = 0; m < half; m++) {
+			pr[m | half] = pr[m] * q;
+			pr[m] *= 1.0 - q;
 		}
-		r += pr * rate[m];
 	}
+	for (m = 0; m < (1u << nc); m++)
+		r += pr[m] * rate[m];
 	return r;
 }
 
-/* Solves one domain's duty-cycle fixed point; sets speed and pbusy_. */
+/* Solves one domain's duty-cycle fixed point; sets speed and pbusy_.
+** Starts from each tenant's busy fraction of the previous solve (a change
+** usually moves them little) or d; iterates the plain map, and damps it by
+** half once it stops contracting (two heavy tenants can make it swing). */
 static void duty_solve(struct gpu *g, struct duty_set *s)
 {
-	double rate[DUTY_EXACT_MAX][DUTY_MASKS], r[DUTY_EXACT_MAX];
-	unsigned m, nm = 1u << (s->n - 1);
-	int i, it;
+	double rate[DUTY_SET_MAX][DUTY_MASKS], r[DUTY_SET_MAX];
+	int cyc[DUTY_SET_MAX][DUTY_CYC_MAX], nc[DUTY_SET_MAX];
+	double omega = 1.0, prev = INFINITY;
+	unsigned m, always;
+	int i, it, b;
 
 	for (i = 0; i < s->n; i++) {
-		for (m = 0; m < nm; m++)
-			rate[i][m] = busy_rate(g, s, i,
-					       others_mask(s->n, i, m));
-		s->p[i] = s->d[i];
+		nc[i] = cyclers_of(s, i, cyc[i], &always);
+		for (m = 0; m < (1u << nc[i]); m++) {
+			unsigned set = always;
+
+			for (b = 0; b < nc[i]; b++)
+				if (m & (1u << b))
+					set |= 1u << cyc[i][b];
+			rate[i][m] = busy_rate(g, s, i, set);
+		}
+		if (!s->cycles[i])
+			s->p[i] = 1.0;
+		else if (s->t[i]->pbusy_ > 0 && s->t[i]->pbusy_ < 1)
+			s->p[i] = s->t[i]->pbusy_;
+		else
+			s->p[i] = s->d[i];
 	}
 	for (it = 0; it < DUTY_ITER_MAX; it++) {
 		double delta = 0;
 
 		for (i = 0; i < s->n; i++)
-			r[i] = mean_rate(s, i, rate[i]);
+			r[i] = mean_rate(s, cyc[i], nc[i], rate[i]);
 		for (i = 0; i < s->n; i++) {
-			double tau = (1 - s->d[i]) * s->h[i] + s->d[i] / r[i];
-			double pn = s->d[i] / r[i] / tau;
+			double tau, pn;
 
+			if (!s->cycles[i])
+				continue;
+			tau = (1 - s->d[i]) * s->h[i] + s->d[i] / r[i];
+			pn = s->d[i] / r[i] / tau;
 			delta = dmax(delta, fabs(pn - s->p[i]));
-			/* damped: the plain map can oscillate when two
-			** heavy tenants push each other's fractions */
-			s->p[i] = 0.5 * (s->p[i] + pn);
+			s->p[i] += omega * (pn - s->p[i]);
 		}
 		if (delta < DUTY_TOL)
 			break;
+		if (delta > 0.9 * prev)
+			omega = 0.5;
+		prev = delta;
 	}
 	for (i = 0; i < s->n; i++) {
 		struct gpu_tenant *t = s->t[i];
-		double ri = mean_rate(s, i, rate[i]);
+		double ri = mean_rate(s, cyc[i], nc[i], rate[i]);
 		double tau = (1 - s->d[i]) * s->h[i] + s->d[i] / ri;
 
 		t->speed = 1.0 / tau;
@@ -545,12 +576,12 @@ static void solve_domain(struct gpu *g, int slice)
 	for (t = g->tenants; t != NULL; t = t->next_)
 		if (in_domain(g, t, slice)) {
 			if (duty_of(t) < 1 || host_of(t) > 1)
-				cycling = 1;
+				cycling++;
 			n++;
 		}
 	if (n == 0)
 		return;
-	if (!cycling || n > DUTY_EXACT_MAX) {
+	if (cycling == 0 || cycling > DUTY_CYC_MAX || n > DUTY_SET_MAX) {
 		always_busy(g, slice);
 		return;
 	}
@@ -560,6 +591,7 @@ static void solve_domain(struct gpu *g, int slice)
 			s.t[s.n] = t;
 			s.d[s.n] = duty_of(t);
 			s.h[s.n] = host_of(t);
+			s.cycles[s.n] = s.d[s.n] < 1 || s.h[s.n] > 1;
 			s.st0[s.n] = slice >= 0 ?
 				     mig_stretch(g, &g->slices[slice], t) : 1.0;
 			s.n++;

@@ -118,21 +118,32 @@ static int node_host_cpu(struct world *w, int g)
 	double cpus = cluster_node_cpus(w->cl, node), cores = 0, h = 1.0;
 	struct gpu_tenant *t;
 
+	int stretched = 0;
+
 	while (first > 0 && w->gpus[first - 1].node == node)
 		first--;
 	while (last + 1 < w->ngpus && w->gpus[last + 1].node == node)
 		last++;
 	for (i = first; i <= last; i++)
-		for (t = w->gpus[i].tenants; t != NULL; t = t->next_)
-			if (t->busy && t->prof.duty > 0 && t->prof.duty < 1) {
-				if (n < MAX_LOADS)
+		for (t = w->gpus[i].tenants; t != NULL; t = t->next_) {
+			if (t->busy && t->prof.duty > 0 && t->prof.duty < 1)
+				cores += WORLD_HOST_CORES;
+			stretched |= t->host_stretch > 1;
+		}
+	/* the demand cannot pass the cores: nothing stretches (the usual
+	** case: return before any work when nothing is stretched either) */
+	if (cores <= cpus && !stretched)
+		return 0;
+	if (cores > cpus) {
+		for (i = first; i <= last; i++)
+			for (t = w->gpus[i].tenants; t != NULL; t = t->next_)
+				if (t->busy && t->prof.duty > 0 &&
+				    t->prof.duty < 1 && n < MAX_LOADS)
 					gpu_host_load_of(t, WORLD_HOST_CORES,
 							 &l[n++]);
-				cores += WORLD_HOST_CORES;
-			}
-	/* the demand cannot pass the cores: nothing stretches */
-	if (cores > cpus && n < MAX_LOADS)
-		h = gpu_host_stretch(l, n, cpus);
+		if (n < MAX_LOADS)
+			h = gpu_host_stretch(l, n, cpus);
+	}
 	w->cpu_guard_ = 1;
 	for (i = first; i <= last && rc == 0; i++) {
 		int moved = 0;
