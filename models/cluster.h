@@ -2,10 +2,12 @@
 ** cluster.h: the simulated cluster: nodes of GPUs, possibly of several
 ** device types, described by a spec such as "4x8:a100-80gb,2x4:v100-16gb"
 ** (4 nodes of 8 A100-80GB, then 2 nodes of 4 V100-16GB).  GPUs are numbered
-** node by node; node n's GPUs are consecutive.  A part may end in /CPUS,
-** the CPU cores of each of its nodes ("2x8:a100-80gb/96"); without it a
-** node has CLUSTER_CPUS_PER_GPU_DEFAULT cores per GPU (docs/MODEL.md, "Host
-** CPU contention").
+** node by node; node n's GPUs are consecutive.  A part may add its nodes'
+** host resources after the device: "8x8:v100-32gb:cpus=92:mem_gb=520"
+** (CPU cores and host memory per node; 0 when not given).
+** A node whose spec gives no cpus= has CLUSTER_CPUS_PER_GPU_DEFAULT cores
+** per GPU for the host-side parts of its training jobs (docs/MODEL.md,
+** "Host CPU contention"; cluster_node_cpus).
 */
 #ifndef COLOSIM_SIM_CLUSTER_H
 #define COLOSIM_SIM_CLUSTER_H
@@ -21,19 +23,20 @@
 ** of the Alibaba v2023 trace's G2 nodes (96 CPUs for 8 GPUs) and of Muri's
 ** cluster (92 for 8). */
 #define CLUSTER_CPUS_PER_GPU_DEFAULT 12
-#define CLUSTER_CPUS_MAX 100000
 
 struct cluster_group {
 	int nodes, gpus_per_node;
+	int cpus_per_node;                 /* 0: not given */
+	double mem_gb_per_node;            /* host memory; 0: not given */
 	const struct dev_profile *dev;     /* borrowed from the catalog */
-	int cpus_per_node;                 /* 0: the default per GPU */
 };
 
 /* One part of a spec, its device as written (not looked up). */
 struct cluster_part {
 	int nodes, gpus_per_node;
-	char device[DEV_NAME_MAX];
 	int cpus_per_node;                 /* 0: not given */
+	double mem_gb_per_node;            /* 0: not given */
+	char device[DEV_NAME_MAX];
 };
 
 struct cluster_spec {
@@ -64,7 +67,7 @@ int cluster_parse(struct cluster_spec *out, const char *spec,
 		  const struct dev_catalog *cat, const char *what,
 		  struct sim_err *err);
 
-/* The CPU cores of node n (0 <= n < nnodes): its part's /CPUS, else
+/* The CPU cores of node n (0 <= n < nnodes): its part's cpus=, else
 ** CLUSTER_CPUS_PER_GPU_DEFAULT x its GPUs; 0 for a bad index. */
 int cluster_node_cpus(const struct cluster_spec *c, int n);
 

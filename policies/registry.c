@@ -21,6 +21,8 @@ extern const struct pol_ops pol_gslice;
 extern const struct pol_ops pol_distmind;
 extern const struct pol_ops pol_distmind_ray;
 extern const struct pol_ops pol_distmind_mps;
+extern const struct pol_ops pol_bestfit;
+extern const struct pol_ops pol_fgd;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -32,6 +34,8 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_distmind,
 	&pol_distmind_ray,
 	&pol_distmind_mps,
+	&pol_bestfit,
+	&pol_fgd,
 	NULL
 };
 

@@ -8,7 +8,8 @@
 ** batch_size (or batch), iteration time (iteration_time / iter_time in
 ** seconds, iteration_time_ms / iter_time_ms / iter_ms in milliseconds),
 ** priority, gpu_util (a measured GPU utilisation in percent, written as
-** the trace's optional gpu_util fraction).  interval (the gap to the previous submission) is redundant
+** the trace's optional gpu_util fraction).  interval (the gap to the
+** previous submission) is redundant
 ** with submit_time and dropped; other columns are ignored, noted.
 **
 ** Model names the zoo lacks map to a zoo model of the same family (the

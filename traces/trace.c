@@ -5,9 +5,9 @@
 ** Rows come from the shared CSV reader (sim/csv.h: bounded lines and
 ** fields, positions, comments), numbers from sim/num.h; a completed row is
 ** validated and handed out by trace_next.  Memory is constant in the
-** number of rows except for the set of job ids (8-byte hashes with the
-** line each was first seen on, to report duplicates), which grows by 16
-** bytes per job.  Lines starting with '#' outside a quoted field are
+** number of rows except for the set of job ids (an 8-byte hash and the
+** 4-byte line each was first seen on, to report duplicates, in an open
+** table at most 3/4 full: 16 to 32 bytes per job).  Lines starting with '#' outside a quoted field are
 ** comments; blank lines are skipped.  A quoted field may span lines; its
 ** row is reported at the line where it starts.  Columns in messages are
 ** 1-based character columns of the field's first character.  Times are at
@@ -34,40 +34,45 @@ const char *const trace_columns[TRACE_NCOLS] = {
 	"arrival_arg", "batch_timeout_ms",
 };
 
-const char *const trace_opt_columns[TRACE_NOPT] = { "gpu_util" };
+const char *const trace_opt_columns[TRACE_NOPT + 1] = {
+	"cpu_milli", "host_mem_mib", "gpu_util", NULL
+};
+
+enum { O_CPU, O_HOST_MEM, O_UTIL };
 
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
 	C_OPT, C_PREC, C_GPUS, C_SHARE, C_MEM, C_PRIO, C_SLO, C_ARR, C_RATE,
-	C_ARG, C_TIMEOUT, C_UTIL
+	C_ARG, C_TIMEOUT
 };
 
 #define K_END 1000            /* row_error: at the end of the row */
 /* mem_mib above this would overflow bytes (2^40 MiB = 1 EiB). */
 #define MEM_MIB_MAX 1099511627776.0
 
-struct id_slot {
-	uint64_t h;               /* 0 = empty */
-	long line;
-};
 
 struct trace_reader {
 	struct sim_csv *csv;
 	char path[512];
 	char dir[512];
+	char arr_dir[512];        /* trace_set_arrivals_dir; "" none */
 	/* the row being checked */
 	struct sim_csv_rec rec;
 	long row_line;
+	/* the header: its column count and where each optional column is
+	** (-1: absent) */
+	int ncols;
+	int opt_at[TRACE_NOPT];
 	/* cross-row checks */
 	sim_time prev_submit;
 	long prev_submit_line;
-	struct id_slot *ids;
-	size_t nids, ids_cap;     /* open addressing, capacity a power of 2 */
+	uint64_t *ids;            /* id hashes, 0 = empty; open addressing */
+	uint32_t *id_line;        /* line of each (saturated at 2^32 - 1) */
+	size_t nids, ids_cap;     /* capacity a power of 2, at most 3/4 full */
 	/* error reporting */
 	trace_error_fn sink;
 	void *sink_ctx;
 	int row_errors;
-	int ncols;                /* the header's: TRACE_NCOLS + optional */
 };
 
 /* Field k of the current row ("" past its end). */
@@ -81,6 +86,19 @@ static const char *fld(const struct trace_reader *r, int k)
 static int column_of(const struct trace_reader *r, int k)
 {
 	return sim_csv_col(&r->rec, k);
+}
+
+/* The name of column k of the header. */
+static const char *col_name(const struct trace_reader *r, int k)
+{
+	int o;
+
+	if (k < TRACE_NCOLS)
+		return trace_columns[k];
+	for (o = 0; o < TRACE_NOPT; o++)
+		if (r->opt_at[o] == k)
+			return trace_opt_columns[o];
+	return "?";
 }
 
 /* Reports one error of the current row at field k (-1: no field). */
@@ -102,11 +120,10 @@ static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	sim_err_clear(&e);
-	if (k >= 0 && (k < TRACE_NCOLS || k < r->ncols))
+	if (k >= 0 && k < r->ncols)
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s: %s", r->path,
-			    r->row_line, column_of(r, k), k < TRACE_NCOLS ?
-			    trace_columns[k] :
-			    trace_opt_columns[k - TRACE_NCOLS], what);
+			    r->row_line, column_of(r, k), col_name(r, k),
+			    what);
 	else
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s", r->path,
 			    r->row_line, k == K_END ?
@@ -210,19 +227,26 @@ static void must_be_empty(struct trace_reader *r, struct sim_err *err, int k,
 static int ids_grow(struct trace_reader *r)
 {
 	size_t cap = r->ids_cap ? 2 * r->ids_cap : 256, i;
-	struct id_slot *n = calloc(cap, sizeof *n);
+	uint64_t *n = calloc(cap, sizeof *n);
+	uint32_t *nl = malloc(cap * sizeof *nl);
 
-	if (n == NULL)
+	if (n == NULL || nl == NULL) {
+		free(n);
+		free(nl);
 		return SIM_ENOMEM;
+	}
 	for (i = 0; i < r->ids_cap; i++)
-		if (r->ids[i].h != 0) {
-			size_t j = r->ids[i].h & (cap - 1);
-			while (n[j].h != 0)
+		if (r->ids[i] != 0) {
+			size_t j = sim_mix64(r->ids[i]) & (cap - 1);
+			while (n[j] != 0)
 				j = (j + 1) & (cap - 1);
 			n[j] = r->ids[i];
+			nl[j] = r->id_line[i];
 		}
 	free(r->ids);
+	free(r->id_line);
 	r->ids = n;
+	r->id_line = nl;
 	r->ids_cap = cap;
 	return 0;
 }
@@ -235,16 +259,17 @@ static long ids_add(struct trace_reader *r, const char *id)
 
 	if (h == 0)
 		h = 1;
-	if (2 * (r->nids + 1) > r->ids_cap && ids_grow(r) != 0)
+	if (4 * (r->nids + 1) > 3 * r->ids_cap && ids_grow(r) != 0)
 		return SIM_ENOMEM;
-	j = h & (r->ids_cap - 1);
-	while (r->ids[j].h != 0) {
-		if (r->ids[j].h == h)
-			return r->ids[j].line;
+	j = sim_mix64(h) & (r->ids_cap - 1);
+	while (r->ids[j] != 0) {
+		if (r->ids[j] == h)
+			return (long)r->id_line[j];
 		j = (j + 1) & (r->ids_cap - 1);
 	}
-	r->ids[j].h = h;
-	r->ids[j].line = r->row_line;
+	r->ids[j] = h;
+	r->id_line[j] = r->row_line < (long)UINT32_MAX ?
+			(uint32_t)r->row_line : UINT32_MAX;
 	r->nids++;
 	return 0;
 }
@@ -279,14 +304,18 @@ int trace_parse_rates(const char *arg, struct trace_rate *out, int max,
 					   "'rate@seconds' in segment %d, got "
 					   "'%s'", n + 1, item);
 		*at = '\0';
-		if (parse_num(item, &rate) != 0 || rate < 0)
+		if (parse_num(item, &rate) != 0 || rate < 0 ||
+		    rate > TRACE_RATE_MAX)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: "
-					   "expected a rate >= 0 req/s, got "
-					   "'%s'", n + 1, item);
-		if (parse_num(at + 1, &from) != 0 || from < 0)
+					   "expected a rate in [0, %g] req/s, "
+					   "got '%s'", n + 1, TRACE_RATE_MAX,
+					   item);
+		if (parse_num(at + 1, &from) != 0 || from < 0 ||
+		    from > SIM_NUM_TIME_MAX_S)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: "
-					   "expected a start >= 0 s, got '%s'",
-					   n + 1, at + 1);
+					   "expected a start in [0, %.10g] s, "
+					   "got '%s'", n + 1,
+					   SIM_NUM_TIME_MAX_S, at + 1);
 		if (n > 0 && from < out[n - 1].from_s)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: start "
 					   "%g s before the previous one (%g s)",
@@ -333,17 +362,6 @@ static void check_train(struct trace_reader *r, struct trace_job *j,
 	must_be_empty(r, err, C_RATE, "a train");
 	must_be_empty(r, err, C_ARG, "a train");
 	must_be_empty(r, err, C_TIMEOUT, "a train");
-	if (r->ncols > C_UTIL) {
-		double u;
-
-		num_field(r, err, C_UTIL, 0, 1, &u, &given);
-		if (given && u > 1)
-			row_error(r, err, C_UTIL, "expected a fraction in (0, "
-				  "1] (utilisation / 100), got '%s'",
-				  shown(r, C_UTIL));
-		else if (given)
-			j->gpu_util = u;
-	}
 }
 
 static void check_infer(struct trace_reader *r, struct trace_job *j,
@@ -354,8 +372,6 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 
 	must_be_empty(r, err, C_ITER, "an infer");
 	must_be_empty(r, err, C_ITERMS, "an infer");
-	if (r->ncols > C_UTIL)
-		must_be_empty(r, err, C_UTIL, "an infer");
 	must_be_empty(r, err, C_OPT, "an infer");
 	must_be_empty(r, err, C_PREC, "an infer");
 	time_field(r, err, C_DUR, 1, 0, &j->duration_ns, &given);
@@ -367,6 +383,10 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 	if (strcasecmp(arr, "poisson") == 0) {
 		j->arrival = TRACE_ARR_POISSON;
 		num_field(r, err, C_RATE, 0, 1, &j->rate_per_s, &given);
+		if (given && j->rate_per_s > TRACE_RATE_MAX)
+			row_error(r, err, C_RATE, "expected at most %g "
+				  "requests/s (docs/LIMITS.md), got '%s'",
+				  TRACE_RATE_MAX, shown(r, C_RATE));
 		if (!given && is_empty(fld(r, C_RATE)))
 			row_error(r, err, C_RATE, "poisson arrivals need a "
 				  "rate (requests/s > 0)");
@@ -450,13 +470,13 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 	int64_t n;
 	int given;
 
-	int_field(r, err, C_GPUS, 1, 1 << 20, &n, &given);
+	int_field(r, err, C_GPUS, 0, 1 << 20, &n, &given);
 	if (given)
 		j->gpus = (int)n;
 	num_field(r, err, C_SHARE, 0, 1, &v, &given);
-	if (given && v > 1)
-		row_error(r, err, C_SHARE, "expected a fraction in (0, 1], got "
-			  "'%s'", fld(r, C_SHARE));
+	if (given && (v > 1 || v < TRACE_SHARE_MIN))
+		row_error(r, err, C_SHARE, "expected a fraction in [%g, 1], "
+			  "got '%s'", TRACE_SHARE_MIN, shown(r, C_SHARE));
 	else if (given)
 		j->gpu_share = v;
 	num_field(r, err, C_MEM, 0, 1, &v, &given);
@@ -468,6 +488,46 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 	int_field(r, err, C_PRIO, -1000000, 1000000, &n, &given);
 	if (given)
 		j->priority = (int)n;
+}
+
+/* The optional columns (docs/TRACE_FORMAT.md, "Optional columns"): the
+** host CPU and memory a job holds on its node; and the CPU-only job
+** (gpus 0), which must be a train row with duration_s. */
+static void check_optional(struct trace_reader *r, struct trace_job *j,
+			   struct sim_err *err)
+{
+	int64_t n;
+	int given;
+
+	if (r->opt_at[O_CPU] >= 0) {
+		int_field(r, err, r->opt_at[O_CPU], 0, INT64_C(1) << 40, &n,
+			  &given);
+		if (given)
+			j->cpu_milli = n;
+	}
+	if (r->opt_at[O_HOST_MEM] >= 0) {
+		int_field(r, err, r->opt_at[O_HOST_MEM], 0, INT64_C(1) << 40,
+			  &n, &given);
+		if (given)
+			j->host_mem_mib = n;
+	}
+	if (r->opt_at[O_UTIL] >= 0 && j->kind == TRACE_INFER) {
+		must_be_empty(r, err, r->opt_at[O_UTIL], "an infer");
+	} else if (r->opt_at[O_UTIL] >= 0) {
+		double u;
+
+		num_field(r, err, r->opt_at[O_UTIL], 0, 1, &u, &given);
+		if (given && u > 1)
+			row_error(r, err, r->opt_at[O_UTIL], "expected a "
+				  "fraction in (0, 1] (utilisation / 100), got "
+				  "'%s'", shown(r, r->opt_at[O_UTIL]));
+		else if (given)
+			j->gpu_util = u;
+	}
+	if (j->gpus == 0 && (j->kind != TRACE_TRAIN || j->duration_ns <= 0))
+		row_error(r, err, C_GPUS, "expected an integer in [1, %d] (0, "
+			  "a CPU-only job, needs kind train and duration_s), "
+			  "got '%s'", 1 << 20, shown(r, C_GPUS));
 }
 
 static void check_row(struct trace_reader *r, struct trace_job *j,
@@ -484,9 +544,9 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	j->gpus = 1;
 	j->gpu_share = 1;
 	if (r->rec.nf != r->ncols) {
-		row_error(r, err, r->rec.nf < r->ncols ? K_END :
-			  r->ncols, "expected %d fields (the header's "
-			  "columns), got %d", r->ncols, r->rec.nf);
+		row_error(r, err, r->rec.nf < r->ncols ? K_END : r->ncols,
+			  "expected %d fields (the header's columns), got %d",
+			  r->ncols, r->rec.nf);
 		return;
 	}
 	check_id(r, j, err);
@@ -515,6 +575,7 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	} else
 		row_error(r, err, C_KIND, "expected train or infer, got '%s'",
 			  shown(r, C_KIND));
+	check_optional(r, j, err);
 }
 
 /* ---- lines ---- */
@@ -547,11 +608,44 @@ static int check_magic(struct trace_reader *r, struct sim_err *err)
 		return 0;
 	if (strncmp(line, "# colosim-trace v", 17) == 0)
 		return sim_err_set(err, SIM_EVERSION, "%s:1:17: unsupported "
-				   "trace version '%s' (this colosim reads v1)",
-				   r->path, line + 16);
+				   "trace version '%.20s' (this colosim reads "
+				   "v1)", r->path, line + 16);
+	/* not a trace: its content is not shown (a config may name any
+	** file as its trace; docs/LIMITS.md, "What messages show") */
 	return sim_err_set(err, SIM_EPARSE, "%s:1:1: expected the line '%s' "
-			   "(a colosim trace), got '%.60s'", r->path,
-			   TRACE_MAGIC, line);
+			   "(a colosim trace); this file does not start with "
+			   "it", r->path, TRACE_MAGIC);
+}
+
+/* The optional columns after the 19: known names, each once, any
+** order. */
+static int check_opt_header(struct trace_reader *r, struct sim_err *err)
+{
+	const struct sim_csv_rec *h = &r->rec;
+	int k;
+
+	for (k = 0; k < TRACE_NOPT; k++)
+		r->opt_at[k] = -1;
+	for (k = TRACE_NCOLS; k < h->nf; k++) {
+		int o;
+		for (o = 0; o < TRACE_NOPT; o++)
+			if (strcmp(h->f[k], trace_opt_columns[o]) == 0)
+				break;
+		if (o == TRACE_NOPT)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "unknown column '%s' after the %d "
+					   "of v1 (optional columns: "
+					   "cpu_milli, host_mem_mib, gpu_util)",
+					   r->path,
+					   h->col[k], h->f[k], TRACE_NCOLS);
+		if (r->opt_at[o] >= 0)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "column '%s' twice", r->path,
+					   h->col[k], h->f[k]);
+		r->opt_at[o] = k;
+	}
+	r->ncols = h->nf;
+	return 0;
 }
 
 static int check_header(struct trace_reader *r, struct sim_err *err)
@@ -582,16 +676,7 @@ static int check_header(struct trace_reader *r, struct sim_err *err)
 					   "'%s'", r->path, h->col[k], k + 1,
 					   trace_columns[k], h->f[k]);
 	}
-	for (k = TRACE_NCOLS; k < h->nf; k++)
-		if (k >= TRACE_NCOLS + TRACE_NOPT ||
-		    strcmp(h->f[k], trace_opt_columns[k - TRACE_NCOLS]) != 0)
-			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
-					   "expected %d columns or the optional "
-					   "'%s' after them, got '%s'",
-					   r->path, h->col[k], TRACE_NCOLS,
-					   trace_opt_columns[0], h->f[k]);
-	r->ncols = h->nf;
-	return 0;
+	return check_opt_header(r, err);
 }
 
 int trace_open(struct trace_reader **out, const char *path,
@@ -647,6 +732,23 @@ const char *trace_dir(const struct trace_reader *r)
 	return r->dir;
 }
 
+int trace_set_arrivals_dir(struct trace_reader *r, const char *dir)
+{
+	if (dir == NULL) {
+		r->arr_dir[0] = '\0';
+		return 0;
+	}
+	if (strlen(dir) >= sizeof r->arr_dir)
+		return SIM_ERANGE;
+	memcpy(r->arr_dir, dir, strlen(dir) + 1);
+	return 0;
+}
+
+const char *trace_arrivals_dir(const struct trace_reader *r)
+{
+	return r->arr_dir[0] ? r->arr_dir : NULL;
+}
+
 const char *trace_path(const struct trace_reader *r)
 {
 	return r->path;
@@ -665,5 +767,6 @@ void trace_close(struct trace_reader *r)
 		return;
 	sim_csv_close(r->csv);
 	free(r->ids);
+	free(r->id_line);
 	free(r);
 }

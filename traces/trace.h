@@ -43,13 +43,11 @@ struct trace_job {
 	sim_time iter_ns;             /* measured iteration time; 0 unknown */
 	enum wl_optimizer opt;
 	enum wl_precision prec;
-	int gpus;                     /* GPUs (replicas for a service) */
+	int gpus;                     /* GPUs (replicas for a service); 0: a
+					 CPU-only training job */
 	double gpu_share;             /* (0, 1]: fraction of each GPU; 1 whole */
 	uint64_t mem_bytes;           /* measured per-GPU memory; 0 unknown */
 	int priority;                 /* higher is more important; default 0 */
-	double gpu_util;              /* train: measured GPU utilisation in
-					 (0, 1] (optional column gpu_util);
-					 0 unknown */
 	/* inference */
 	sim_time slo_ns;
 	enum trace_arrival arrival;
@@ -58,6 +56,12 @@ struct trace_job {
 					 FILE: path, relative to the trace */
 	sim_time batch_timeout_ns;
 	long line;                    /* line in the trace file */
+	/* optional columns (docs/TRACE_FORMAT.md, "Optional columns") */
+	int64_t cpu_milli;            /* host CPU it holds, millicores; 0 */
+	int64_t host_mem_mib;         /* host memory it holds, MiB; 0 */
+	double gpu_util;              /* train: measured GPU utilisation in
+					 (0, 1] (optional column gpu_util);
+					 0 unknown */
 };
 
 struct trace_reader;
@@ -76,6 +80,11 @@ int trace_next(struct trace_reader *r, struct trace_job *job,
 /* The directory of the trace (for relative arrival files). */
 const char *trace_dir(const struct trace_reader *r);
 
+/* A folder besides the trace's from which arrival files may be read
+** (trace_arrivals_open_in; NULL: none).  dir is copied. */
+int trace_set_arrivals_dir(struct trace_reader *r, const char *dir);
+const char *trace_arrivals_dir(const struct trace_reader *r);
+
 void trace_close(struct trace_reader *r);
 
 /*
@@ -87,6 +96,17 @@ struct trace_arrivals;
 int trace_arrivals_open(struct trace_arrivals **out,
 			const struct trace_job *job, const char *trace_dir,
 			struct sim_rng *rng, struct sim_err *err);
+/*
+** trace_arrivals_open_in: the same, with allow_dir (NULL: none) a folder
+** besides the trace's own from which `file` arrivals may be read.  An
+** arrival file must resolve (symbolic links and ".." followed) inside
+** trace_dir or allow_dir and be a regular file, else SIM_EINVAL; its
+** content never appears in a message (docs/LIMITS.md, "Arrival files").
+*/
+int trace_arrivals_open_in(struct trace_arrivals **out,
+			   const struct trace_job *job, const char *trace_dir,
+			   const char *allow_dir, struct sim_rng *rng,
+			   struct sim_err *err);
 /* 1 and *t (absolute ns) on success, 0 when done, negative on error. */
 int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
 			struct sim_err *err);
@@ -97,12 +117,12 @@ void trace_arrivals_close(struct trace_arrivals *a);
 /* The columns of format v1, in order (TRACE_NCOLS of them). */
 #define TRACE_NCOLS 19
 extern const char *const trace_columns[TRACE_NCOLS];
-
-/* Optional columns that may follow them, in this order (a header has the
-** TRACE_NCOLS columns and then a prefix of these). */
-#define TRACE_NOPT 1
-extern const char *const trace_opt_columns[TRACE_NOPT];
 #define TRACE_MAGIC "# colosim-trace v1"
+
+/* Optional columns a header may add after the 19, each at most once, in
+** any order (NULL-terminated; docs/TRACE_FORMAT.md). */
+#define TRACE_NOPT 3
+extern const char *const trace_opt_columns[TRACE_NOPT + 1];
 
 /*
 ** Every error of a row, not only the first: when a sink is set, trace_next
@@ -122,6 +142,15 @@ const char *trace_path(const struct trace_reader *r);
 ** Returns the number of segments (>= 1), or SIM_EPARSE with what was
 ** expected in err (no file position: the caller adds it). */
 #define TRACE_RATES_MAX 64
+/* The largest request rate of a service (poisson rate, each rate
+** segment), requests per second (docs/LIMITS.md): a design limit, so that
+** arrival gaps, rounded to whole nanoseconds, stay mostly non-zero and
+** simulated time advances (at 1e9/s nearly every gap rounds to 0 and a
+** run never ends). */
+#define TRACE_RATE_MAX 1e6
+/* The smallest gpu_share: 1/1000 of a GPU, the resolution of the public
+** traces (openb's gpu_milli); smaller shares only make times overflow. */
+#define TRACE_SHARE_MIN 0.001
 struct trace_rate {
 	double rate_per_s;
 	double from_s;

@@ -174,7 +174,7 @@ static int attach_all(struct world *w, struct world_job *job, const int *gpus,
 	job->work0_ = calloc((size_t)n, sizeof *job->work0_);
 	if (job->tenants == NULL || job->gpu_ids == NULL ||
 	    job->work0_ == NULL) {
-		world__free_placement(job);
+		world__free_placement(w, job);
 		return sim_err_set(err, SIM_ENOMEM, "place: out of memory");
 	}
 	for (k = 0; k < n; k++) {
@@ -191,7 +191,7 @@ static int attach_all(struct world *w, struct world_job *job, const int *gpus,
 			for (i = 0; i < k; i++)
 				gpu_detach(&w->gpus[gpus[i]], &job->tenants[i],
 					   w->sim.now);
-			world__free_placement(job);
+			world__free_placement(w, job);
 			return rc;
 		}
 	}
@@ -199,13 +199,12 @@ static int attach_all(struct world *w, struct world_job *job, const int *gpus,
 	return 0;
 }
 
-int world_place(struct world *w, int j, const int *gpus, int n,
-		const struct world_place_opts *o, struct sim_err *err)
+static int place(struct world *w, int j, const int *gpus, int n,
+		 const struct world_place_opts *o, struct sim_err *err)
 {
 	struct world_job *job;
 	struct world_place_opts dflt = { 1.0, NULL, 0, 0 };
-	const struct world_reg *r;
-	int k, rc;
+	int rc;
 
 	if (o == NULL)
 		o = &dflt;
@@ -214,6 +213,16 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 	job = world__job(w, j);
 	if ((rc = world__offer_place(w, job, gpus, n, o, err)) != WORLD_PASS)
 		return rc;
+	return world__place_tenants(w, job, gpus, n, o, err);
+}
+
+int world__place_tenants(struct world *w, struct world_job *job,
+			 const int *gpus, int n,
+			 const struct world_place_opts *o, struct sim_err *err)
+{
+	const struct world_reg *r;
+	int j = job->idx, k, rc;
+
 	if ((rc = check_place(w, job, gpus, n, o, err)) != 0 ||
 	    (rc = attach_all(w, job, gpus, n, o, err)) != 0)
 		return rc;
@@ -234,6 +243,23 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 		if ((rc = world__gpu_changed(w, gpus[k])) != 0)
 			return rc;
 	return 0;
+}
+
+/*
+** An action that ran out of memory fails the run, whatever the policy
+** does with the code: a policy that reads the failure as "does not fit"
+** and goes on would give the results of another schedule.  The error is
+** recorded in the engine (sim_fail), which world_run reports.
+*/
+int world_place(struct world *w, int j, const int *gpus, int n,
+		const struct world_place_opts *o, struct sim_err *err)
+{
+	int rc = place(w, j, gpus, n, o, err);
+
+	if (rc == SIM_ENOMEM)
+		sim_fail(&w->sim, rc, "%s", err != NULL && err->msg[0] ?
+			 err->msg : "out of memory");
+	return rc;
 }
 
 int world_preempt(struct world *w, int j, struct sim_err *err)
@@ -266,7 +292,7 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	for (k = 0; k < job->nplaced; k++)
 		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
 			return rc;
-	world__free_placement(job);
+	world__free_placement(w, job);
 	job->state = JOB_PREEMPTED;
 	job->preemptions++;
 	if ((rc = world__pending_add(w, j)) != 0)

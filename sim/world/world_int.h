@@ -41,7 +41,7 @@
 ** (iVersion says which the table has).
 */
 
-#define WORLD_KIND_VERSION 1
+#define WORLD_KIND_VERSION 2
 #define WORLD_KINDS_MAX 16            /* registrations per world */
 #define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
 #define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
@@ -115,6 +115,13 @@ struct world_kind {
 	** "does not apply" values); cannot fail. */
 	void (*xJobResult)(struct world *w, void *state,
 			   const struct world_job *job, struct res_job *r);
+
+	/* ---- version 2 ---- */
+	/* Job job's placement ends now: its tenants have left their GPUs
+	** (done, preempted, swapped out, or a placement undone before it
+	** began), just before its placement arrays are freed.  Called for
+	** every kind with the handler, in registration order; cannot fail. */
+	void (*xLeave)(struct world *w, void *state, struct world_job *job);
 };
 
 /* A registration: a kind and its state.  Lives in struct world (stable
@@ -164,6 +171,8 @@ int world__offer_place(struct world *w, struct world_job *job,
 		       struct sim_err *err);
 int world__offer_preempt(struct world *w, struct world_job *job,
 			 struct sim_err *err);
+/* Every kind's xLeave for job (world__free_placement calls it). */
+void world__kinds_leave(struct world *w, struct world_job *job);
 
 /* The built-in features, registered in this order by world_create
 ** (world_builtin.c, a static table as Lua's linit.c).  A feature's init
@@ -213,6 +222,7 @@ struct world {
 	int pol_inited;
 	uint64_t seed;
 	sim_time horizon;
+	int horizon_is_limit;         /* horizon = the 2^62 ns time limit */
 	uint64_t max_events;
 	enum sim_stop_reason stop_reason;
 	int sched_pending;
@@ -231,6 +241,9 @@ struct world {
 	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
 					 NULL when off */
 	struct world_view *view;      /* the policy view's state (view.c) */
+	/* experiments' probe after every scheduling pass (world_config) */
+	int (*on_pass)(void *ctx, struct world *w);
+	void *pass_ctx;
 	int cpu_guard_;               /* in node_host_cpu(): no re-entry */
 };
 
@@ -296,8 +309,15 @@ int world__job_done(struct world *w, int j);
 /* Marks a live job open-ended (its activity would never end by itself)
 ** or no longer; the core counts them for world__maybe_stop. */
 void world__job_open(struct world *w, struct world_job *job, int open);
-/* Frees a job's placement arrays (its tenants are detached already). */
-void world__free_placement(struct world_job *job);
+/* Frees a job's placement arrays (its tenants are detached already),
+** after telling the kinds (xLeave). */
+void world__free_placement(struct world *w, struct world_job *job);
+/* world_place past the kinds' offers: checks the request, attaches one
+** tenant of job per GPU, marks it RUNNING and calls its kind's xPlaced
+** (a feature's xPlace that places the job itself calls this). */
+int world__place_tenants(struct world *w, struct world_job *job,
+			 const int *gpus, int n,
+			 const struct world_place_opts *o, struct sim_err *err);
 /* A policy hook's result: rc < 0 fails the run naming the hook. */
 int world__hook_rc(struct world *w, int rc, const char *hook);
 /* Asks the policy's xOnRequest where a request of service j goes into

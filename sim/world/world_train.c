@@ -34,8 +34,10 @@ static int train_placed(struct world *w, void *state, struct world_job *job)
 		struct gpu_work_profile prof;
 		double total = world__train_total_ns(w, job, d, job->gpu_ids,
 						     n);
+		/* a share placement's solo time is the time at its share */
 		if (job->solo_ns_ == 0 && k == 0)
-			job->solo_ns_ = total;
+			job->solo_ns_ = job->share_speed_ > 0 ?
+				total / job->share_speed_ : total;
 		job->work0_[k] = job->frac_left * total;
 		wl_train_profile_measured(job->model, d, job->tj.batch,
 					  job->tj.prec,
@@ -75,6 +77,11 @@ static int train_results(struct world *w, void *state, struct run_result *res)
 	int rc = 0;
 
 	(void)w;
+	/* A sample whose storage could not grow keeps its moments but not its
+	** quantiles: NaN where there are data.  The adds' codes are not
+	** checked where they are made (in event handlers), so here. */
+	if (ts->jct_s.failed || ts->queue_s.failed || ts->slowdown.failed)
+		return SIM_ENOMEM;
 #define SET(name, v) if (rc == 0) rc = run_result_set(res, name, (v))
 	SET("jct_mean_s", world__res_mean(&ts->jct_s));
 	SET("jct_p50_s", world__res_quant(&ts->jct_s, 0.50));
