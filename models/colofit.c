@@ -591,7 +591,9 @@ static double mig_ratio(const struct dev_profile *a100, double w, double x,
 	static const char *const full[] = { "7g.40gb" };
 	const char *one[1];
 	struct dev_profile d = *a100;
-	struct gpu_work_profile p = { 1.0, 1.0, 1.0, 1.0 };
+	struct gpu_work_profile p = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 1.0, .duty = 1.0
+	};
 	struct gpu_tenant t;
 	struct gpu g;
 	double s7, busy, d_full, v[2];

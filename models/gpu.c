@@ -21,6 +21,8 @@
 **    left and never fires before the work is done.
 */
 #include "models/gpu.h"
+
+#include "models/interleave.h"
 #include "sim/stats.h"
 
 #include <assert.h>
@@ -29,7 +31,7 @@
 #include <string.h>
 
 static const char *const mode_names[] = {
-	"exclusive", "timeslice", "mps", "mig", "streams"
+	"exclusive", "timeslice", "mps", "mig", "interleave", "streams"
 };
 
 const char *gpu_mode_name(enum gpu_mode m)
@@ -616,6 +618,46 @@ static double sm_of(const struct gpu *g, const struct gpu_tenant *t)
 	return on * t->prof.sat;
 }
 
+/* Interleave (docs/MODEL.md, "Multi-resource interleaving"): the busy
+** tenants' round time T from their per-resource times, best order; each
+** runs at its solo iteration time / T.  Returns 0 (nothing set) without
+** the times for every busy tenant, or with more than 4: the GPU then
+** time-slices as timeslice does (the caller's duty-cycle solve). */
+static int recompute_interleave(struct gpu *g, double *sm_busy)
+{
+	struct il_job jobs[IL_MAX_JOBS];
+	struct gpu_tenant *t;
+	double tt;
+	int n = 0, ok = 1;
+
+	for (t = g->tenants; t != NULL; t = t->next_) {
+		if (!t->busy)
+			continue;
+		if (n == IL_MAX_JOBS || !t->prof.has_res ||
+		    !(t->prof.iter_ms > 0)) {
+			ok = 0;
+			break;
+		}
+		jobs[n].res[0] = t->prof.res_ms[0];
+		jobs[n].res[1] = t->prof.res_ms[1];
+		jobs[n].res[2] = t->prof.res_ms[2];
+		jobs[n].iter = t->prof.iter_ms;
+		n++;
+	}
+	tt = ok && n > 0 ? il_round(jobs, n, IL_BEST, NULL) : -1;
+	if (!(tt > 0))
+		return 0;
+	for (t = g->tenants; t != NULL; t = t->next_)
+		if (t->busy) {
+			double s = t->prof.iter_ms / tt;
+
+			t->speed = s / (1.0 + paging(g, t));
+			t->pbusy_ = 1.0;
+			*sm_busy += s * t->prof.sat;
+		}
+	return 1;
+}
+
 /* Derives every busy tenant's speed from the mode; updates the statistics.
 ** Progress must be settled to now. */
 static void recompute(struct gpu *g, sim_time now)
@@ -623,7 +665,7 @@ static void recompute(struct gpu *g, sim_time now)
 	struct gpu_tenant *t;
 	double sm_busy = 0;
 	uint64_t cap = g->dev->hbm_bytes;
-	int sl;
+	int sl, il = 0;
 
 	for (t = g->tenants; t != NULL; t = t->next_)
 		if (!t->busy) {
@@ -633,11 +675,14 @@ static void recompute(struct gpu *g, sim_time now)
 	if (g->mode == GPU_MODE_MIG) {
 		for (sl = 0; sl < g->nslices; sl++)
 			solve_domain(g, sl);
+	} else if (g->mode == GPU_MODE_INTERLEAVE &&
+		   recompute_interleave(g, &sm_busy)) {
+		il = 1;
 	} else {
 		solve_domain(g, -1);
 	}
 	for (t = g->tenants; t != NULL; t = t->next_) {
-		if (t->busy)
+		if (t->busy && !il)
 			sm_busy += sm_of(g, t);
 		t->fin_ = finish_calc(t);
 		t->fin_ok_ = 1;

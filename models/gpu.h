@@ -38,13 +38,15 @@ enum gpu_mode {
 	GPU_MODE_TIMESLICE,       /* round-robin: (1/n) q / (q + c) */
 	GPU_MODE_MPS,             /* SM shares, water-filled; bandwidth shared */
 	GPU_MODE_MIG,             /* fixed slices; timeslice inside a slice */
+	GPU_MODE_INTERLEAVE,      /* Muri: up to 4 tenants take turns on CPU,
+				     GPU and network (models/interleave.h) */
 	GPU_MODE_STREAMS          /* one process, kernels on streams: MPS's
 				     equations without caps, with
 				     streams_contention_k */
 };
 
-/* "exclusive", "timeslice", "mps", "mig", "streams"; NULL for an unknown
-** value. */
+/* "exclusive", "timeslice", "mps", "mig", "interleave", "streams"; NULL
+** for an unknown value. */
 const char *gpu_mode_name(enum gpu_mode m);
 /* Parses a mode name; 0 or SIM_EINVAL. */
 int gpu_mode_parse(const char *s, enum gpu_mode *out);
@@ -63,6 +65,12 @@ struct gpu_work_profile {
 				     that other tenants can fill.  0 = 1:
 				     always busy (docs/MODEL.md, "Duty
 				     cycles") */
+	/* interleave mode: one iteration's time on the CPU / data stage, the
+	** GPU and the network, and its solo iteration time (ms); has_res 0:
+	** unknown (the GPU then time-slices) */
+	int has_res;
+	double res_ms[3];
+	double iter_ms;
 };
 
 struct gpu_tenant {

@@ -299,6 +299,9 @@ void wl_infer_profile(const struct zoo_model *m, const struct dev_profile *d,
 	/* a batch is one work unit the world starts when requests are
 	** there: its host-side gaps are inside t0, not fillable idle time */
 	out->duty = 1.0;
+	out->has_res = 0;
+	out->res_ms[0] = out->res_ms[1] = out->res_ms[2] = 0;
+	out->iter_ms = 0;
 }
 
 uint64_t wl_infer_memory(const struct zoo_model *m,
@@ -393,6 +396,9 @@ void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
 	out->duty = busy / (busy + p.host_ns);
 	if (!(out->duty > 0) || out->duty > 1)
 		out->duty = 1;
+	out->has_res = 0;          /* the world adds a trace's res_*_ms */
+	out->res_ms[0] = out->res_ms[1] = out->res_ms[2] = 0;
+	out->iter_ms = 0;
 }
 
 void wl_train_profile_measured(const struct zoo_model *m,

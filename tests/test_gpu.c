@@ -37,7 +37,9 @@ static void test_profile(struct dev_profile *d, double k)
 	d->mig[2].bw_frac = 0.5; d->mig[2].compute_slices = 4;
 }
 
-static const struct gpu_work_profile compute_bound = { 1.0, 1.0, 0.0, 1.0 };
+static const struct gpu_work_profile compute_bound = {
+	.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 1.0
+};
 
 static void tenant(struct gpu_tenant *t, int id, uint64_t mem, double cap,
 		   int slice)
@@ -133,7 +135,9 @@ static void test_mps(void)
 	CU_ASSERT_DOUBLE_EQUAL(c.speed, 0.35, 1e-12);
 	/* a work unit that uses only 20% of the SMs is not slowed by a 30% cap */
 	{
-		struct gpu_work_profile small = { 1.0, 0.2, 0.0, 1.0 };
+		struct gpu_work_profile small = {
+			.alpha = 1.0, .sat = 0.2, .bw_frac = 0.0, .duty = 1.0
+		};
 
 		gpu_begin(&g, &a, 1000, &small, 0);
 		/* wants 0.2, 0.7, 0.5: level (1-0.2)/2 = 0.4: b 0.4, c 0.4 */
@@ -167,8 +171,12 @@ static void test_bandwidth(void)
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b;
-	struct gpu_work_profile mem = { 0.0, 0.5, 0.8, 1.0 };
-	struct gpu_work_profile mixed = { 0.5, 0.5, 0.8, 1.0 };
+	struct gpu_work_profile mem = {
+		.alpha = 0.0, .sat = 0.5, .bw_frac = 0.8, .duty = 1.0
+	};
+	struct gpu_work_profile mixed = {
+		.alpha = 0.5, .sat = 0.5, .bw_frac = 0.8, .duty = 1.0
+	};
 
 	test_profile(&d, 0);
 	gpu_init(&g, &d, 0, 0, GPU_MODE_MPS, 0);
@@ -207,8 +215,12 @@ static void test_mig(void)
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b, c;
-	struct gpu_work_profile prof = { 0.5, 0.6, 0.8, 1.0 };
-	struct gpu_work_profile hog = { 0.0, 1.0, 1.0, 1.0 };
+	struct gpu_work_profile prof = {
+		.alpha = 0.5, .sat = 0.6, .bw_frac = 0.8, .duty = 1.0
+	};
+	struct gpu_work_profile hog = {
+		.alpha = 0.0, .sat = 1.0, .bw_frac = 1.0, .duty = 1.0
+	};
 	struct sim_err err;
 	double s0;
 
@@ -270,7 +282,9 @@ static void test_memory(void)
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b;
-	struct gpu_work_profile prof = { 0.0, 1.0, 0.5, 1.0 };
+	struct gpu_work_profile prof = {
+		.alpha = 0.0, .sat = 1.0, .bw_frac = 0.5, .duty = 1.0
+	};
 	struct sim_err err;
 	double p;
 
@@ -457,7 +471,9 @@ static void start_all(struct gpu *g, struct gpu_tenant *t, int n,
 **    runs at (1 - 5/7) + (5/7) 0.4 = 4/7. */
 static void test_duty_timeslice(void)
 {
-	struct gpu_work_profile half = { 1.0, 1.0, 0.0, 0.5 };
+	struct gpu_work_profile half = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 0.5
+	};
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant t[2];
@@ -498,7 +514,9 @@ static void test_duty_timeslice(void)
 ** (0.5 + 0.5 sqrt(1.2)) = 0.954451: idle SMs of one go to the other. */
 static void test_duty_mps(void)
 {
-	struct gpu_work_profile p = { 1.0, 0.6, 0.0, 0.5 };
+	struct gpu_work_profile p = {
+		.alpha = 1.0, .sat = 0.6, .bw_frac = 0.0, .duty = 0.5
+	};
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant t[2];
@@ -523,7 +541,9 @@ static void test_duty_mps(void)
 ** not slowed (nothing of it runs on the host). */
 static void test_host_stretch(void)
 {
-	struct gpu_work_profile half = { 1.0, 1.0, 0.0, 0.5 };
+	struct gpu_work_profile half = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 0.5
+	};
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant t[1];
@@ -547,7 +567,9 @@ static void test_host_stretch(void)
 static void test_host_cpu(void)
 {
 	struct gpu_host_load l[2] = { { 0.5, 1.0, 3.0 }, { 0.5, 1.0, 3.0 } };
-	struct gpu_work_profile half = { 1.0, 1.0, 0.0, 0.5 };
+	struct gpu_work_profile half = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 0.5
+	};
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant t[2];
@@ -581,7 +603,9 @@ static void test_host_cpu(void)
 static void test_duty_mig(void)
 {
 	static const char *const one[] = { "1g.1gb" };
-	struct gpu_work_profile p = { 1.0, 1.0, 1.0, 0.4 };
+	struct gpu_work_profile p = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 1.0, .duty = 0.4
+	};
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant t;
@@ -604,8 +628,12 @@ static void test_duty_mig(void)
 ** exactly) are all treated as always busy: T(9) = 1000 / (9 x 1250). */
 static void test_ts_contention_and_limit(void)
 {
-	struct gpu_work_profile p = { 1.0, 1.0, 0.5, 1.0 };
-	struct gpu_work_profile half = { 1.0, 1.0, 0.0, 0.5 };
+	struct gpu_work_profile p = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.5, .duty = 1.0
+	};
+	struct gpu_work_profile half = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 0.5
+	};
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant t[9];

@@ -253,6 +253,7 @@ static int copy_done(struct world *w, struct world_swapper *sw,
 				w->gpus[g].dev, job->tj.batch, job->tj.prec,
 				(double)job->tj.iter_ns, job->tj.gpu_util,
 				&prof);
+			world__train_res(job, &prof);
 			gpu_begin(&w->gpus[g], &job->tenants[k],
 				  job->work0_[k], &prof, w->sim.now);
 		}
