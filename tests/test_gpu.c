@@ -37,7 +37,7 @@ static void test_profile(struct dev_profile *d, double k)
 	d->mig[2].bw_frac = 0.5; d->mig[2].compute_slices = 4;
 }
 
-static const struct gpu_work_profile compute_bound = { 1.0, 1.0, 0.0 };
+static const struct gpu_work_profile compute_bound = { .alpha = 1.0, .sat = 1.0, .bw_frac = 0.0 };
 
 static void tenant(struct gpu_tenant *t, int id, uint64_t mem, double cap,
 		   int slice)
@@ -133,7 +133,7 @@ static void test_mps(void)
 	CU_ASSERT_DOUBLE_EQUAL(c.speed, 0.35, 1e-12);
 	/* a work unit that uses only 20% of the SMs is not slowed by a 30% cap */
 	{
-		struct gpu_work_profile small = { 1.0, 0.2, 0.0 };
+		struct gpu_work_profile small = { .alpha = 1.0, .sat = 0.2, .bw_frac = 0.0 };
 
 		gpu_begin(&g, &a, 1000, &small, 0);
 		/* wants 0.2, 0.7, 0.5: level (1-0.2)/2 = 0.4: b 0.4, c 0.4 */
@@ -165,8 +165,8 @@ static void test_bandwidth(void)
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b;
-	struct gpu_work_profile mem = { 0.0, 0.5, 0.8 };
-	struct gpu_work_profile mixed = { 0.5, 0.5, 0.8 };
+	struct gpu_work_profile mem = { .alpha = 0.0, .sat = 0.5, .bw_frac = 0.8 };
+	struct gpu_work_profile mixed = { .alpha = 0.5, .sat = 0.5, .bw_frac = 0.8 };
 
 	test_profile(&d, 0);
 	gpu_init(&g, &d, 0, 0, GPU_MODE_MPS, 0);
@@ -199,8 +199,8 @@ static void test_mig(void)
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b, c;
-	struct gpu_work_profile prof = { 0.5, 0.6, 0.8 };
-	struct gpu_work_profile hog = { 0.0, 1.0, 1.0 };
+	struct gpu_work_profile prof = { .alpha = 0.5, .sat = 0.6, .bw_frac = 0.8 };
+	struct gpu_work_profile hog = { .alpha = 0.0, .sat = 1.0, .bw_frac = 1.0 };
 	struct sim_err err;
 	double s0;
 
@@ -257,7 +257,7 @@ static void test_memory(void)
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b;
-	struct gpu_work_profile prof = { 0.0, 1.0, 0.5 };
+	struct gpu_work_profile prof = { .alpha = 0.0, .sat = 1.0, .bw_frac = 0.5 };
 	struct sim_err err;
 	double p;
 
