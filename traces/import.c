@@ -152,6 +152,7 @@ struct imp_sink {
 	char svc_path[SVC_MAX][512];     /* arrival file of each service */
 	char svc_base[SVC_MAX][256];
 	long svc_n[SVC_MAX];             /* arrivals staged per service */
+	int any_util;                    /* some job has a gpu_util */
 	int nside;
 	char side_path[SIDE_MAX][600];   /* side files (cluster) written */
 };
@@ -306,6 +307,11 @@ static int format_rest(const struct imp_ctx *c, const struct imp_job *j,
 	if (c->host_cols)
 		put(buf, n, &k, ",%lld,%lld", (long long)j->cpu_milli,
 		    (long long)j->host_mem_mib);
+	/* the optional gpu_util: always staged last; sink_write drops the
+	** column when no job has it */
+	put(buf, n, &k, ",");
+	if (j->gpu_util > 0)
+		put(buf, n, &k, "%.6g", j->gpu_util);
 	return k < n ? 0 : -1;
 }
 
@@ -326,6 +332,8 @@ int imp_emit_job(struct imp_ctx *c, const struct imp_job *j,
 	if (format_rest(c, j, rest, sizeof rest) != 0)
 		return sim_err_set(err, SIM_ERANGE, "%s:%ld: job '%s': row "
 				   "too long", path, line, j->id);
+	if (j->gpu_util > 0)
+		s->any_util = 1;
 	sqlite3_reset(s->ins_job);
 	sqlite3_bind_int64(s->ins_job, 1, j->submit_ns);
 	sqlite3_bind_text(s->ins_job, 2, j->id, -1, SQLITE_TRANSIENT);
@@ -579,7 +587,7 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 		fputs(",res_cpu_ms,res_gpu_ms,res_net_ms", out);
 	if (c->host_cols)
 		fputs(",cpu_milli,host_mem_mib", out);
-	fputs("\n", out);
+	fputs(s->any_util ? ",gpu_util\n" : "\n", out);
 	fprintf(out, "# imported by colosim import %s (docs/TRACE_FORMAT.md, "
 		"Importers)\n", c->format);
 	if (sqlite3_prepare_v2(s->db, "SELECT id, submit_ns, kind, rest FROM "
@@ -600,7 +608,9 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 			break;
 		put_text(idbuf, sizeof idbuf, &k, id);
 		imp_fmt_seconds(v, t, sizeof t);
-		fprintf(out, "%s,%s,%s,%s\n", idbuf, kind, t, rest);
+		/* without any gpu_util the staged last field (empty) goes */
+		fprintf(out, "%s,%s,%s,%.*s\n", idbuf, kind, t,
+			(int)(strlen(rest) - (s->any_util ? 0 : 1)), rest);
 		c->stats->jobs_written++;
 	}
 	if (rc == 0 && st != SQLITE_DONE)

@@ -78,6 +78,8 @@ struct imp_job {
 	int64_t iterations;
 	sim_time duration_ns;
 	double iter_ms;
+	double gpu_util;          /* measured GPU utilisation (0, 1]; 0 none
+				     (the optional trace column gpu_util) */
 	int gpus;
 	double gpu_share;         /* 0: empty (= 1) */
 	int has_priority;

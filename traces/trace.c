@@ -36,10 +36,11 @@ const char *const trace_columns[TRACE_NCOLS] = {
 
 const char *const trace_opt_columns[TRACE_NOPT + 1] = {
 	"res_cpu_ms", "res_gpu_ms", "res_net_ms", "min_gpus", "max_gpus",
-	"cpu_milli", "host_mem_mib", NULL
+	"cpu_milli", "host_mem_mib", "gpu_util", NULL
 };
 
-enum { O_RES0, O_RES1, O_RES2, O_MIN_GPUS, O_MAX_GPUS, O_CPU, O_HOST_MEM };
+enum { O_RES0, O_RES1, O_RES2, O_MIN_GPUS, O_MAX_GPUS, O_CPU, O_HOST_MEM,
+       O_UTIL };
 
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
@@ -572,6 +573,19 @@ static void check_optional(struct trace_reader *r, struct trace_job *j,
 		if (given)
 			j->host_mem_mib = n;
 	}
+	if (r->opt_at[O_UTIL] >= 0 && j->kind == TRACE_INFER) {
+		must_be_empty(r, err, r->opt_at[O_UTIL], "an infer");
+	} else if (r->opt_at[O_UTIL] >= 0) {
+		double u;
+
+		num_field(r, err, r->opt_at[O_UTIL], 0, 1, &u, &given);
+		if (given && u > 1)
+			row_error(r, err, r->opt_at[O_UTIL], "expected a "
+				  "fraction in (0, 1] (utilisation / 100), got "
+				  "'%s'", shown(r, r->opt_at[O_UTIL]));
+		else if (given)
+			j->gpu_util = u;
+	}
 	if (j->gpus == 0 && (j->kind != TRACE_TRAIN || j->duration_ns <= 0))
 		row_error(r, err, C_GPUS, "expected an integer in [1, %d] (0, "
 			  "a CPU-only job, needs kind train and duration_s), "
@@ -685,7 +699,7 @@ static int check_opt_header(struct trace_reader *r, struct sim_err *err)
 					   "of v1 (optional columns: "
 					   "res_cpu_ms, res_gpu_ms, res_net_ms, "
 					   "min_gpus, max_gpus, cpu_milli, "
-					   "host_mem_mib)", r->path,
+					   "host_mem_mib, gpu_util)", r->path,
 					   h->col[k], h->f[k], TRACE_NCOLS);
 		if (r->opt_at[o] >= 0)
 			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "

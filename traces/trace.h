@@ -63,6 +63,9 @@ struct trace_job {
 	int min_gpus, max_gpus;       /* elastic range; 0: not elastic */
 	int64_t cpu_milli;            /* host CPU it holds, millicores; 0 */
 	int64_t host_mem_mib;         /* host memory it holds, MiB; 0 */
+	double gpu_util;              /* train: measured GPU utilisation in
+					 (0, 1] (optional column gpu_util);
+					 0 unknown */
 };
 
 struct trace_reader;
@@ -122,7 +125,7 @@ extern const char *const trace_columns[TRACE_NCOLS];
 
 /* Optional columns a header may add after the 19, each at most once, in
 ** any order (NULL-terminated; docs/TRACE_FORMAT.md). */
-#define TRACE_NOPT 7
+#define TRACE_NOPT 8
 extern const char *const trace_opt_columns[TRACE_NOPT + 1];
 
 /*

@@ -421,7 +421,9 @@ static void job_profile(const struct world_job *job,
 			struct gpu_work_profile *prof)
 {
 	if (job->tj.kind == TRACE_TRAIN)
-		wl_train_profile(job->model, d, b, job->tj.prec, prof);
+		wl_train_profile_measured(job->model, d, b, job->tj.prec,
+					  (double)job->tj.iter_ns,
+					  job->tj.gpu_util, prof);
 	else
 		wl_infer_profile(job->model, d, b, prof);
 }

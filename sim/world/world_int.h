@@ -244,7 +244,13 @@ struct world {
 	/* experiments' probe after every scheduling pass (world_config) */
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
+	int cpu_guard_;               /* in node_host_cpu(): no re-entry */
 };
+
+/* Cores a busy tenant's host-side part keeps busy (the training loop's
+** process; its input workers are not modelled separately): an assumption
+** of docs/MODEL.md, "Host CPU contention". */
+#define WORLD_HOST_CORES 1.0
 
 /* A kind table's slot in kind_ix, before probing. */
 static inline unsigned world__kind_hash(const struct world_kind *k)
