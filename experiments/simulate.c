@@ -51,6 +51,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.memory_server_nic_bytes_per_s =
 			a->memory_server_nic_bytes_per_s;
 		cfg.preempt_cost = a->preempt_cost;
+		cfg.llm = a->llm;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)

@@ -150,7 +150,7 @@ static int run(int argc, char **argv)
 			ntrain++;
 		else
 			ninfer++;
-		if (a.arrivals && job.kind == TRACE_INFER &&
+		if (a.arrivals && job.kind != TRACE_TRAIN &&
 		    job.arrival == TRACE_ARR_FILE)
 			check_arrival_file(&a.v, &job, trace_dir(r), &narr);
 	}

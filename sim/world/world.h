@@ -114,6 +114,10 @@ struct world_config {
 	** the job leaves its GPUs at once) or WORLD_PREEMPT_SWAP (it is
 	** swapped out and pays the copy back in; docs/MODEL.md, "Swapping"). */
 	int preempt_cost;
+	/* The LLM services' settings (sim/world/world_llm.h: `KEY = VALUE`
+	** for all, `ID.KEY = VALUE` for service ID); NULL: the defaults.
+	** Borrowed during create (copied). */
+	const struct pol_params *llm;
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };

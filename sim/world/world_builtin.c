@@ -9,6 +9,7 @@
 */
 #include "sim/world/service.h"
 #include "sim/world/world_int.h"
+#include "sim/world/world_llm.h"
 #include "sim/world/world_mempool.h"
 #include "sim/world/world_pool.h"
 #include "sim/world/world_swap.h"
@@ -20,6 +21,7 @@ static world_init_fn *const builtin[] = {
 	world_mempool_init,           /* "mempool": the memory pool */
 	world_pool_init,              /* "pool-executor": the GPU pool */
 	world_swap_init,              /* "swap": swapping */
+	world_llm_init,               /* "llm": LLM services */
 	NULL
 };
 

@@ -41,7 +41,7 @@
 ** (iVersion says which the table has).
 */
 
-#define WORLD_KIND_VERSION 1
+#define WORLD_KIND_VERSION 2
 #define WORLD_KINDS_MAX 16            /* registrations per world */
 #define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
 #define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
@@ -108,6 +108,15 @@ struct world_kind {
 	** that the job is a running training job. */
 	int (*xPreempt)(struct world *w, void *state, struct world_job *job,
 			struct sim_err *err);
+
+	/* ---- version 2 ---- */
+	/* The per-GPU footprint of one of its jobs on device d, for
+	** world_job_mem (which caches it per device) when the trace gives
+	** no mem_mib: what a policy's fit checks read.  NULL: the workload
+	** model's (a service's weights and batch, a training job's peak). */
+	uint64_t (*xJobMem)(const struct world *w, void *state,
+			    const struct world_job *job,
+			    const struct dev_profile *d);
 };
 
 /* A registration: a kind and its state.  Lives in struct world (stable

@@ -86,7 +86,8 @@ static int add_jobs(struct world *w, struct run_result *res)
 		memset(&r, 0, sizeof r);
 		snprintf(r.id, sizeof r.id, "%s", job->tj.id);
 		snprintf(r.kind, sizeof r.kind, "%s",
-			 job->tj.kind == TRACE_TRAIN ? "train" : "infer");
+			 job->tj.kind == TRACE_TRAIN ? "train" :
+			 job->tj.kind == TRACE_LLM ? "llm" : "infer");
 		snprintf(r.model, sizeof r.model, "%s", job->tj.model);
 		r.gpus = job->tj.gpus;
 		r.first_gpu = job->first_gpu_;
