@@ -233,6 +233,15 @@ static int k_horizon(struct parse_ctx *c, const char *k, const char *v)
 	return 1;
 }
 
+static int k_jitter(struct parse_ctx *c, const char *k, const char *v)
+{
+	(void)k;
+	if (sim_num_double(v, NULL, 0, 1e8, &c->cfg->arrival_jitter_s, NULL))
+		return perr(c, SIM_EPARSE, "arrival_jitter_s: expected seconds "
+			    "in [0, 1e8] (0: the trace's times), got '%s'", v);
+	return 1;
+}
+
 static int k_replications(struct parse_ctx *c, const char *k, const char *v)
 {
 	(void)k;
@@ -266,6 +275,7 @@ static const struct key_def exp_keys[] = {
 	{ "cluster", k_cluster }, { "horizon_s", k_horizon },
 	{ "replications", k_replications }, { "seed", k_seed },
 	{ "db", k_db }, { "devices", k_devices }, { "policy", k_policy },
+	{ "arrival_jitter_s", k_jitter },
 	{ NULL, NULL }
 };
 

@@ -7,7 +7,8 @@
 **   [experiment]   name, trace = PATH or gen.KEY = VALUE (generator options),
 **                  cluster = 4x8:a100-80gb,2x4:v100-16gb, horizon_s,
 **                  replications, seed, db, policy (when not swept),
-**                  devices = DIR (device profiles, relative to the config)
+**                  devices = DIR (device profiles, relative to the config),
+**                  arrival_jitter_s (per-replication arrival jitter)
 **   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
 **                  memory_servers, memory_server_nic_gbps, preempt_cost
 **   [sweep]        KEY = v1, v2, ... or a..b step s (items may be mixed);
@@ -95,6 +96,7 @@ struct exp_config {
 	int cluster_line;
 	struct exp_cluster_opts copts;
 	double horizon_s;                /* 0: until all work is done */
+	double arrival_jitter_s;         /* 0: the trace's arrival times */
 	int replications;                /* >= 1, default 1 */
 	uint64_t seed;                   /* master seed, default 1 */
 	char *db;                        /* default NAME.db */
@@ -139,6 +141,7 @@ struct exp_run_spec {
 	size_t ngroups;
 	const struct exp_cluster_opts *copts;
 	double horizon_s;
+	double arrival_jitter_s;         /* [experiment] arrival_jitter_s */
 	const char *devices_dir;         /* borrowed, set by the runner; NULL:
 					    dev_find_dir's search */
 };

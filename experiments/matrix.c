@@ -236,6 +236,7 @@ static int spec_base(struct spec_build *b, const struct exp_config *cfg,
 	s->seed = exp_replication_seed(cfg->seed, pt->r);
 	s->copts = &cfg->copts;
 	s->horizon_s = cfg->horizon_s;
+	s->arrival_jitter_s = cfg->arrival_jitter_s;
 	s->policy = exp__strdup(pt->pol);
 	s->cluster = cfg->cluster ? exp__strdup(cfg->cluster) : NULL;
 	s->trace = cfg->trace ? exp__strdup(cfg->trace) : NULL;

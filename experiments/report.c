@@ -9,6 +9,7 @@
 ** colosim is meant for.
 */
 #include "experiments/report.h"
+#include "experiments/names.h"
 #include "experiments/json.h"
 
 #include <math.h>
@@ -53,50 +54,69 @@ void rep_stat_compute(const double *x, size_t n, double conf,
 	}
 }
 
+double rep_rel_diff(double diff, double base, double variant)
+{
+	double ab = fabs(base), av = fabs(variant);
+
+	if (!isfinite(diff) || !(ab > 0) || !isfinite(av) ||
+	    ab < REP_REL_MIN * (ab > av ? ab : av))
+		return NAN;
+	return diff / base;
+}
+
+int rep_keep_metrics(struct rep_table *t, const char *list,
+		     struct sim_err *err)
+{
+	struct rep_row *rows;
+	size_t n = 0, i, start;
+	const char *p;
+
+	/* Every name must be in the table. */
+	for (p = list; *p; ) {
+		size_t l = strcspn(p, ",");
+		int found = 0;
+		for (i = 0; i < t->nrows && !found; i++)
+			found = strlen(t->rows[i].metric) == l &&
+				strncmp(t->rows[i].metric, p, l) == 0;
+		if (l == 0 || !found)
+			return sim_err_set(err, SIM_ENOENT, "--metric: no metric "
+					   "'%.*s' in experiment %s (see the "
+					   "report without --metric)", (int)l,
+					   p, t->experiment);
+		p += l + (p[l] == ',');
+	}
+	rows = calloc(t->nrows + 1, sizeof *rows);
+	if (rows == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	/* Per setting (rows are grouped by setting), the listed metrics in
+	** the list's order. */
+	for (start = 0; start < t->nrows; ) {
+		size_t end = start;
+		while (end < t->nrows &&
+		       strcmp(t->rows[end].setting, t->rows[start].setting) == 0)
+			end++;
+		for (p = list; *p; p += strcspn(p, ",") +
+		     (p[strcspn(p, ",")] == ',')) {
+			size_t l = strcspn(p, ",");
+			for (i = start; i < end; i++)
+				if (strlen(t->rows[i].metric) == l &&
+				    strncmp(t->rows[i].metric, p, l) == 0)
+					rows[n++] = t->rows[i];
+		}
+		start = end;
+	}
+	free(t->rows);
+	t->rows = rows;
+	t->nrows = n;
+	return 0;
+}
+
 /* ------------------------------------------------------------ collection */
 
 struct obs {
 	int setting, variant, metric, rep;
 	double v;
 };
-
-struct strtab {
-	char **s;
-	size_t n, cap;
-};
-
-/* The index of s in tab, appending a copy when new; -1 on OOM. */
-static int intern(struct strtab *tab, const char *s)
-{
-	size_t i, l;
-
-	for (i = 0; i < tab->n; i++)
-		if (strcmp(tab->s[i], s) == 0)
-			return (int)i;
-	if (tab->n == tab->cap) {
-		size_t c = tab->cap ? tab->cap * 2 : 16;
-		char **p = realloc(tab->s, c * sizeof *p);
-		if (p == NULL)
-			return -1;
-		tab->s = p;
-		tab->cap = c;
-	}
-	l = strlen(s) + 1;
-	tab->s[tab->n] = malloc(l);
-	if (tab->s[tab->n] == NULL)
-		return -1;
-	memcpy(tab->s[tab->n], s, l);
-	return (int)tab->n++;
-}
-
-static void strtab_free(struct strtab *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->s[i]);
-	free(t->s);
-}
 
 static int db_fail(sqlite3 *db, const char *what, struct sim_err *err)
 {
@@ -144,9 +164,8 @@ int rep_list_experiments(struct store *s, char **out, struct sim_err *err)
 	return 0;
 }
 
-/* Finds the experiment's id and name (the only one when name is NULL). */
-static int pick_experiment(struct store *s, const char *name, int64_t *id,
-			   char **name_out, struct sim_err *err)
+int rep_find_experiment(struct store *s, const char *name, int64_t *id,
+			char **name_out, struct sim_err *err)
 {
 	sqlite3 *db = store_db(s);
 	sqlite3_stmt *st;
@@ -207,19 +226,19 @@ static int cmp_obs_rep(const void *a, const void *b)
 }
 
 struct collect {
-	struct strtab settings, variants, metrics;
+	struct exp_names settings, variants, metrics;
 	int *variant_policy;          /* variant -> index in policies */
-	struct strtab policies;
+	struct exp_names policies;
 	struct obs *o;
 	size_t n, cap;
 };
 
 static void collect_free(struct collect *c)
 {
-	strtab_free(&c->settings);
-	strtab_free(&c->variants);
-	strtab_free(&c->metrics);
-	strtab_free(&c->policies);
+	exp_names_fini(&c->settings);
+	exp_names_fini(&c->variants);
+	exp_names_fini(&c->metrics);
+	exp_names_fini(&c->policies);
 	free(c->variant_policy);
 	free(c->o);
 }
@@ -255,10 +274,10 @@ static int collect(struct store *s, int64_t id, struct collect *c,
 		t[4] = (const char *)sqlite3_column_text(st, 4);
 		if (t[4] == NULL)
 			t[4] = "";
-		o.setting = intern(&c->settings, t[0]);
-		o.variant = intern(&c->variants, t[1]);
-		pol = intern(&c->policies, t[2]);
-		o.metric = intern(&c->metrics, t[4]);
+		o.setting = exp_names_add(&c->settings, t[0]);
+		o.variant = exp_names_add(&c->variants, t[1]);
+		pol = exp_names_add(&c->policies, t[2]);
+		o.metric = exp_names_add(&c->metrics, t[4]);
 		o.rep = sqlite3_column_int(st, 3);
 		o.v = sqlite3_column_double(st, 5);
 		if (o.setting < 0 || o.variant < 0 || pol < 0 || o.metric < 0)
@@ -325,10 +344,10 @@ static int pick_baseline(const struct collect *c, const char *baseline,
 	if (c->variants.n == 0)
 		return -1;
 	for (i = 0; i < c->variants.n; i++)
-		if (baseline != NULL && strcmp(c->variants.s[i], baseline) == 0)
+		if (baseline != NULL && strcmp(c->variants.v[i], baseline) == 0)
 			return (int)i;
 	for (i = 0; i < c->variants.n; i++)
-		if (strcmp(c->policies.s[c->variant_policy[i]],
+		if (strcmp(c->policies.v[c->variant_policy[i]],
 			   baseline ? baseline : "exclusive") == 0)
 			return (int)i;
 	if (baseline == NULL)
@@ -336,7 +355,7 @@ static int pick_baseline(const struct collect *c, const char *baseline,
 	known[0] = '\0';
 	for (i = 0; i < c->variants.n && len + 4 < sizeof known; i++) {
 		snprintf(known + len, sizeof known - len, "%s%s",
-			 i ? ", " : "", c->variants.s[i]);
+			 i ? ", " : "", c->variants.v[i]);
 		len = strlen(known);
 	}
 	sim_err_set(err, SIM_ENOENT, "baseline '%s' did not run in this "
@@ -367,7 +386,8 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 	memset(t, 0, sizeof *t);
 	memset(&c, 0, sizeof c);
 	t->conf = conf;
-	if ((rc = pick_experiment(s, experiment, &id, &t->experiment, err)) ||
+	if ((rc = rep_find_experiment(s, experiment, &id, &t->experiment,
+				       err)) ||
 	    (rc = run_counts(s, id, t, err)) ||
 	    (rc = collect(s, id, &c, err)))
 		goto out;
@@ -376,7 +396,7 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 		rc = err->code;
 		goto out;
 	}
-	if (b >= 0 && (t->baseline = dup_str(c.variants.s[b])) == NULL)
+	if (b >= 0 && (t->baseline = dup_str(c.variants.v[b])) == NULL)
 		goto oom;
 	/* Metric order: documented first, then by name. */
 	morder = malloc((c.metrics.n + 1) * sizeof *morder);
@@ -392,8 +412,8 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 		morder[i] = (int)i;
 	for (i = 1; i < c.metrics.n; i++)
 		for (j = i; j > 0; j--) {
-			const char *p = c.metrics.s[morder[j - 1]];
-			const char *q = c.metrics.s[morder[j]];
+			const char *p = c.metrics.v[morder[j - 1]];
+			const char *q = c.metrics.v[morder[j]];
 			int rp = rep_metric_rank(p), rq = rep_metric_rank(q);
 			if (rp < rq || (rp == rq && strcmp(p, q) <= 0))
 				break;
@@ -424,10 +444,10 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 				qsort(grp, ng, sizeof *grp, cmp_obs_rep);
 				for (i = 0; i < ng; i++)
 					x[i] = grp[i].v;
-				r->setting = c.settings.s[si];
-				r->variant = c.variants.s[vi];
-				r->policy = c.policies.s[c.variant_policy[vi]];
-				r->metric = c.metrics.s[m];
+				r->setting = c.settings.v[si];
+				r->variant = c.variants.v[vi];
+				r->policy = c.policies.v[c.variant_policy[vi]];
+				r->metric = c.metrics.v[m];
 				rep_stat_compute(x, ng, conf, &r->stat);
 				r->is_baseline = (int)vi == b;
 				r->rel = NAN;
@@ -444,7 +464,8 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 					for (i = 0; i < nb; i++)
 						bm += bgrp[i].v;
 					bm /= (double)nb;
-					r->rel = bm != 0 ? r->diff.mean / bm : (double)NAN;
+					r->rel = rep_rel_diff(r->diff.mean, bm,
+							      r->stat.mean);
 				}
 				t->nrows++;
 			}
@@ -456,13 +477,13 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 		goto oom;
 	j = 0;
 	for (i = 0; i < c.settings.n; i++)
-		t->pool[j++] = c.settings.s[i];
+		t->pool[j++] = c.settings.v[i];
 	for (i = 0; i < c.variants.n; i++)
-		t->pool[j++] = c.variants.s[i];
+		t->pool[j++] = c.variants.v[i];
 	for (i = 0; i < c.metrics.n; i++)
-		t->pool[j++] = c.metrics.s[i];
+		t->pool[j++] = c.metrics.v[i];
 	for (i = 0; i < c.policies.n; i++)
-		t->pool[j++] = c.policies.s[i];
+		t->pool[j++] = c.policies.v[i];
 	c.settings.n = c.variants.n = c.metrics.n = c.policies.n = 0;
 	goto out;
 oom:
@@ -563,7 +584,7 @@ static void render_table(FILE *f, const struct rep_table *t)
 		if (isfinite(r->rel))
 			fprintf(f, " %+7.1f%%", r->rel * 100);
 		else
-			fprintf(f, " %8s", "-");
+			fprintf(f, " %8s", "n/a");
 		fputc('\n', f);
 	}
 	if (t->nrows == 0)

@@ -43,7 +43,8 @@ struct rep_row {
 	int is_baseline;
 	struct rep_stat diff;    /* variant - baseline, paired; n = 0 when no
 				    pairs (or this is the baseline) */
-	double rel;              /* diff.mean / baseline mean; NaN if none */
+	double rel;              /* diff.mean / baseline mean; NaN if none
+				    or the baseline is near 0 (rep_rel_diff) */
 };
 
 struct rep_table {
@@ -75,9 +76,36 @@ void rep_table_fini(struct rep_table *t);
 int rep_render(const struct rep_table *t, enum rep_format fmt, char **out,
 	       struct sim_err *err);
 
+/*
+** The relative difference diff / base, or NaN (printed n/a) when the
+** baseline mean is 0 or smaller in magnitude than REP_REL_MIN times the
+** larger of |base| and |variant| (the variant's mean): a relative change
+** beyond about +-9900% says only that the baseline is near zero; the
+** absolute difference is the number to read then.
+*/
+#define REP_REL_MIN 0.01
+double rep_rel_diff(double diff, double base, double variant);
+
+/*
+** Keeps only the rows of the metrics in list ("a,b": comma-separated), in
+** the list's order within each setting.  SIM_ENOENT when a name has no row
+** (the table is then unchanged).
+*/
+int rep_keep_metrics(struct rep_table *t, const char *list,
+		     struct sim_err *err);
+
 /* The rank of a metric in the documented order (docs/RESULTS.md); names
 ** not listed rank after all listed ones. */
 int rep_metric_rank(const char *name);
+
+/*
+** The id and name (*name_out: malloc'd, freed first if set) of experiment
+** name, or of the only one stored when name is NULL.  SIM_ENOENT (no such
+** experiment, with the stored ones listed), SIM_EINVAL (name is NULL and
+** several are stored).
+*/
+int rep_find_experiment(struct store *s, const char *name, int64_t *id,
+			char **name_out, struct sim_err *err);
 
 /* The experiment names stored, comma-separated, in *out (malloc'd). */
 int rep_list_experiments(struct store *s, char **out, struct sim_err *err);

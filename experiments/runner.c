@@ -9,7 +9,7 @@
 **
 ** Message (same binary on both ends, so raw structs are fine):
 **   struct wire_head, then msglen bytes of error text, then the metrics,
-**   jobs, series and latency arrays.
+**   jobs, series, latency and placement arrays.
 */
 #include "experiments/runner.h"
 
@@ -37,7 +37,7 @@ struct wire_head {
 	int32_t rc;
 	uint64_t events;
 	double wall_s;
-	uint64_t nmetrics, njobs, nseries, nlat;
+	uint64_t nmetrics, njobs, nseries, nlat, nplace;
 	uint32_t msglen;
 };
 
@@ -113,6 +113,7 @@ static void child_main(int fd, const struct exp_runner_opts *o,
 		h.njobs = res.njobs;
 		h.nseries = res.nseries;
 		h.nlat = res.nlat;
+		h.nplace = res.nplace;
 	} else {
 		h.msglen = (uint32_t)strlen(err.msg);
 	}
@@ -121,7 +122,8 @@ static void child_main(int fd, const struct exp_runner_opts *o,
 	    write_all(fd, res.metrics, h.nmetrics * sizeof *res.metrics) ||
 	    write_all(fd, res.jobs, h.njobs * sizeof *res.jobs) ||
 	    write_all(fd, res.series, h.nseries * sizeof *res.series) ||
-	    write_all(fd, res.lat, h.nlat * sizeof *res.lat))
+	    write_all(fd, res.lat, h.nlat * sizeof *res.lat) ||
+	    write_all(fd, res.place, h.nplace * sizeof *res.place))
 		_exit(3);
 	_exit(0);
 }
@@ -145,10 +147,11 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 		return -1;
 	need = sizeof h + h.msglen;
 	if (h.nmetrics > len || h.njobs > len || h.nseries > len ||
-	    h.nlat > len)
+	    h.nlat > len || h.nplace > len)
 		return -1;
 	need += h.nmetrics * sizeof *res->metrics + h.njobs * sizeof *res->jobs +
-		h.nseries * sizeof *res->series + h.nlat * sizeof *res->lat;
+		h.nseries * sizeof *res->series + h.nlat * sizeof *res->lat +
+		h.nplace * sizeof *res->place;
 	if (need != len)
 		return -1;
 	off = sizeof h;
@@ -174,6 +177,7 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 	TAKE(jobs, njobs, capjobs)
 	TAKE(series, nseries, capseries)
 	TAKE(lat, nlat, caplat)
+	TAKE(place, nplace, capplace)
 #undef TAKE
 	/* Strings came over a pipe: make sure each is terminated. */
 	{

@@ -52,6 +52,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 			a->memory_server_nic_bytes_per_s;
 		cfg.preempt_cost = a->preempt_cost;
 		cfg.llm = a->llm;
+		cfg.arrival_jitter_ns = a->arrival_jitter_ns;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)
@@ -138,6 +139,8 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		a.seed = spec->seed;
 		a.horizon_ns = spec->horizon_s > 0 ?
 			sim_time_from_s(spec->horizon_s) : 0;
+		a.arrival_jitter_ns = spec->arrival_jitter_s > 0 ?
+			sim_time_from_s(spec->arrival_jitter_s) : 0;
 		if (spec->copts != NULL && spec->copts->nic_gbps > 0)
 			a.nic_bytes_per_s = spec->copts->nic_gbps * 1e9 / 8.0;
 		if (spec->copts != NULL) {

@@ -16,10 +16,12 @@
 #include "sim/version.h"
 
 /*
-** The migrations: migrations[v] takes a database from version v to v + 1.
+** The migrations: migrations[v] takes a database from version v to v + 1,
+** as a NULL-terminated list of SQL texts run in one transaction (a list
+** because C11 compilers need only take string literals of 4095 bytes).
 ** Append only; never edit a migration that has shipped.
 */
-static const char *const migrations[STORE_SCHEMA_VERSION] = {
+static const char *const migration_1[] = {
 	/* 0 -> 1: the first schema. */
 	"CREATE TABLE experiments("
 	"  id INTEGER PRIMARY KEY,"
@@ -87,12 +89,148 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  hi_ms REAL NOT NULL,"
 	"  count INTEGER NOT NULL);"
 	"CREATE INDEX latency_run ON latency(run_id);"
-	"CREATE INDEX runs_variant ON runs(experiment_id, setting, variant);"
+	"CREATE INDEX runs_variant ON runs(experiment_id, setting, variant);",
+	NULL
+};
+
+/* 1 -> 2: per-service results, placements, the export views. */
+static const char *const migration_2[] = {
+	"CREATE TABLE services("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  job_id TEXT NOT NULL,"
+	"  slo_ms REAL,"
+	"  requests_total INTEGER NOT NULL,"
+	"  requests_served INTEGER NOT NULL,"
+	"  requests_slo_ok INTEGER NOT NULL,"
+	"  slo_attainment REAL,"
+	"  latency_mean_ms REAL, latency_p50_ms REAL, latency_p95_ms REAL,"
+	"  latency_p99_ms REAL,"
+	"  PRIMARY KEY (run_id, job_id)) WITHOUT ROWID;",
+	"CREATE TABLE placements("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  job_id TEXT NOT NULL,"
+	"  gpu INTEGER NOT NULL,"
+	"  slice INTEGER,"
+	"  start_s REAL NOT NULL,"
+	"  end_s REAL,"
+	"  mem_bytes INTEGER NOT NULL,"
+	"  sm_cap REAL NOT NULL);",
+	"CREATE INDEX placements_job ON placements(run_id, job_id);"
+	"CREATE INDEX placements_gpu ON placements(run_id, gpu, start_s);"
+	"CREATE INDEX jobs_job ON jobs(run_id, job_id);",
+	"CREATE VIEW export_runs AS SELECT"
+	"  e.name AS experiment, r.id AS run_id, r.run_index, r.run_key,"
+	"  r.policy, r.variant, r.setting, r.replication, r.seed, r.trace,"
+	"  r.cluster, r.horizon_s, r.status, r.error, r.wall_s,"
+	"  (SELECT json_group_object(p.key, p.value) FROM run_params p"
+	"    WHERE p.run_id = r.id AND p.kind = 'sweep') AS sweep,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'makespan_s') AS makespan_s,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'hbm_util_mean') AS hbm_util_mean,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'sm_util_mean') AS sm_util_mean,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'jct_mean_s') AS jct_mean_s,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'jct_p50_s') AS jct_p50_s,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'jct_p95_s') AS jct_p95_s,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'jct_p99_s') AS jct_p99_s,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'queue_delay_mean_s') AS queue_delay_mean_s,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'slowdown_mean') AS slowdown_mean,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'latency_p50_ms') AS latency_p50_ms,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'latency_p95_ms') AS latency_p95_ms,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'latency_p99_ms') AS latency_p99_ms,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'slo_attainment') AS slo_attainment,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'requests_total') AS requests_total,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'requests_served') AS requests_served,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'requests_unserved') AS requests_unserved,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'requests_rejected') AS requests_rejected,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'jobs_total') AS jobs_total,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'jobs_done') AS jobs_done,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'jobs_failed') AS jobs_failed,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'jobs_unfinished') AS jobs_unfinished,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'gpu_hours') AS gpu_hours,"
+	"  (SELECT value FROM metrics m WHERE m.run_id = r.id"
+	"    AND m.name = 'events') AS events,"
+	"  (SELECT json_group_object(m.name, m.value) FROM metrics m"
+	"    WHERE m.run_id = r.id) AS metrics"
+	"  FROM runs r JOIN experiments e ON e.id = r.experiment_id;",
+	"CREATE VIEW export_jobs AS SELECT"
+	"  e.name AS experiment, r.id AS run_id, r.run_key, r.policy, r.variant,"
+	"  r.setting, r.replication,"
+	"  (SELECT json_group_object(p.key, p.value) FROM run_params p"
+	"    WHERE p.run_id = r.id AND p.kind = 'sweep') AS sweep,"
+	"  j.job_id, j.kind, j.model, j.gpus, j.status, j.submit_s,"
+	"  NULLIF(j.start_s, -1) AS start_s, NULLIF(j.end_s, -1) AS end_s,"
+	"  NULLIF(j.jct_s, -1) AS jct_s, NULLIF(j.queue_s, -1) AS queue_s,"
+	"  NULLIF(j.slowdown, -1) AS slowdown,"
+	"  NULLIF(j.first_gpu, -1) AS first_gpu,"
+	"  (SELECT group_concat(g, ';') FROM (SELECT DISTINCT p.gpu AS g"
+	"    FROM placements p WHERE p.run_id = j.run_id"
+	"    AND p.job_id = j.job_id ORDER BY p.gpu)) AS gpus_used,"
+	"  (SELECT count(*) FROM placements p WHERE p.run_id = j.run_id"
+	"    AND p.job_id = j.job_id) AS placements,"
+	"  s.slo_ms, s.requests_total, s.requests_served, s.requests_slo_ok,"
+	"  s.slo_attainment, s.latency_mean_ms, s.latency_p50_ms,"
+	"  s.latency_p95_ms, s.latency_p99_ms"
+	"  FROM jobs j JOIN runs r ON r.id = j.run_id"
+	"  JOIN experiments e ON e.id = r.experiment_id"
+	"  LEFT JOIN services s ON s.run_id = j.run_id AND s.job_id = j.job_id;",
+	"CREATE VIEW export_series AS SELECT"
+	"  e.name AS experiment, r.id AS run_id, r.run_key, r.policy, r.variant,"
+	"  r.setting, r.replication,"
+	"  (SELECT json_group_object(p.key, p.value) FROM run_params p"
+	"    WHERE p.run_id = r.id AND p.kind = 'sweep') AS sweep,"
+	"  s.gpu, s.t_s, s.hbm_frac, s.sm_frac"
+	"  FROM series s JOIN runs r ON r.id = s.run_id"
+	"  JOIN experiments e ON e.id = r.experiment_id;",
+	"CREATE VIEW export_latency AS SELECT"
+	"  e.name AS experiment, r.id AS run_id, r.run_key, r.policy, r.variant,"
+	"  r.setting, r.replication,"
+	"  (SELECT json_group_object(p.key, p.value) FROM run_params p"
+	"    WHERE p.run_id = r.id AND p.kind = 'sweep') AS sweep,"
+	"  l.lo_ms, l.hi_ms, l.count"
+	"  FROM latency l JOIN runs r ON r.id = l.run_id"
+	"  JOIN experiments e ON e.id = r.experiment_id;",
+	"CREATE VIEW export_placements AS SELECT"
+	"  e.name AS experiment, r.id AS run_id, r.run_key, r.policy, r.variant,"
+	"  r.setting, r.replication,"
+	"  (SELECT json_group_object(p.key, p.value) FROM run_params p"
+	"    WHERE p.run_id = r.id AND p.kind = 'sweep') AS sweep,"
+	"  p.job_id, j.kind, j.model, p.gpu, p.slice, p.start_s, p.end_s,"
+	"  p.mem_bytes, p.sm_cap"
+	"  FROM placements p JOIN runs r ON r.id = p.run_id"
+	"  JOIN experiments e ON e.id = r.experiment_id"
+	"  LEFT JOIN jobs j ON j.run_id = p.run_id AND j.job_id = p.job_id;",
+	NULL
+};
+
+static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
+	migration_1, migration_2
 };
 
 enum {
 	ST_DEL_RUN, ST_INS_RUN, ST_INS_PARAM, ST_INS_METRIC, ST_INS_JOB,
-	ST_INS_SERIES, ST_INS_LAT, ST_RUN_DONE, ST__COUNT
+	ST_INS_SERIES, ST_INS_LAT, ST_RUN_DONE, ST_INS_SVC, ST_INS_PLACE,
+	ST__COUNT
 };
 
 static const char *const stmt_sql[ST__COUNT] = {
@@ -110,6 +248,12 @@ static const char *const stmt_sql[ST__COUNT] = {
 	" VALUES (?1,?2,?3,?4,?5)",
 	"INSERT INTO latency(run_id, lo_ms, hi_ms, count) VALUES (?1,?2,?3,?4)",
 	"SELECT status FROM runs WHERE experiment_id = ?1 AND run_key = ?2",
+	"INSERT INTO services(run_id, job_id, slo_ms, requests_total,"
+	" requests_served, requests_slo_ok, slo_attainment, latency_mean_ms,"
+	" latency_p50_ms, latency_p95_ms, latency_p99_ms)"
+	" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+	"INSERT INTO placements(run_id, job_id, gpu, slice, start_s, end_s,"
+	" mem_bytes, sm_cap) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
 };
 
 struct store {
@@ -226,11 +370,14 @@ static int migrate(struct store *s, struct sim_err *err)
 
 	while (s->version < STORE_SCHEMA_VERSION) {
 		int v = s->version;
-		if ((rc = exec(s, "BEGIN IMMEDIATE", "begin migration", err)))
-			return rc;
+		const char *const *step;
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d;"
 			 "PRAGMA user_version = %d", STORE_APP_ID, v + 1);
-		if ((rc = exec(s, migrations[v], "migrate schema", err)) != 0 ||
+		if ((rc = exec(s, "BEGIN IMMEDIATE", "begin migration", err)))
+			return rc;
+		for (step = migrations[v]; rc == 0 && *step != NULL; step++)
+			rc = exec(s, *step, "migrate schema", err);
+		if (rc != 0 ||
 		    (rc = exec(s, sql, "set schema version", err)) != 0 ||
 		    (rc = exec(s, "COMMIT", "commit migration", err)) != 0) {
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -293,18 +440,12 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 	if ((rc = check_version(s, err)) != 0)
 		goto fail;
 	if (mode == STORE_READ) {
-		if (s->version < STORE_SCHEMA_VERSION) {
-			if (s->version == 0)
-				rc = sim_err_set(err, SIM_EINVAL, "%s: not a "
-						 "colosim results database "
-						 "(empty)", path);
-			else
-				rc = sim_err_set(err, SIM_EVERSION, "%s: results "
-						 "schema %d is older than this "
-						 "colosim's (%d); open it with "
-						 "'colosim run' to migrate it",
-						 path, s->version,
-						 STORE_SCHEMA_VERSION);
+		/* An older schema stays readable: every table of schema 1 is
+		** still there; what came later is checked by its readers
+		** (store_schema_version). */
+		if (s->version == 0) {
+			rc = sim_err_set(err, SIM_EINVAL, "%s: not a colosim "
+					 "results database (empty)", path);
 			goto fail;
 		}
 		if ((rc = exec(s, "PRAGMA query_only = ON", "query_only",
@@ -577,6 +718,73 @@ static const char *job_status(int st)
 	return st == 0 ? "done" : st == 1 ? "failed" : "unfinished";
 }
 
+/* One services row per inference job of res (schema 2). */
+static int put_services(struct store *s, int64_t run,
+			const struct run_result *res, struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < res->njobs; i++) {
+		const struct res_job *j = &res->jobs[i];
+		if (strcmp(j->kind, "infer") != 0)
+			continue;
+		if ((st = stmt(s, ST_INS_SVC, err)) == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_text(s, st, 2, j->id, err)) ||
+		    (rc = bind_double(s, st, 3, j->slo_ms, err)) ||
+		    (rc = bind_int(s, st, 4, (int64_t)j->req_total, err)) ||
+		    (rc = bind_int(s, st, 5, (int64_t)j->req_served, err)) ||
+		    (rc = bind_int(s, st, 6, (int64_t)j->req_slo_ok, err)) ||
+		    (rc = bind_double(s, st, 7, j->req_total > 0 ?
+				      (double)j->req_slo_ok /
+				      (double)j->req_total : (double)NAN,
+				      err)) ||
+		    (rc = bind_double(s, st, 8, j->lat_mean_ms, err)) ||
+		    (rc = bind_double(s, st, 9, j->lat_p50_ms, err)) ||
+		    (rc = bind_double(s, st, 10, j->lat_p95_ms, err)) ||
+		    (rc = bind_double(s, st, 11, j->lat_p99_ms, err)) ||
+		    (rc = step_done(s, st, "store service", err)))
+			return rc;
+	}
+	return 0;
+}
+
+/* One placements row per interval of res (schema 2); NULL slice: the
+** whole GPU; NULL end_s: still placed at the end of the run. */
+static int put_placements(struct store *s, int64_t run,
+			  const struct run_result *res, struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < res->nplace; i++) {
+		const struct res_place *p = &res->place[i];
+		if (p->job < 0 || (size_t)p->job >= res->njobs)
+			return sim_err_set(err, SIM_EINVAL, "%s: placement %zu "
+					   "names job %d of %zu", s->path, i,
+					   p->job, res->njobs);
+		if ((st = stmt(s, ST_INS_PLACE, err)) == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_text(s, st, 2, res->jobs[p->job].id, err)) ||
+		    (rc = bind_int(s, st, 3, p->gpu, err)) ||
+		    (rc = p->slice >= 0 ? bind_int(s, st, 4, p->slice, err) :
+		     bind_text(s, st, 4, NULL, err)) ||
+		    (rc = bind_double(s, st, 5, p->start_s, err)) ||
+		    (rc = bind_double(s, st, 6, p->end_s >= 0 ? p->end_s :
+				      (double)NAN, err)) ||
+		    (rc = bind_int(s, st, 7, (int64_t)p->mem_bytes, err)) ||
+		    (rc = bind_double(s, st, 8, p->sm_cap, err)) ||
+		    (rc = step_done(s, st, "store placement", err)))
+			return rc;
+	}
+	return 0;
+}
+
 /* The body of store_put_run, inside its transaction. */
 static int put_run_rows(struct store *s, int64_t id,
 			const struct exp_run_spec *spec,
@@ -661,6 +869,9 @@ static int put_run_rows(struct store *s, int64_t id,
 		    (rc = step_done(s, st, "store job", err)))
 			return rc;
 	}
+	if ((rc = put_services(s, run, res, err)) != 0 ||
+	    (rc = put_placements(s, run, res, err)) != 0)
+		return rc;
 	for (i = 0; i < res->nseries; i++) {
 		const struct res_series *p = &res->series[i];
 		if ((st = stmt(s, ST_INS_SERIES, err)) == NULL)

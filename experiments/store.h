@@ -6,7 +6,10 @@
 ** intact and nothing half-written.  The schema version is PRAGMA
 ** user_version (STORE_SCHEMA_VERSION); opening an older database for
 ** writing migrates it step by step, each step in its own transaction;
-** a newer one is refused (SIM_EVERSION) before anything is written.
+** opening it for reading leaves it as it is (every table of an older
+** schema is still there; readers of later tables check
+** store_schema_version); a newer one is refused (SIM_EVERSION) before
+** anything is written.
 ** PRAGMA application_id marks colosim databases, so a foreign SQLite file
 ** is refused too.  The journal is WAL (readers never block the writer).
 **
@@ -26,7 +29,10 @@
 #include "sim/world/result.h"
 #include "sim/err.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
+/* Schema 2 added the services and placements tables and the export_*
+** views (docs/RESULTS.md). */
+#define STORE_SCHEMA_EXPORT 2
 #define STORE_APP_ID 0x636f6c6f        /* "colo" */
 
 enum store_mode { STORE_READ = 0, STORE_WRITE = 1 };
@@ -39,9 +45,8 @@ struct store;
 ** Opens (STORE_WRITE: creates and migrates) the database at path.  On
 ** success *out owns the handle (store_close).  Errors, with the path and
 ** sqlite3_errmsg in err: SIM_EIO (cannot open, read-only file or folder,
-** not a colosim database), SIM_EVERSION (schema newer than this colosim,
-** or in STORE_READ mode older than it), SIM_ENOSPC (disk full), SIM_ENOENT
-** (STORE_READ and no such file).
+** not a colosim database), SIM_EVERSION (schema newer than this colosim),
+** SIM_ENOSPC (disk full), SIM_ENOENT (STORE_READ and no such file).
 */
 int store_open(struct store **out, const char *path, enum store_mode mode,
 	       struct sim_err *err);

@@ -10,6 +10,7 @@
 ** goes into the error.
 */
 #include "plots/plot.h"
+#include "plots/plot_int.h"
 
 #include "sim/strbuf.h"
 
@@ -217,38 +218,13 @@ static int make_dirs(const char *dir, struct sim_err *err)
 
 /* ------------------------------------------------------------ the state */
 
-struct plotter {
-	struct store *s;
-	sqlite3 *db;
-	const struct plot_opts *o;
-	struct plot_output *out;
-	struct sim_strbuf notes;
-	int64_t id;
-	const char *scripts;
-	const char *terms[3];         /* per format: terminal or NULL */
-	const char *exts[3];
-	/* the setting being drawn */
-	const char *setting;
-	char suffix[32];
-	char **variants;              /* labels, in run order */
-	size_t nvariants;
-	const struct rep_table *rep;
-};
-
-static int db_fail(struct plotter *p, const char *what, struct sim_err *err)
+int plot__db_fail(struct plotter *p, const char *what, struct sim_err *err)
 {
 	return sim_err_set(err, SIM_EIO, "results database: %s: %s", what,
 			   sqlite3_errmsg(p->db));
 }
 
-static void note(struct plotter *p, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-
-/* Adds one line to the notes handed back to the caller. */
-static void note(struct plotter *p, const char *fmt, ...)
+void plot__note(struct plotter *p, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -299,12 +275,12 @@ static int query_strings(struct plotter *p, const char *sql,
 	*out = NULL;
 	*nout = 0;
 	if (sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(p, "query", err);
+		return plot__db_fail(p, "query", err);
 	if (sqlite3_bind_int64(st, 1, p->id) != SQLITE_OK ||
 	    (setting && sqlite3_bind_text(st, 2, setting, -1,
 					  SQLITE_TRANSIENT) != SQLITE_OK)) {
 		sqlite3_finalize(st);
-		return db_fail(p, "bind", err);
+		return plot__db_fail(p, "bind", err);
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 0);
@@ -323,7 +299,7 @@ static int query_strings(struct plotter *p, const char *sql,
 		exp_strv_free(v, n);
 		return rc == SQLITE_NOMEM ? sim_err_set(err, SIM_ENOMEM,
 							"out of memory")
-					  : db_fail(p, "query", err);
+					  : plot__db_fail(p, "query", err);
 	}
 	*out = v;
 	*nout = n;
@@ -332,14 +308,11 @@ static int query_strings(struct plotter *p, const char *sql,
 
 /* ---------------------------------------------------------------- figures */
 
-/*
-** Runs the figure's script once per format.  titles[0..n) are the policy
-** labels of the plotted blocks, in block order.
-*/
-static int draw(struct plotter *p, const char *name, const char *script,
-		const char *const *titles, size_t n, const char *ylabel,
-		double yscale, struct sim_err *err)
+int plot__draw(struct plotter *p, const char *name, const char *script,
+	       const char *const *titles, size_t n, const struct plot_vars *v,
+	       struct sim_err *err)
 {
+	static const struct plot_vars none = {0};
 	char data[1100], fig[1100], spath[1100], num[128], outbuf[8192];
 	size_t f, i;
 	int rc;
@@ -363,10 +336,22 @@ static int draw(struct plotter *p, const char *name, const char *script,
 		if (!rc) rc = sb_var(&e, "datafile", data);
 		if (!rc) rc = sb_var(&e, "scriptdir", p->scripts);
 		if (!rc) rc = sb_var(&e, "figtitle", p->setting);
-		if (!rc) rc = sb_var(&e, "ylabel", ylabel ? ylabel : "");
-		snprintf(num, sizeof num, "n=%zu; yscale=%.17g; array "
-			 "titles[%zu]; ", n, yscale, n ? n : 1);
+		if (v == NULL)
+			v = &none;
+		if (!rc) rc = sb_var(&e, "ylabel", v->ylabel ? v->ylabel : "");
+		if (!rc) rc = sb_var(&e, "xlabel", v->xlabel ? v->xlabel : "");
+		snprintf(num, sizeof num, "n=%zu; ymax=%.17g; logx=%d; array "
+			 "titles[%zu]; ", n, v->ymax, v->logx, n ? n : 1);
 		sim_strbuf_add(&e, num);
+		if (v->extra != NULL)
+			sim_strbuf_add(&e, v->extra);
+		snprintf(num, sizeof num, "array lts[%zu]; ", n ? n : 1);
+		sim_strbuf_add(&e, num);
+		for (i = 0; i < n; i++) {
+			snprintf(num, sizeof num, "lts[%zu]=%zu; ", i + 1,
+				 v->lts ? v->lts[i] : i + 1);
+			sim_strbuf_add(&e, num);
+		}
 		for (i = 0; rc == 0 && i < n; i++) {
 			snprintf(num, sizeof num, "titles[%zu]", i + 1);
 			rc = sb_var(&e, num, titles[i]);
@@ -409,8 +394,8 @@ static int draw(struct plotter *p, const char *name, const char *script,
 	return 0;
 }
 
-static FILE *open_data(struct plotter *p, const char *name, char *path,
-		       size_t size, struct sim_err *err)
+FILE *plot__open_data(struct plotter *p, const char *name, char *path,
+		      size_t size, struct sim_err *err)
 {
 	FILE *f;
 
@@ -422,8 +407,8 @@ static FILE *open_data(struct plotter *p, const char *name, char *path,
 	return f;
 }
 
-static int close_data(struct plotter *p, FILE *f, const char *path,
-		      struct sim_err *err)
+int plot__close_data(struct plotter *p, FILE *f, const char *path,
+		     struct sim_err *err)
 {
 	if (ferror(f) | fclose(f))
 		return sim_err_set(err, SIM_EIO, "%s: write error", path);
@@ -446,22 +431,28 @@ static int fig_cdf(struct plotter *p, const char *name, const char *what,
 		   const char *sql, int hist, struct sim_err *err)
 {
 	const char **titles = calloc(p->nvariants + 1, sizeof *titles);
+	size_t *lts = calloc(p->nvariants + 1, sizeof *lts);
+	struct plot_vars pv = {0};
 	char path[1100];
 	size_t v, nt = 0;
 	sqlite3_stmt *st = NULL;
 	FILE *f;
 	int rc = 0;
 
-	if (titles == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	if ((f = open_data(p, name, path, sizeof path, err)) == NULL) {
+	if (titles == NULL || lts == NULL) {
 		free(titles);
+		free(lts);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	if ((f = plot__open_data(p, name, path, sizeof path, err)) == NULL) {
+		free(titles);
+		free(lts);
 		return err->code;
 	}
 	fprintf(f, "# colosim: %s CDF per policy, pooled over replications\n"
 		"# columns: x cdf\n", what);
 	if (sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(p, name, err);
+		rc = plot__db_fail(p, name, err);
 		goto out;
 	}
 	for (v = 0; v < p->nvariants; v++) {
@@ -474,19 +465,20 @@ static int fig_cdf(struct plotter *p, const char *name, const char *what,
 				      SQLITE_TRANSIENT) != SQLITE_OK ||
 		    sqlite3_bind_text(st, 3, p->variants[v], -1,
 				      SQLITE_TRANSIENT) != SQLITE_OK) {
-			rc = db_fail(p, "bind", err);
+			rc = plot__db_fail(p, "bind", err);
 			goto out;
 		}
 		/* First pass: the total. */
 		while ((r = sqlite3_step(st)) == SQLITE_ROW)
 			total += hist ? sqlite3_column_double(st, 2) : 1;
 		if (r != SQLITE_DONE) {
-			rc = db_fail(p, name, err);
+			rc = plot__db_fail(p, name, err);
 			goto out;
 		}
 		if (total <= 0)
 			continue;
 		block_head(f, nt, p->variants[v]);
+		lts[nt] = v + 1;
 		titles[nt++] = p->variants[v];
 		sqlite3_reset(st);
 		while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -510,7 +502,7 @@ static int fig_cdf(struct plotter *p, const char *name, const char *what,
 			}
 		}
 		if (r != SQLITE_DONE) {
-			rc = db_fail(p, name, err);
+			rc = plot__db_fail(p, name, err);
 			goto out;
 		}
 	}
@@ -519,15 +511,19 @@ out:
 	if (rc) {
 		fclose(f);
 		free(titles);
+		free(lts);
 		return rc;
 	}
-	if ((rc = close_data(p, f, path, err)) == 0) {
+	if ((rc = plot__close_data(p, f, path, err)) == 0) {
+		pv.lts = lts;
 		if (nt == 0)
-			note(p, "%s%s: no data, figure skipped", name, p->suffix);
+			plot__note(p, "%s%s: no data, figure skipped", name,
+				   p->suffix);
 		else
-			rc = draw(p, name, name, titles, nt, NULL, 1, err);
+			rc = plot__draw(p, name, name, titles, nt, &pv, err);
 	}
 	free(titles);
+	free(lts);
 	return rc;
 }
 
@@ -562,6 +558,8 @@ static int fig_hbm(struct plotter *p, struct sim_err *err)
 		" AND r.setting = ?2 AND r.variant = ?3 AND r.status = 'done'"
 		" AND s.hbm_frac IS NOT NULL AND (s.gpu = -1) = ?4";
 	const char **titles = calloc(p->nvariants + 1, sizeof *titles);
+	size_t lts[256];
+	struct plot_vars pv = {0};
 	double sum[HBM_BINS], tmax = 0;
 	long cnt[HBM_BINS];
 	char path[1100];
@@ -572,7 +570,7 @@ static int fig_hbm(struct plotter *p, struct sim_err *err)
 
 	if (titles == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	if ((f = open_data(p, "hbm_util", path, sizeof path, err)) == NULL) {
+	if ((f = plot__open_data(p, "hbm_util", path, sizeof path, err)) == NULL) {
 		free(titles);
 		return err->code;
 	}
@@ -581,7 +579,7 @@ static int fig_hbm(struct plotter *p, struct sim_err *err)
 	      "series was stored)\n# in 100 time bins\n# columns: t_s "
 	      "hbm_pct\n", f);
 	if (sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(p, "hbm_util", err);
+		rc = plot__db_fail(p, "hbm_util", err);
 		goto out;
 	}
 	/* Pass 0 finds t_max and whether cluster-wide rows exist; pass 1
@@ -600,7 +598,7 @@ static int fig_hbm(struct plotter *p, struct sim_err *err)
 				    sqlite3_bind_text(st, 3, p->variants[v], -1,
 						      SQLITE_TRANSIENT) ||
 				    sqlite3_bind_int(st, 4, mode)) {
-					rc = db_fail(p, "bind", err);
+					rc = plot__db_fail(p, "bind", err);
 					goto out;
 				}
 				for (b = 0; b < HBM_BINS; b++) {
@@ -624,7 +622,7 @@ static int fig_hbm(struct plotter *p, struct sim_err *err)
 					cnt[b]++;
 				}
 				if (r != SQLITE_DONE) {
-					rc = db_fail(p, "hbm_util", err);
+					rc = plot__db_fail(p, "hbm_util", err);
 					goto out;
 				}
 				if (pass == 0 && any && mode == 1)
@@ -632,6 +630,8 @@ static int fig_hbm(struct plotter *p, struct sim_err *err)
 				if (pass == 0 || !any)
 					continue;
 				block_head(f, nt, p->variants[v]);
+				if (nt < sizeof lts / sizeof lts[0])
+					lts[nt] = v + 1;
 				titles[nt++] = p->variants[v];
 				for (b = 0; b < HBM_BINS; b++)
 					if (cnt[b] > 0)
@@ -650,55 +650,16 @@ out:
 		free(titles);
 		return rc;
 	}
-	if ((rc = close_data(p, f, path, err)) == 0) {
+	if ((rc = plot__close_data(p, f, path, err)) == 0) {
 		if (nt == 0)
-			note(p, "%s%s: no data, figure skipped", "hbm_util",
+			plot__note(p, "%s%s: no data, figure skipped", "hbm_util",
 			     p->suffix);
 		else
-			rc = draw(p, "hbm_util", "hbm_util", titles, nt, NULL,
-				  1, err);
-	}
-	free(titles);
-	return rc;
-}
-
-/* Bars with confidence intervals of one metric, from the report rows. */
-static int fig_bars(struct plotter *p, const char *name, const char *metric,
-		    const char *ylabel, double scale, struct sim_err *err)
-{
-	const char **titles = calloc(p->nvariants + 1, sizeof *titles);
-	char path[1100];
-	size_t i, nt = 0;
-	FILE *f;
-	int rc;
-
-	if (titles == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	if ((f = open_data(p, name, path, sizeof path, err)) == NULL) {
-		free(titles);
-		return err->code;
-	}
-	fprintf(f, "# colosim: %s per policy, mean and %.0f%% CI (Student t) "
-		"over replications, x %g\n# columns: index mean lo hi n\n",
-		metric, p->rep->conf * 100, scale);
-	for (i = 0; i < p->rep->nrows; i++) {
-		const struct rep_row *r = &p->rep->rows[i];
-		double h;
-		if (strcmp(r->setting, p->setting) != 0 ||
-		    strcmp(r->metric, metric) != 0 || !isfinite(r->stat.mean))
-			continue;
-		h = isfinite(r->stat.half) ? r->stat.half : 0;
-		titles[nt++] = r->variant;
-		fprintf(f, "# %zu: %s\n%zu %.17g %.17g %.17g %zu\n", nt,
-			r->variant, nt, scale * r->stat.mean,
-			scale * (r->stat.mean - h), scale * (r->stat.mean + h),
-			r->stat.n);
-	}
-	if ((rc = close_data(p, f, path, err)) == 0) {
-		if (nt == 0)
-			note(p, "%s%s: no data, figure skipped", name, p->suffix);
-		else
-			rc = draw(p, name, "bars", titles, nt, ylabel, 1, err);
+		{
+			pv.lts = nt <= sizeof lts / sizeof lts[0] ? lts : NULL;
+			rc = plot__draw(p, "hbm_util", "hbm_util", titles, nt,
+					&pv, err);
+		}
 	}
 	free(titles);
 	return rc;
@@ -720,7 +681,7 @@ static int pick_terminals(struct plotter *p, unsigned formats,
 		if (has_word(terms, "pdfcairo"))
 			p->terms[0] = "pdfcairo";
 		else
-			note(p, "pdf: gnuplot has no pdfcairo terminal; PDFs "
+			plot__note(p, "pdf: gnuplot has no pdfcairo terminal; PDFs "
 			     "skipped (install gnuplot-nox or gnuplot-qt)");
 	}
 	if (formats & PLOT_PNG) {
@@ -728,10 +689,10 @@ static int pick_terminals(struct plotter *p, unsigned formats,
 			p->terms[1] = "pngcairo";
 		else if (has_word(terms, "png")) {
 			p->terms[1] = "png";
-			note(p, "png: no pngcairo terminal, using libgd's png "
+			plot__note(p, "png: no pngcairo terminal, using libgd's png "
 			     "(rougher anti-aliasing)");
 		} else
-			note(p, "png: gnuplot has neither pngcairo nor png; "
+			plot__note(p, "png: gnuplot has neither pngcairo nor png; "
 			     "PNGs skipped");
 	}
 	if ((formats & PLOT_SVG) && has_word(terms, "svg"))
@@ -743,8 +704,49 @@ static int pick_terminals(struct plotter *p, unsigned formats,
 	return 0;
 }
 
+/* The default metric figures: bars and paired differences. */
+static const char *const default_metrics[] = {
+	"makespan_s", "hbm_util_mean", "slo_attainment", NULL
+};
+
+/* Calls fn for each metric of --metric's list (or the defaults). */
+static int each_metric(struct plotter *p,
+		       int (*fn)(struct plotter *, const char *,
+				 struct sim_err *), struct sim_err *err)
+{
+	const char *l = p->o->metrics;
+	char name[64];
+	int i, rc;
+
+	if (l == NULL) {
+		for (i = 0; default_metrics[i] != NULL; i++)
+			if ((rc = fn(p, default_metrics[i], err)) != 0)
+				return rc;
+		return 0;
+	}
+	while (*l) {
+		size_t n = strcspn(l, ",");
+		snprintf(name, sizeof name, "%.*s", (int)n, l);
+		if ((rc = fn(p, name, err)) != 0)
+			return rc;
+		l += n + (l[n] == ',');
+	}
+	return 0;
+}
+
+/* Both metric figures of one metric. */
+static int metric_figs(struct plotter *p, const char *metric,
+		       struct sim_err *err)
+{
+	int rc = plot__bars(p, metric, err);
+
+	return rc ? rc : plot__diff(p, metric, err);
+}
+
 static int draw_setting(struct plotter *p, struct sim_err *err)
 {
+	const struct plot_opts *o = p->o;
+	int only = o->metrics != NULL || o->want_gpu || o->timeline;
 	int rc;
 
 	free_variants(p);
@@ -754,16 +756,39 @@ static int draw_setting(struct plotter *p, struct sim_err *err)
 				"min(run_index)", p->setting, &p->variants,
 				&p->nvariants, err)) != 0)
 		return rc;
-	if ((rc = fig_jct(p, err)) ||
-	    (rc = fig_hbm(p, err)) ||
-	    (rc = fig_bars(p, "makespan", "makespan_s", "Makespan (s)", 1,
-			   err)) ||
-	    (rc = fig_bars(p, "mem_util", "hbm_util_mean",
-			   "Mean HBM utilization (%)", 100, err)) ||
-	    (rc = fig_latency(p, err)) ||
-	    (rc = fig_bars(p, "slo", "slo_attainment", "SLO attainment (%)",
-			   100, err)))
+	if (!only &&
+	    ((rc = fig_jct(p, err)) || (rc = fig_hbm(p, err)) ||
+	     (rc = fig_latency(p, err))))
 		return rc;
+	if ((!only || o->metrics != NULL) &&
+	    (rc = each_metric(p, metric_figs, err)) != 0)
+		return rc;
+	if (o->want_gpu && (rc = plot__gpu(p, err)) != 0)
+		return rc;
+	if (o->timeline && (rc = plot__timeline(p, err)) != 0)
+		return rc;
+	return 0;
+}
+
+/* Checks --metric's names against the stored metrics first: one error
+** naming the unknown one instead of a run of skipped figures. */
+static int check_metrics(struct plotter *p, struct sim_err *err)
+{
+	const char *l = p->o->metrics;
+	size_t i;
+
+	while (l != NULL && *l) {
+		size_t n = strcspn(l, ",");
+		int found = 0;
+		for (i = 0; i < p->rep->nrows && !found; i++)
+			found = strlen(p->rep->rows[i].metric) == n &&
+				strncmp(p->rep->rows[i].metric, l, n) == 0;
+		if (!found || n == 0)
+			return sim_err_set(err, SIM_ENOENT, "--metric: no metric "
+					   "'%.*s' in experiment %s", (int)n, l,
+					   p->rep->experiment);
+		l += n + (l[n] == ',');
+	}
 	return 0;
 }
 
@@ -799,7 +824,8 @@ int plot_experiment(struct store *s, const char *experiment,
 			    &rep, err)) != 0)
 		return rc;
 	p.rep = &rep;
-	if ((rc = store_find_experiment(s, rep.experiment, &p.id, NULL, err)) ||
+	if ((rc = check_metrics(&p, err)) ||
+	    (rc = store_find_experiment(s, rep.experiment, &p.id, NULL, err)) ||
 	    (rc = make_dirs(o->out_dir, err)) ||
 	    (rc = pick_terminals(&p, o->formats ? o->formats
 				 : PLOT_PDF | PLOT_PNG, err)) ||
@@ -823,7 +849,7 @@ int plot_experiment(struct store *s, const char *experiment,
 		}
 		for (k = 0; k < nset; k++)
 			fprintf(f, "s%zu %s\n", k + 1, settings[k]);
-		if ((rc = close_data(&p, f, spath, err)) != 0)
+		if ((rc = plot__close_data(&p, f, spath, err)) != 0)
 			goto out;
 	}
 	for (k = 0; k < nset && rc == 0; k++) {
@@ -832,6 +858,11 @@ int plot_experiment(struct store *s, const char *experiment,
 			snprintf(p.suffix, sizeof p.suffix, "-s%zu", k + 1);
 		rc = draw_setting(&p, err);
 	}
+	/* Metric against parameter: over the settings, so once. */
+	p.setting = "";
+	p.suffix[0] = '\0';
+	if (rc == 0 && (o->metrics != NULL || (!o->want_gpu && !o->timeline)))
+		rc = each_metric(&p, plot__sweeps, err);
 out:
 	free_variants(&p);
 	exp_strv_free(settings, nset);

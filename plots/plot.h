@@ -10,14 +10,20 @@
 **                cluster-wide series, averaged over replications in 100
 **                time bins
 **   makespan     bars: mean makespan per policy with its CI
-**   mem_util     bars: time-averaged HBM utilization per policy with its CI
+**   mem_util     bars: time-averaged HBM allocated per policy with its CI
 **   latency_cdf  CDF of inference request latency per policy (from the
 **                stored latency histograms, pooled over replications)
 **   slo          bars: SLO attainment per policy with its CI
-** each as NAME.dat (the numbers, plain text) and NAME.pdf / NAME.png /
-** NAME.svg.  A figure without data (no inference in the trace, say) is
-** skipped with a note, not an error.  With several settings the names get
-** a "-sK" suffix (K from 1) and settings.txt maps K to the setting.
+**   NAME_diff    for each bar figure: the paired difference against the
+**                baseline with its paired CI (plot_bars.c)
+** and over the whole experiment sweep-KEY-NAME, the bar metrics against
+** each numeric swept key (plot_sweep.c); with plot_opts.metrics only those
+** metrics' bars, differences and sweeps; with want_gpu / timeline the
+** figures of plot_gpu.c.  Each as NAME.dat (the numbers, plain text) and
+** NAME.pdf / NAME.png / NAME.svg.  A figure without data (no inference in
+** the trace, say) is skipped with a note, not an error.  With several
+** settings the names get a "-sK" suffix (K from 1) and settings.txt maps K
+** to the setting.
 **
 ** gnuplot runs as an external program (posix_spawnp, an argument vector,
 ** no shell).  The scripts (plots/NAME.gp, one shared style in style.gp) take
@@ -41,6 +47,15 @@ struct plot_opts {
 	const char *gnuplot;       /* program; NULL: "gnuplot" from PATH */
 	const char *scripts_dir;   /* NULL: plot_find_scripts() */
 	double conf;               /* CI level; 0 means 0.95 */
+	/* What to draw.  All unset: the default figures.  Any set: only
+	** what is asked. */
+	const char *metrics;       /* "a,b": these metrics' bars, paired
+				      differences and sweep figures */
+	int want_gpu;              /* 1: the figure of GPU gpu */
+	int gpu;
+	int timeline;              /* 1: the cluster timeline */
+	int replication;           /* the run (per variant) of the gpu and
+				      timeline figures; default 0 */
 };
 
 struct plot_output {

@@ -226,6 +226,37 @@ static void test_run_report_plot(void)
 	expect("plot %T/notdb.db", 2, "notdb.db", NULL);
 	expect("plot %T/x.db --format gif", 2, "--format", NULL);
 	expect("plot", 2, "missing DB", NULL);
+	expect("plot %T/x.db --gpu -1", 2, "--gpu", NULL);
+	expect("export", 2, "missing TABLE", NULL);
+	expect("export runs", 2, "missing DB", NULL);
+	expect("export tables %T/x.db", 2, "no export table 'tables'", NULL);
+	expect("export runs %T/notdb.db", 2, "notdb.db",
+	       "not a results database");
+	expect("export runs %T/x.db --format xml", 2, "--format", NULL);
+	expect("export runs %T/x.db --bogus", 2, "unknown option '--bogus'",
+	       NULL);
+	expect("export runs %T/x.db -o", 2, "needs a value", NULL);
+	expect("report %T/notdb.db --metric", 2, "needs a value", NULL);
+	/* a fixed trace twice: the run warns; export and report work */
+	put("fixed.ini", "[experiment]\nname = fx\ncluster = 1x1:a100-40gb\n"
+	    "replications = 2\ntrace = ok.csv\n[sweep]\n"
+	    "policy = exclusive\n");
+	{
+		const char *err = "";
+		CU_ASSERT_EQUAL(run("run %T/fixed.ini -o %T/fx.db", &err), 0);
+		CU_ASSERT(strstr(err, "warning: zero-variance") != NULL);
+		CU_ASSERT_EQUAL(run("report %T/fx.db --metric makespan_s",
+				    &err), 0);
+		CU_ASSERT(strstr(err, "warning: zero-variance") != NULL);
+		CU_ASSERT_EQUAL(run("export runs %T/fx.db -o %T/fx.csv", &err),
+				0);
+		CU_ASSERT_STRING_EQUAL(err, "");
+		CU_ASSERT_EQUAL(run("export jobs %T/fx.db --format json",
+				    &err), 0);
+		expect("report %T/fx.db --metric nope_s", 2, "'nope_s'", NULL);
+		expect("export runs %T/fx.db --metric nope_s", 2, "'nope_s'",
+		       NULL);
+	}
 	/* the results folder is created (configs say db = ../results/X.db) */
 	{
 		const char *err = "";

@@ -53,6 +53,12 @@ static void test_errors_by_line(void)
 	expect_error(HEAD "policy = mps\nhorizon_s = -3\n", "t.ini:6:",
 		     "horizon_s");
 	expect_error(HEAD "policy = mps\nseed = -1\n", "t.ini:6:", "seed");
+	expect_error(HEAD "policy = mps\narrival_jitter_s = -1\n", "t.ini:6:",
+		     "arrival_jitter_s");
+	expect_error(HEAD "policy = mps\narrival_jitter_s = nan\n",
+		     "t.ini:6:", "arrival_jitter_s");
+	expect_error(HEAD "policy = mps\narrival_jitter_s = 1e300\n",
+		     "t.ini:6:", "arrival_jitter_s");
 	expect_error("[experiment]\nname = t\ntrace = a.csv\n"
 		     "cluster = 4:a100\npolicy = mps\n", "t.ini:4:", "cluster");
 	expect_error(HEAD "policy = mps\nname = u\n", "t.ini:6:",
@@ -196,6 +202,7 @@ static const char *const SWEEP_CFG =
 	"horizon_s = 3600\n"
 	"replications = 3\n"
 	"seed = 42\n"
+	"arrival_jitter_s = 30\n"
 	"[cluster]\n"
 	"memory_servers = 2\n"
 	"[sweep]\n"
@@ -226,6 +233,7 @@ static void test_sweep_expansion(void)
 		CU_ASSERT_EQUAL(s->index, (int)i);
 		CU_ASSERT_EQUAL(s->ngroups, 1);
 		CU_ASSERT_DOUBLE_EQUAL(s->horizon_s, 3600, 0);
+		CU_ASSERT_DOUBLE_EQUAL(s->arrival_jitter_s, 30, 0);
 		CU_ASSERT_PTR_NULL(s->trace);
 		CU_ASSERT_STRING_EQUAL(exp_kv_get(s->gen, s->ngen, "jobs"), "50");
 		/* the swept load overrides the [experiment] one */

@@ -2,6 +2,7 @@
 ** util.c: helpers shared by the CUnit suites (see util.h).
 */
 #include "tests/util.h"
+#include "experiments/store.h"
 #include "traces/manifest.h"
 
 #include <stdio.h>
@@ -69,4 +70,39 @@ const char *test_tmpdir(void)
 			path[0] = '\0';
 	}
 	return path[0] ? path : "/tmp";
+}
+
+const char *test_store_build(const char *file, const char *cfg_text,
+			     test_fill_fn fill, void *ctx)
+{
+	static char path[512];
+	struct exp_config *cfg = NULL;
+	struct exp_matrix m;
+	struct store *s = NULL;
+	struct sim_err err = { 0, "" };
+	size_t i;
+	int64_t id;
+
+	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), file);
+	unlink(path);
+	CU_ASSERT_EQUAL_FATAL(exp_config_parse(&cfg, file, cfg_text,
+					       strlen(cfg_text), &err), 0);
+	CU_ASSERT_EQUAL_FATAL(exp_matrix_build(&m, cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(store_open(&s, path, STORE_WRITE, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(store_add_experiment(s, cfg, (long)m.nruns, &id,
+						   &err), 0);
+	for (i = 0; i < m.nruns; i++) {
+		struct run_result res;
+		run_result_init(&res);
+		int failed = fill(ctx, &m.runs[i], &res) != 0;
+		CU_ASSERT_EQUAL(store_put_run(s, id, &m.runs[i], failed ?
+					      STORE_RUN_FAILED : STORE_RUN_DONE,
+					      failed ? "failed" : NULL,
+					      failed ? NULL : &res, &err), 0);
+		run_result_fini(&res);
+	}
+	store_close(s);
+	exp_matrix_fini(&m);
+	exp_config_free(cfg);
+	return path;
 }

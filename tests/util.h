@@ -42,4 +42,19 @@ void test_skip_trace(const char *rel);
 /* A fresh temporary directory for this process, created on first use. */
 const char *test_tmpdir(void);
 
+/*
+** A results store built by hand: the experiment of config text cfg (an
+** INI; its trace need not exist) in a fresh database `file` of the test
+** directory, with each run of its matrix stored done with the result
+** fill(ctx, spec, res) makes (res initialised and freed here); a fill
+** that returns nonzero stores the run failed.  Returns the path (static
+** buffer, valid until the next call); fails the test on error.
+*/
+struct exp_run_spec;
+struct run_result;
+typedef int (*test_fill_fn)(void *ctx, const struct exp_run_spec *spec,
+			    struct run_result *res);
+const char *test_store_build(const char *file, const char *cfg,
+			     test_fill_fn fill, void *ctx);
+
 #endif

@@ -5,6 +5,8 @@
 */
 #include "experiments/cli/cli.h"
 
+#include "experiments/warn.h"
+
 #include <assert.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -295,4 +297,13 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv,
 	for (i = optind; rc == 0 && i < argc; i++)  /* after "--" */
 		rc = fn(ctx, CLI_OPERAND, argv[i]);
 	return rc;
+}
+
+void cli_print_warnings(const struct exp_warnings *w)
+{
+	size_t i;
+
+	for (i = 0; w != NULL && i < w->n; i++)
+		fprintf(stderr, "colosim: warning: %s: %s\n",
+			exp_warn_name(w->v[i].kind), w->v[i].msg);
 }

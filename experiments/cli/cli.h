@@ -88,6 +88,10 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv,
 /* Prints spec's help (usage, about, the option table, epilog) to f. */
 void cli_help(const struct cli_spec *spec, FILE *f);
 
+/* Prints each warning as "colosim: warning: KIND: MESSAGE" to stderr. */
+struct exp_warnings;
+void cli_print_warnings(const struct exp_warnings *w);
+
 /* Value checks for option callbacks: parse with sim/num.h (whole string,
 ** no NaN or infinity, range [lo, hi]); 0, or -1 when malformed or out of
 ** range (the caller prints its message). */

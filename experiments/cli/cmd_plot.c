@@ -1,6 +1,7 @@
 /*
 ** cmd_plot.c: `colosim plot DB --experiment NAME [--out DIR]
-** [--format pdf,png,svg]`: paper figures through gnuplot (plots/plot.h).
+** [--format pdf,png,svg] [--metric LIST] [--gpu N] [--timeline]
+** [--replication R]`: paper figures through gnuplot (plots/plot.h).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,10 @@
 #include "plots/plot.h"
 #include "experiments/cli/cli.h"
 
-enum { O_EXPERIMENT, O_OUT, O_FORMAT, O_CONF, O_SCRIPTS, O_GNUPLOT };
+enum {
+	O_EXPERIMENT, O_OUT, O_FORMAT, O_CONF, O_SCRIPTS, O_GNUPLOT, O_METRIC,
+	O_GPU, O_TIMELINE, O_REPLICATION
+};
 
 static const struct cli_opt opts[] = {
 	[O_EXPERIMENT] = { "experiment", 'e', "NAME", "which experiment "
@@ -25,18 +29,31 @@ static const struct cli_opt opts[] = {
 			"$COLOSIM_PLOTS,\n./plots, PREFIX/share/colosim/plots)" },
 	[O_GNUPLOT] = { "gnuplot", 0, "PROGRAM", "the gnuplot to run (default: "
 			"gnuplot in PATH)" },
+	[O_METRIC] = { "metric", 'm', "LIST", "these metrics' bars, paired "
+		       "differences and sweep\nfigures only" },
+	[O_GPU] = { "gpu", 0, "N", "GPU N's tenants, HBM and SM over time "
+		    "(gpuN-vK)" },
+	[O_TIMELINE] = { "timeline", 0, NULL, "every GPU's placements over "
+			 "time (timeline-vK)" },
+	[O_REPLICATION] = { "replication", 0, "R", "the run of --gpu and "
+			    "--timeline, per variant\n(default 0)" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const struct cli_spec spec = {
 	"plot", "colosim plot DB [--experiment NAME] [--out DIR]\n"
 	"                    [--format pdf,png,svg] [--conf LEVEL]\n"
-	"                    [--scripts DIR] [--gnuplot PROGRAM]",
+	"                    [--scripts DIR] [--gnuplot PROGRAM]\n"
+	"                    [--metric NAME[,NAME...]] [--gpu N] [--timeline]\n"
+	"                    [--replication R]",
 	"Writes, per setting of the experiment: jct_cdf (job completion time "
-	"CDF),\nhbm_util (HBM allocated over time), makespan and mem_util (bars "
-	"with\nconfidence intervals), latency_cdf and slo (inference), each as "
-	"NAME.dat\n(the plotted numbers) and one figure per format.  Figures "
-	"without data\nare skipped with a note.", opts, NULL
+	"CDF),\nhbm_util (HBM allocated over time), makespan, mem_util and slo "
+	"(bars with\nconfidence intervals) and their paired differences "
+	"against the baseline\n(NAME_diff), latency_cdf; per numeric swept "
+	"key, sweep-KEY-NAME (the\nmetric against it).  Each as NAME.dat (the "
+	"plotted numbers) and one\nfigure per format; figures without data "
+	"are skipped with a note.\nWith --metric, --gpu or --timeline only "
+	"what they ask for is drawn.", opts, NULL
 };
 
 /* Parses "pdf,png" into PLOT_* bits; 0 on a bad list. */
@@ -81,6 +98,24 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_OUT: a->o.out_dir = v; return 0;
 	case O_SCRIPTS: a->o.scripts_dir = v; return 0;
 	case O_GNUPLOT: a->o.gnuplot = v; return 0;
+	case O_METRIC: a->o.metrics = v; return 0;
+	case O_TIMELINE: a->o.timeline = 1; return 0;
+	case O_GPU:
+	case O_REPLICATION: {
+		unsigned long long u;
+		if (cli_parse_u64(v, 0, 1000000, &u) != 0)
+			return cli_usage_error("plot: --%s: expected an index "
+					       "in 0..1000000, got '%s'",
+					       opt == O_GPU ? "gpu" :
+					       "replication", v);
+		if (opt == O_GPU) {
+			a->o.want_gpu = 1;
+			a->o.gpu = (int)u;
+		} else {
+			a->o.replication = (int)u;
+		}
+		return 0;
+	}
 	case O_FORMAT:
 		a->o.formats = parse_formats(v);
 		if (a->o.formats == 0)

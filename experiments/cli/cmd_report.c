@@ -1,7 +1,9 @@
 /*
 ** cmd_report.c: `colosim report DB [--experiment NAME] [--baseline POLICY]
-** [--format table|csv|json] [--conf LEVEL]`: policies x metrics with
-** confidence intervals and paired differences (experiments/report.h).
+** [--format table|csv|json] [--conf LEVEL] [--metric NAME[,NAME]]`:
+** policies x metrics with confidence intervals and paired differences
+** (experiments/report.h), then the experiment's warnings on stderr
+** (experiments/warn.h).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +11,10 @@
 
 #include "experiments/report.h"
 #include "experiments/store.h"
+#include "experiments/warn.h"
 #include "experiments/cli/cli.h"
 
-enum { O_EXPERIMENT, O_BASELINE, O_FORMAT, O_CONF };
+enum { O_EXPERIMENT, O_BASELINE, O_FORMAT, O_CONF, O_METRIC };
 
 static const struct cli_opt opts[] = {
 	[O_EXPERIMENT] = { "experiment", 'e', "NAME", "which experiment "
@@ -22,21 +25,27 @@ static const struct cli_opt opts[] = {
 	[O_FORMAT] = { "format", 'f', "FMT", "table (default), csv or json" },
 	[O_CONF] = { "conf", 0, "LEVEL", "confidence level in (0, 1), default "
 		     "0.95" },
+	[O_METRIC] = { "metric", 'm', "LIST", "only these metrics "
+		       "(comma-separated), in this order" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const struct cli_spec spec = {
 	"report", "colosim report DB [--experiment NAME] [--baseline POLICY]\n"
-	"                      [--format table|csv|json] [--conf LEVEL]",
+	"                      [--format table|csv|json] [--conf LEVEL]\n"
+	"                      [--metric NAME[,NAME...]]",
 	"Prints, for each policy (and swept policy parameter) and each metric,\n"
 	"the mean over replications with its confidence interval (Student t,\n"
 	"LEVEL 0.95 by default) and the paired difference against the "
 	"baseline\npolicy, paired by replication (the same arrivals under both "
-	"policies).", opts, NULL
+	"policies).", opts,
+	"Warnings about the experiment (identical replications, a policy that "
+	"had\nnothing to act on, a swept key that changes nothing) go to "
+	"stderr\n(docs/RESULTS.md, \"Warnings\")."
 };
 
 struct report_args {
-	const char *db, *exp, *base;
+	const char *db, *exp, *base, *metrics;
 	enum rep_format fmt;
 	double conf;
 };
@@ -54,6 +63,7 @@ static int on_opt(void *ctx, int opt, char *v)
 		return 0;
 	case O_EXPERIMENT: a->exp = v; return 0;
 	case O_BASELINE: a->base = v; return 0;
+	case O_METRIC: a->metrics = v; return 0;
 	case O_FORMAT:
 		if (strcmp(v, "table") == 0)
 			a->fmt = REP_TABLE;
@@ -78,7 +88,8 @@ static int on_opt(void *ctx, int opt, char *v)
 
 static int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { NULL, NULL, NULL, REP_TABLE, 0.95 };
+	struct report_args a = { NULL, NULL, NULL, NULL, REP_TABLE, 0.95 };
+	struct exp_warnings warn = { NULL, 0 };
 	struct store *st = NULL;
 	struct rep_table t;
 	struct sim_err err;
@@ -95,6 +106,12 @@ static int cmd_report(int argc, char **argv)
 	if ((rc = store_open(&st, a.db, STORE_READ, &err)) != 0)
 		return cli_report(&err);
 	rc = rep_build(st, a.exp, a.base, a.conf, &t, &err);
+	if (rc == 0 && a.metrics != NULL &&
+	    (rc = rep_keep_metrics(&t, a.metrics, &err)) != 0)
+		rep_table_fini(&t);
+	if (rc == 0 && (rc = exp_warnings_build(st, t.experiment, a.base,
+						&warn, &err)) != 0)
+		rep_table_fini(&t);
 	store_close(st);
 	if (rc != 0)
 		return cli_report(&err);
@@ -105,9 +122,12 @@ static int cmd_report(int argc, char **argv)
 	fputs(out, stdout);
 	free(out);
 	if (fflush(stdout) != 0) {
+		exp_warnings_fini(&warn);
 		perror("colosim: report: stdout");
 		return 1;
 	}
+	cli_print_warnings(&warn);
+	exp_warnings_fini(&warn);
 	return 0;
 }
 

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "experiments/config.h"
 #include "experiments/runner.h"
+#include "experiments/warn.h"
 #include "experiments/cli/cli.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -90,6 +92,27 @@ static void progress(void *ctx, const struct exp_progress *p)
 	fflush(stderr);
 }
 
+/* The end-of-run warnings of the config's experiment (warn.h); a failure
+** to compute them is itself one warning, never the run's failure. */
+static void run_warnings(const char *config_path, const char *db)
+{
+	struct exp_config *cfg = NULL;
+	struct exp_warnings w = { NULL, 0 };
+	struct store *st = NULL;
+	struct sim_err err = { 0, "" };
+
+	if (exp_config_load(&cfg, config_path, &err) == 0 &&
+	    store_open(&st, db, STORE_READ, &err) == 0 &&
+	    exp_warnings_build(st, cfg->name, NULL, &w, &err) == 0)
+		cli_print_warnings(&w);
+	else
+		fprintf(stderr, "colosim: warning: no experiment warnings: "
+			"%s\n", err.msg);
+	exp_warnings_fini(&w);
+	store_close(st);
+	exp_config_free(cfg);
+}
+
 static int run(int argc, char **argv)
 {
 	struct run_args ra;
@@ -137,6 +160,7 @@ static int run(int argc, char **argv)
 	fprintf(stderr, "run: %zu runs (%zu done now, %zu already stored, "
 		"%zu failed) in %s\n", stats.total, stats.done, stats.skipped,
 		stats.failed, db);
+	run_warnings(req->config_path, db);
 	return stats.failed > 0 ? 1 : 0;
 }
 

@@ -20,6 +20,7 @@ void run_result_fini(struct run_result *r)
 	free(r->jobs);
 	free(r->series);
 	free(r->lat);
+	free(r->place);
 	free(r->hists);
 	free(r->points);
 	memset(r, 0, sizeof *r);
@@ -92,6 +93,14 @@ int run_result_add_lat(struct run_result *r, const struct res_lat_bin *b)
 	if (reserve((void **)&r->lat, &r->caplat, r->nlat, sizeof *b))
 		return SIM_ENOMEM;
 	r->lat[r->nlat++] = *b;
+	return 0;
+}
+
+int run_result_add_place(struct run_result *r, const struct res_place *p)
+{
+	if (reserve((void **)&r->place, &r->capplace, r->nplace, sizeof *p))
+		return SIM_ENOMEM;
+	r->place[r->nplace++] = *p;
 	return 0;
 }
 

@@ -6,8 +6,10 @@
 ** (name, value) pairs with the names of docs/RESULTS.md (makespan_s,
 ** hbm_util_mean, jct_p95_s, ...); jobs are per-job rows; series are
 ** downsampled per-GPU samples; latency bins form the run's request-latency
-** histogram; named histograms and series are what a tenant kind adds
-** (the LLM services' TTFT and TPOT distributions, their KV-cache use).
+** histogram; placements are every interval a job's tenant spent on a GPU
+** (docs/RESULTS.md, tables jobs, services and placements);
+** named histograms and series are what a tenant kind adds (the LLM
+** services' TTFT and TPOT distributions, their KV-cache use).
 */
 #ifndef COLOSIM_EXPERIMENTS_RESULT_H
 #define COLOSIM_EXPERIMENTS_RESULT_H
@@ -29,6 +31,26 @@ struct res_job {
 	int status;                   /* 0 done, 1 failed, 2 unfinished */
 	double submit_s, start_s, end_s;
 	double jct_s, queue_s, slowdown;
+	/* Inference services (kind "infer") only, over the whole run: requests
+	** that arrived, were served, were served within the SLO; the SLO; and
+	** the latency of the served ones (NaN when none was served; the
+	** quantiles carry sim_sample's 1% histogram error past 1024
+	** requests).  Training jobs: counts 0, the rest NaN. */
+	uint64_t req_total, req_served, req_slo_ok;
+	double slo_ms;
+	double lat_mean_ms, lat_p50_ms, lat_p95_ms, lat_p99_ms;
+};
+
+/* One interval of one tenant of a job on one GPU: a placement, from the
+** attach to the detach (preemption, swap-out, the end of the job). */
+struct res_place {
+	int job;                      /* index into run_result.jobs */
+	int gpu;
+	int slice;                    /* MIG slice, -1 the whole GPU */
+	double start_s;
+	double end_s;                 /* -1: still placed when the run ended */
+	uint64_t mem_bytes;           /* allocation at the attach */
+	double sm_cap;                /* MPS share at the attach, (0, 1] */
 };
 
 struct res_series {
@@ -63,6 +85,7 @@ struct run_result {
 	struct res_job *jobs;       size_t njobs, capjobs;
 	struct res_series *series;  size_t nseries, capseries;
 	struct res_lat_bin *lat;    size_t nlat, caplat;
+	struct res_place *place;    size_t nplace, capplace;
 	uint64_t events;
 	double wall_s;
 };
@@ -77,6 +100,7 @@ int run_result_add_series(struct run_result *r, const struct res_series *s);
 int run_result_add_lat(struct run_result *r, const struct res_lat_bin *b);
 int run_result_add_hist(struct run_result *r, const struct res_hist_bin *b);
 int run_result_add_point(struct run_result *r, const struct res_point *p);
+int run_result_add_place(struct run_result *r, const struct res_place *p);
 
 /* The metric's value, or NaN when absent. */
 double run_result_get(const struct run_result *r, const char *name);

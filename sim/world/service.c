@@ -98,7 +98,24 @@ struct world_service {
 	long ext_out;            /* requests handed there, unfinished */
 	int backlog_uncounted;   /* failed: its backlog (kept, unserved) no
 				    longer counts in ws->req_queued */
+	/* the whole run, for the service's result row (svc_job_result) */
+	uint64_t n_req, n_served, n_slo_ok;
+	struct sim_sample lat_all_ms;
 };
+
+/* Exact latencies kept per service before its histogram takes over
+** (sim/stats.h: quantiles then within 1%): 8 KiB per service. */
+#define SVC_LAT_EXACT 1024
+
+/* Counts one served request of service sv in its whole-run tally. */
+static void tally(struct world_service *sv, sim_time lat, sim_time slo_ns)
+{
+	sv->n_served++;
+	if (lat <= slo_ns)
+		sv->n_slo_ok++;
+	/* out of memory: the moments still count, the quantiles go NaN */
+	(void)sim_sample_add(&sv->lat_all_ms, sim_time_to_ms(lat));
+}
 
 static int fifo_push(struct req_fifo *f, sim_time t)
 {
@@ -289,6 +306,7 @@ static int svc_arrive(struct world *w, void *state, struct world_job *job)
 	sv->max_batch = job->tj.batch > 0 ? job->tj.batch : 1;
 	sv->win.t0 = w->sim.now;
 	sim_sample_init(&sv->win.lat_ms, 0);
+	sim_sample_init(&sv->lat_all_ms, SVC_LAT_EXACT);
 	sv->end_ns = job->tj.duration_ns > 0 ?
 		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :
 		SIM_TIME_MAX;
@@ -308,6 +326,7 @@ static void svc_destroy(struct world_job *job)
 		trace_arrivals_close(sv->arr);
 	sim_rng_fini(&sv->rng);
 	sim_sample_fini(&sv->win.lat_ms);
+	sim_sample_fini(&sv->lat_all_ms);
 	if (!sv->backlog_uncounted)
 		sv->ws->req_queued -= sv->backlog.n;
 	free(sv->backlog.t);
@@ -423,6 +442,7 @@ static int on_request(struct sim *s, void *ctx, uint64_t arg)
 	(void)s;
 	world__job(w, j)->svc->req_ev = 0;
 	world__job(w, j)->svc->ws->req_total++;
+	world__job(w, j)->svc->n_req++;
 	world__job(w, j)->svc->win.arrivals++;
 	if ((rc = route(w, j, w->sim.now)) != 0)
 		return rc;
@@ -493,6 +513,7 @@ static int svc_unit_done(struct world *w, void *state, struct gpu_tenant *t)
 			return sim_fail(&w->sim, rc, "out of memory");
 		ws->req_served++;
 		wn->served++;
+		tally(sv, lat, job->tj.slo_ns);
 		if (lat <= job->tj.slo_ns)
 			ws->req_slo_ok++;
 		else
@@ -657,12 +678,35 @@ int svc_external_done(struct world *w, int j, sim_time t_arr)
 		return sim_fail(&w->sim, rc, "out of memory");
 	ws->req_served++;
 	sv->win.served++;
+	tally(sv, lat, job->tj.slo_ns);
 	if (lat <= job->tj.slo_ns)
 		ws->req_slo_ok++;
 	else
 		sv->win.slo_miss++;
 	sv->ext_out--;
 	return check_later(w, j);
+}
+
+/* The kind's xJobResult: service j's whole-run request counts and
+** latencies into its result row. */
+static void svc_job_result(struct world *w, void *state,
+			   const struct world_job *job, struct res_job *r)
+{
+	struct world_service *sv = job->svc;
+	struct sim_sample *s;
+
+	(void)w; (void)state;
+	if (sv == NULL)
+		return;
+	s = &sv->lat_all_ms;
+	r->req_total = sv->n_req;
+	r->req_served = sv->n_served;
+	r->req_slo_ok = sv->n_slo_ok;
+	r->slo_ms = sim_time_to_ms(job->tj.slo_ns);
+	r->lat_mean_ms = s->n ? s->mean : (double)NAN;
+	r->lat_p50_ms = s->n ? sim_sample_quantile(s, 0.50) : (double)NAN;
+	r->lat_p95_ms = s->n ? sim_sample_quantile(s, 0.95) : (double)NAN;
+	r->lat_p99_ms = s->n ? sim_sample_quantile(s, 0.99) : (double)NAN;
 }
 
 /* ---- the kind ------------------------------------------------------------ */
@@ -713,6 +757,7 @@ static const struct world_kind svc_kind = {
 	.xPlaced = svc_placed,
 	.xFail = svc_fail,
 	.xClose = svc_close,
+	.xJobResult = svc_job_result,
 };
 
 int svc_init(struct world *w, const struct world_config *cfg,

@@ -110,8 +110,10 @@ int world__gpu_changed(struct world *w, int g)
 {
 	struct gpu_tenant *t;
 	sim_time now = w->sim.now;
-	int rc;
+	int rc, rc0 = world__plog_sync(w, g);
 
+	if (rc0 != 0)
+		return rc0;
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
 		const struct world_reg *r = t->owner;
 		if (r->kind->xChanged != NULL &&
@@ -334,6 +336,8 @@ static int read_ahead(struct world *w)
 		world__maybe_stop(w);
 		return 0;
 	}
+	if (w->jitter != NULL && (rc = world__jitter_row(w, &w->next_tj)) != 0)
+		return rc;
 	if (w->next_tj.submit_ns < w->sim.now)
 		return sim_fail(&w->sim, SIM_EPARSE, "%s:%ld: submit_s: "
 				"%.9g is earlier than the previous row's "
@@ -524,7 +528,8 @@ static int start(struct world *w, const struct world_config *cfg,
 {
 	int rc;
 
-	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0)
+	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0 ||
+	    (rc = world__jitter_init(w, cfg->arrival_jitter_ns, err)) != 0)
 		return rc;
 	if ((rc = world__view_init(w, err)) != 0 ||
 	    (rc = pol_params_fill(w->pol, cfg->params, w->pol_state,
@@ -611,6 +616,8 @@ void world_destroy(struct world *w)
 	world__view_fini(w);
 	if (w->tr != NULL)
 		trace_close(w->tr);
+	world__plog_fini(w);
+	world__jitter_fini(w);
 	sim_fini(&w->sim);
 	free(w);
 }

@@ -118,6 +118,10 @@ struct world_config {
 	** for all, `ID.KEY = VALUE` for service ID); NULL: the defaults.
 	** Borrowed during create (copied). */
 	const struct pol_params *llm;
+	/* Arrival jitter: each trace row arrives up to this much later, a
+	** uniform draw per row from the replication's stream, order kept
+	** (sim/world/world_jitter.c; docs/RESULTS.md).  0: the trace's times. */
+	sim_time arrival_jitter_ns;
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };

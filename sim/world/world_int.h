@@ -109,6 +109,13 @@ struct world_kind {
 	int (*xPreempt)(struct world *w, void *state, struct world_job *job,
 			struct sim_err *err);
 
+	/* ---- results, per job (eJob != WORLD_NO_JOBS) ---- */
+	/* world_results: fills the kind's own fields of job's result row r
+	** (the core has filled the common ones and set the others to their
+	** "does not apply" values); cannot fail. */
+	void (*xJobResult)(struct world *w, void *state,
+			   const struct world_job *job, struct res_job *r);
+
 	/* ---- version 2 ---- */
 	/* The per-GPU footprint of one of its jobs on device d, for
 	** world_job_mem (which caches it per device) when the trace gives
@@ -157,6 +164,10 @@ int world__reg_attach(struct world *w, struct world_reg *r, int g,
 struct world_reg *world__kind_of_job(struct world *w, int trace_kind);
 void world__kinds_fini(struct world *w);
 int world__kinds_results(struct world *w, struct run_result *res);
+/* The xJobResult of job's kind, if it has one, on r. */
+struct res_job;
+void world__kind_job_result(struct world *w, const struct world_job *job,
+			    struct res_job *r);
 int world__offer_place(struct world *w, struct world_job *job,
 		       const int *gpus, int n, const struct world_place_opts *o,
 		       struct sim_err *err);
@@ -224,6 +235,10 @@ struct world {
 	int nkinds;
 	/* kinds by table address: open addressing, never full */
 	const struct world_reg *kind_ix[WORLD_KIND_SLOTS];
+	struct world_plog *plog;      /* placement log (world_plog.c); NULL
+					 until the first GPU change */
+	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
+					 NULL when off */
 	struct world_view *view;      /* the policy view's state (view.c) */
 };
 
@@ -314,6 +329,17 @@ double world__res_quant(struct sim_sample *s, double q);
 double world__res_mean(const struct sim_sample *s);
 int world__res_lat_hist(struct sim_sample *s, struct run_result *res);
 
+/* sim/world/world_plog.c: the placement log.  sync(g) records the tenants
+** of GPU g that came and went (called by world__gpu_changed); results adds
+** every interval to res (open ones end -1); fini frees it. */
+int world__plog_sync(struct world *w, int g);
+int world__plog_results(struct world *w, struct run_result *res);
+void world__plog_fini(struct world *w);
+/* sim/world/world_jitter.c: arrival jitter of j_ns (0: off); row shifts
+** the row just read (0, or a sim_fail code for a row out of order). */
+int world__jitter_init(struct world *w, sim_time j_ns, struct sim_err *err);
+int world__jitter_row(struct world *w, struct trace_job *tj);
+void world__jitter_fini(struct world *w);
 /* sim/world/view.c: the policy view's state (device kinds, the policy's
 ** random stream): made before xInit, freed by world_destroy. */
 int world__view_init(struct world *w, struct sim_err *err);

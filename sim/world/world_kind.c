@@ -151,3 +151,12 @@ int world__offer_preempt(struct world *w, struct world_job *job,
 	}
 	return WORLD_PASS;
 }
+
+void world__kind_job_result(struct world *w, const struct world_job *job,
+			    struct res_job *r)
+{
+	const struct world_reg *reg = job->kind_;
+
+	if (reg != NULL && reg->kind->xJobResult != NULL)
+		reg->kind->xJobResult(w, reg->state, job, r);
+}

@@ -103,6 +103,9 @@ static int add_jobs(struct world *w, struct run_result *res)
 		r.slowdown = job->state == JOB_DONE && job->solo_ns_ > 0 ?
 			(double)(job->end_ns - job->submit_ns) / job->solo_ns_ :
 			-1;
+		r.slo_ms = r.lat_mean_ms = r.lat_p50_ms = r.lat_p95_ms =
+			r.lat_p99_ms = NAN;
+		world__kind_job_result(w, job, &r);
 		if ((rc = run_result_add_job(res, &r)) != 0)
 			return rc;
 	}
@@ -182,6 +185,8 @@ int world_results(struct world *w, struct run_result *res,
 		rc = add_jobs(w, res);
 	if (rc == 0)
 		rc = add_series(w, res);
+	if (rc == 0)
+		rc = world__plog_results(w, res);
 	if (rc != 0)
 		return sim_err_set(err, rc, "results: %s", sim_strerror(rc));
 	return 0;
