@@ -103,9 +103,9 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		 struct sim_err *err)
 {
 	struct exp_sim_args a;
-	struct pol_param *pv;
-	struct pol_params pp;
-	char (*origin)[32];
+	struct pol_param *pv, *lv;
+	struct pol_params pp, lp;
+	char (*origin)[32], (*lorigin)[32];
 	char gen_path[512] = "";
 	size_t k;
 	int rc;
@@ -113,11 +113,24 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 	memset(&a, 0, sizeof a);
 	pv = calloc(spec->nparams + 1, sizeof *pv);
 	origin = calloc(spec->nparams + 1, sizeof *origin);
-	if (pv == NULL || origin == NULL) {
+	lv = calloc(spec->nllm + 1, sizeof *lv);
+	lorigin = calloc(spec->nllm + 1, sizeof *lorigin);
+	if (pv == NULL || origin == NULL || lv == NULL || lorigin == NULL) {
 		free(pv);
 		free(origin);
+		free(lv);
+		free(lorigin);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
+	for (k = 0; k < spec->nllm; k++) {
+		snprintf(lorigin[k], sizeof lorigin[k], "config line %d",
+			 spec->llm[k].line);
+		lv[k].key = spec->llm[k].key;
+		lv[k].value = spec->llm[k].value;
+		lv[k].origin = lorigin[k];
+	}
+	lp.n = spec->nllm;
+	lp.v = lv;
 	for (k = 0; k < spec->nparams; k++) {
 		snprintf(origin[k], sizeof origin[k], "config line %d",
 			 spec->params[k].line);
@@ -136,6 +149,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		a.policy = spec->policy;
 		a.devices_dir = spec->devices_dir;
 		a.params = &pp;
+		a.llm = &lp;
 		a.seed = spec->seed;
 		a.horizon_ns = spec->horizon_s > 0 ?
 			sim_time_from_s(spec->horizon_s) : 0;
@@ -155,5 +169,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		unlink(gen_path);
 	free(pv);
 	free(origin);
+	free(lv);
+	free(lorigin);
 	return rc;
 }

@@ -19,8 +19,10 @@
 ** `ID.KEY = VALUE` for service ID (the last dot splits); the keys and
 ** their defaults are world_llm_keys (docs/RESULTS.md, "[llm]").
 **
-** Private to sim/world/ except world_llm_window, the policies' view of a
-** service (policies/policy.h, pol_llm_window).
+** Private to sim/world/ except world_llm_keys and world_llm_check (the
+** configs and the command line check settings with them) and
+** world_llm_window, the policies' view of a service (policies/policy.h,
+** pol_llm_window).
 */
 #ifndef COLOSIM_SIM_WORLD_LLM_H
 #define COLOSIM_SIM_WORLD_LLM_H
