@@ -37,7 +37,7 @@ struct wire_head {
 	int32_t rc;
 	uint64_t events;
 	double wall_s;
-	uint64_t nmetrics, njobs, nseries, nlat, nplace;
+	uint64_t nmetrics, njobs, nseries, nlat, nplace, nhists, npoints;
 	uint32_t msglen;
 };
 
@@ -114,6 +114,8 @@ static void child_main(int fd, const struct exp_runner_opts *o,
 		h.nseries = res.nseries;
 		h.nlat = res.nlat;
 		h.nplace = res.nplace;
+		h.nhists = res.nhists;
+		h.npoints = res.npoints;
 	} else {
 		h.msglen = (uint32_t)strlen(err.msg);
 	}
@@ -123,7 +125,9 @@ static void child_main(int fd, const struct exp_runner_opts *o,
 	    write_all(fd, res.jobs, h.njobs * sizeof *res.jobs) ||
 	    write_all(fd, res.series, h.nseries * sizeof *res.series) ||
 	    write_all(fd, res.lat, h.nlat * sizeof *res.lat) ||
-	    write_all(fd, res.place, h.nplace * sizeof *res.place))
+	    write_all(fd, res.place, h.nplace * sizeof *res.place) ||
+	    write_all(fd, res.hists, h.nhists * sizeof *res.hists) ||
+	    write_all(fd, res.points, h.npoints * sizeof *res.points))
 		_exit(3);
 	_exit(0);
 }
@@ -147,11 +151,13 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 		return -1;
 	need = sizeof h + h.msglen;
 	if (h.nmetrics > len || h.njobs > len || h.nseries > len ||
-	    h.nlat > len || h.nplace > len)
+	    h.nlat > len || h.nplace > len || h.nhists > len ||
+	    h.npoints > len)
 		return -1;
 	need += h.nmetrics * sizeof *res->metrics + h.njobs * sizeof *res->jobs +
 		h.nseries * sizeof *res->series + h.nlat * sizeof *res->lat +
-		h.nplace * sizeof *res->place;
+		h.nplace * sizeof *res->place + h.nhists * sizeof *res->hists +
+		h.npoints * sizeof *res->points;
 	if (need != len)
 		return -1;
 	off = sizeof h;
@@ -178,6 +184,8 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 	TAKE(series, nseries, capseries)
 	TAKE(lat, nlat, caplat)
 	TAKE(place, nplace, capplace)
+	TAKE(hists, nhists, caphists)
+	TAKE(points, npoints, cappoints)
 #undef TAKE
 	/* Strings came over a pipe: make sure each is terminated. */
 	{
@@ -189,6 +197,10 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 			res->jobs[i].kind[sizeof res->jobs[i].kind - 1] = 0;
 			res->jobs[i].model[sizeof res->jobs[i].model - 1] = 0;
 		}
+		for (i = 0; i < res->nhists; i++)
+			res->hists[i].name[sizeof res->hists[i].name - 1] = 0;
+		for (i = 0; i < res->npoints; i++)
+			res->points[i].name[sizeof res->points[i].name - 1] = 0;
 	}
 	return 0;
 }

@@ -21,6 +21,7 @@ extern const struct pol_ops pol_gslice;
 extern const struct pol_ops pol_distmind;
 extern const struct pol_ops pol_distmind_ray;
 extern const struct pol_ops pol_distmind_mps;
+extern const struct pol_ops pol_llm_harvest;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -32,6 +33,7 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_distmind,
 	&pol_distmind_ray,
 	&pol_distmind_mps,
+	&pol_llm_harvest,
 	NULL
 };
 

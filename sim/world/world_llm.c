@@ -232,6 +232,9 @@ struct llm_win {
 };
 
 #define LLM_DEVS 4
+/* Exact end-to-end latencies kept per service for its result row before
+** the histogram takes over (as service.c's SVC_LAT_EXACT). */
+#define SVC_E2E_EXACT 1024
 
 struct llm_svc {
 	int j;
@@ -260,7 +263,9 @@ struct llm_svc {
 	int nrep, rr;
 	long inflight;                /* submitted, not done */
 	struct llm_win win;
-	int backlog_uncounted;
+	/* the whole run, for the service's result row (llm_job_result) */
+	uint64_t n_req, n_done, n_ok;
+	struct sim_sample e2e;
 };
 
 /* A downsampled series of the KV-cache use over time (mean over placed
@@ -593,6 +598,7 @@ static int on_request(struct sim *s, void *ctx, uint64_t arg)
 	q->r.output_tokens = sv->next.output_tokens;
 	q->arrival = w->sim.now;
 	lw->total++;
+	sv->n_req++;
 	sv->win.arrivals++;
 	if (!lw->have_first) {
 		lw->t_first = w->sim.now;
@@ -650,10 +656,13 @@ static void on_token(void *ctx, struct llm_req *r, int first, int done)
 		lw->ok_ttft += ok_ttft;
 		lw->ok_tpot += ok_tpot;
 		lw->ok_both += ok_ttft && ok_tpot;
+		sv->n_ok += ok_ttft && ok_tpot;
 		sv->win.ttft_miss += !ok_ttft;
 		sv->win.tpot_miss += !ok_tpot;
 	}
 	(void)sim_sample_add(&lw->e2e, sim_time_to_ms(now - q->arrival));
+	(void)sim_sample_add(&sv->e2e, sim_time_to_ms(now - q->arrival));
+	sv->n_done++;
 	lw->completed++;
 	sv->win.completed++;
 	sv->inflight--;
@@ -1143,6 +1152,7 @@ static int llm_arrive(struct world *w, void *state, struct world_job *job)
 	sim_sample_init(&sv->win.ttft, 0);
 	sim_sample_init(&sv->win.tpot, 0);
 	sim_sample_init(&sv->win.itl, 0);
+	sim_sample_init(&sv->e2e, SVC_E2E_EXACT);
 	sv->win.t0 = w->sim.now;
 	if ((rc = svc_settings(w, sv, job)) != 0)
 		return rc;
@@ -1410,6 +1420,29 @@ static int llm_results(struct world *w, void *state, struct run_result *res)
 	return rc;
 }
 
+/* xJobResult: the service's row (docs/RESULTS.md, "services"): requests
+** that arrived, completed, met both SLOs; the TTFT SLO; the end-to-end
+** latency of the completed ones. */
+static void llm_job_result(struct world *w, void *state,
+			   const struct world_job *job, struct res_job *r)
+{
+	struct llm_svc *sv = svc_of(w, job->idx);
+	struct sim_sample *s;
+
+	(void)state;
+	if (sv == NULL)
+		return;
+	s = &sv->e2e;
+	r->req_total = sv->n_req;
+	r->req_served = sv->n_done;
+	r->req_slo_ok = sv->n_ok;
+	r->slo_ms = sv->slo_ttft_ms;
+	r->lat_mean_ms = s->n ? s->mean : (double)NAN;
+	r->lat_p50_ms = s->n ? sim_sample_quantile(s, 0.50) : (double)NAN;
+	r->lat_p95_ms = s->n ? sim_sample_quantile(s, 0.95) : (double)NAN;
+	r->lat_p99_ms = s->n ? sim_sample_quantile(s, 0.99) : (double)NAN;
+}
+
 static void svc_free(struct llm_svc *sv)
 {
 	int r;
@@ -1423,6 +1456,7 @@ static void svc_free(struct llm_svc *sv)
 	sim_sample_fini(&sv->win.ttft);
 	sim_sample_fini(&sv->win.tpot);
 	sim_sample_fini(&sv->win.itl);
+	sim_sample_fini(&sv->e2e);
 	for (r = 0; r < sv->nrep; r++)
 		if (sv->rep[r].inited)
 			llm_engine_fini(&sv->rep[r].e);
@@ -1472,6 +1506,7 @@ static const struct world_kind llm_kind = {
 	.xFail = llm_fail,
 	.xClose = llm_close,
 	.xPlace = llm_place,
+	.xJobResult = llm_job_result,
 	.xJobMem = llm_job_mem,
 };
 
