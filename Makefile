@@ -8,9 +8,14 @@
 #   make deps         install missing Debian packages (.ci/deps)
 #   make microbench   build the CUDA calibration suite when nvcc exists
 #   make install PREFIX=/usr/local
+#   make fuzz         libFuzzer campaign over every harness of tests/fuzz/
+#                     (clang; FUZZ_SECONDS=N each, default 60)
+#   make allocfail    the allocation-failure walk (tests/alloc/)
 #
 # Switches: WERROR=1 (warnings are errors), SANITIZE=1 (ASan + UBSan, objects
-# go to build-san/ so both builds can live side by side), OPT=-O0 etc.
+# go to build-san/ so both builds can live side by side), FUZZ=1 (clang with
+# libFuzzer's instrumentation, ASan + UBSan, objects in build-fuzz/; used by
+# make fuzz), OPT=-O0 etc.
 
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -33,6 +38,17 @@ ifeq ($(SANITIZE),1)
 BUILD   := build-san
 OPT     := -O1 -g -fno-omit-frame-pointer
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+endif
+FUZZ_CC ?= clang
+ifeq ($(FUZZ),1)
+BUILD   := build-fuzz
+CC      := $(FUZZ_CC)
+OPT     := -O1 -g -fno-omit-frame-pointer
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined \
+            -fno-sanitize-recover=undefined
+# gcc polices the warnings; clang's NAN and HUGE_VAL are floats it flags.
+WARN    := $(filter-out -Werror,$(WARN)) -Wno-double-promotion \
+           -Wno-string-concatenation
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -61,13 +77,35 @@ CMDS_INC := $(BUILD)/cli/cmds.inc
 TEST_SRC   := $(sort $(wildcard tests/test_*.c))
 TEST_NAMES := $(patsubst tests/test_%.c,%,$(TEST_SRC))
 TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/main.o $(BUILD)/tests/util.o \
-              $(BUILD)/tests/world_util.o
+              $(BUILD)/tests/world_util.o $(BUILD)/tests/cli_util.o
 TEST_BIN   := $(BUILD)/colosim-tests
 SUITES_INC := $(BUILD)/tests/suites.inc
 
 BENCH_BINS := $(BUILD)/bench/phold $(BUILD)/bench/hold $(BUILD)/bench/bareheap
 
-.PHONY: all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden
+# Fuzz harnesses (tests/fuzz/, docs/FUZZING.md): tests/fuzz/fuzz_NAME.c is
+# target NAME; fuzz_import.c is built once per importer as import-FORMAT.
+# Under FUZZ=1 they link libFuzzer; otherwise tests/fuzz/driver.c, which
+# replays the seeds and regression inputs in make check.
+FUZZ_IMPORTERS := alibaba-v2023 alibaba-v2025 alibaba-genai-v2026 tiresias \
+                  azure-llm-2023
+FUZZ_NAMES   := $(filter-out import util,$(patsubst tests/fuzz/fuzz_%.c,%,\
+                $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_TARGETS := $(FUZZ_NAMES) $(addprefix import-,$(FUZZ_IMPORTERS))
+FUZZ_BINS    := $(addprefix $(BUILD)/fuzz/,$(FUZZ_TARGETS))
+FUZZ_COMMON  := $(BUILD)/tests/fuzz/fuzz_util.o
+ifeq ($(FUZZ),1)
+FUZZ_LINK    := -fsanitize=fuzzer
+else
+FUZZ_COMMON  += $(BUILD)/tests/fuzz/driver.o
+endif
+FUZZ_SECONDS ?= 60
+FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
+                $(FUZZ_IMPORTERS:%=$(BUILD)/tests/fuzz/import-%.o)
+.SECONDARY: $(FUZZ_OBJ)
+
+.PHONY: all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden \
+	fuzz fuzz-bins fuzz-regress allocfail
 
 all: $(BIN) $(LIB)
 
@@ -113,9 +151,50 @@ check test: deps-quiet
 	$(MAKE) --no-print-directory check-only
 
 # The suite without the dependency step (.ci/deps prints one line).
-check-only: $(TEST_BIN) $(BIN)
+check-only: $(TEST_BIN) $(BIN) $(FUZZ_BINS)
 	sh tests/layering/check.sh
 	COLOSIM_BIN=$(BIN) ./$(TEST_BIN)
+	sh tests/fuzz/regress.sh $(BUILD) $(FUZZ_TARGETS)
+
+# The fuzz harnesses: one object per importer from fuzz_import.c.
+$(BUILD)/tests/fuzz/import-%.o: tests/fuzz/fuzz_import.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DFUZZ_IMPORTER='"$*"' $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/import-%: $(BUILD)/tests/fuzz/import-%.o $(FUZZ_COMMON) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK) -o $@ $< $(FUZZ_COMMON) $(LIB) $(LIBS)
+
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK) -o $@ $< $(FUZZ_COMMON) $(LIB) $(LIBS)
+
+fuzz-bins: $(FUZZ_BINS)
+
+# The allocation-failure walk (tests/alloc/walk.c): our code's malloc,
+# calloc, realloc and strdup go through a counter that fails the N-th call;
+# each N of each scenario runs in a child under ASan + LSan.  Always built
+# with SANITIZE=1 (make allocfail does that).  WALK_STEP=K walks every K-th.
+ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
+$(BUILD)/alloc/walk: $(BUILD)/tests/alloc/walk.o $(BUILD)/tests/alloc/wrap.o \
+		$(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(ALLOC_WRAP) -o $@ $(BUILD)/tests/alloc/walk.o \
+		$(BUILD)/tests/alloc/wrap.o $(LIB) $(LIBS)
+
+allocfail:
+	$(MAKE) --no-print-directory SANITIZE=1 build-san/alloc/walk
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1 ./build-san/alloc/walk $(WALK)
+
+# The seeds and regression inputs through each harness once (make check).
+fuzz-regress: $(FUZZ_BINS)
+	sh tests/fuzz/regress.sh $(BUILD) $(FUZZ_TARGETS)
+
+# A libFuzzer campaign: FUZZ_SECONDS per target (FUZZ_TARGETS=... picks).
+fuzz:
+	$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
+	sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 	@mkdir -p $(@D)
@@ -161,6 +240,6 @@ install: $(BIN)
 	install -m 644 traces/manifest.csv $(DESTDIR)$(PREFIX)/share/colosim/traces/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

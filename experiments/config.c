@@ -205,6 +205,12 @@ static int k_devices(struct parse_ctx *c, const char *k, const char *v)
 	return set_path(c, &c->cfg->devices, v);
 }
 
+static int k_arrivals(struct parse_ctx *c, const char *k, const char *v)
+{
+	(void)k;
+	return set_path(c, &c->cfg->arrivals_dir, v);
+}
+
 static int k_gen(struct parse_ctx *c, const char *k, const char *v)
 {
 	struct exp_config *cfg = c->cfg;
@@ -279,6 +285,7 @@ static const struct key_def exp_keys[] = {
 	{ "cluster", k_cluster }, { "horizon_s", k_horizon },
 	{ "replications", k_replications }, { "seed", k_seed },
 	{ "db", k_db }, { "devices", k_devices }, { "policy", k_policy },
+	{ "arrivals_dir", k_arrivals },
 	{ "arrival_jitter_s", k_jitter },
 	{ NULL, NULL }
 };
@@ -826,6 +833,7 @@ void exp_config_free(struct exp_config *cfg)
 	free(cfg->cluster);
 	free(cfg->db);
 	free(cfg->devices);
+	free(cfg->arrivals_dir);
 	free(cfg->policy);
 	for (i = 0; i < cfg->npolicies; i++) {
 		free(cfg->policies[i].name);

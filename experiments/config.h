@@ -8,7 +8,9 @@
 **                  cluster = 4x8:a100-80gb,2x4:v100-16gb, horizon_s,
 **                  replications, seed, db, policy (when not swept),
 **                  devices = DIR (device profiles, relative to the config),
-**                  arrival_jitter_s (per-replication arrival jitter)
+**                  arrival_jitter_s (per-replication arrival jitter),
+**                  arrivals_dir = DIR (arrival files may also come from
+**                  there, relative to the config; docs/LIMITS.md)
 **   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
 **                  memory_servers, memory_server_nic_gbps, preempt_cost
 **   [sweep]        KEY = v1, v2, ... or a..b step s (items may be mixed);
@@ -107,6 +109,9 @@ struct exp_config {
 					    dev_find_dir's search */
 	char *policy;                    /* [experiment] policy, if any */
 	int policy_line;
+	char *arrivals_dir;              /* a folder besides the trace's for
+					    arrival files (trace.h), resolved
+					    against the config's; NULL none */
 
 	struct exp_policy_cfg *policies; /* [policy.NAME] sections */
 	size_t npolicies;
@@ -148,6 +153,7 @@ struct exp_run_spec {
 	double arrival_jitter_s;         /* [experiment] arrival_jitter_s */
 	const char *devices_dir;         /* borrowed, set by the runner; NULL:
 					    dev_find_dir's search */
+	const char *arrivals_dir;        /* borrowed: the config's */
 };
 
 struct exp_matrix {
@@ -181,7 +187,28 @@ int exp_sweep_values(const char *text, const char *where, char ***out,
 		     size_t *nout, struct sim_err *err);
 void exp_strv_free(char **v, size_t n);
 
-/* Expands cfg into m (zeroed by the caller or not; it is overwritten). */
+/*
+** The run matrix streamed: exp_runs_open counts the runs of cfg (SIM_ERANGE
+** past EXP_MAX_RUNS) without building any; exp_runs_get builds run k
+** (0 <= k < exp_runs_count) into s, owned by the caller until
+** exp_run_spec_fini, in O(dimensions) time and memory, in the order of
+** exp_matrix_build.  The runs borrow cfg (which must outlive them) and
+** the folders given to exp_runs_set_dirs.  A sweep's memory is thus that
+** of its runs in flight, whatever the matrix's size (docs/LIMITS.md).
+*/
+struct exp_runs;
+int exp_runs_open(struct exp_runs **out, const struct exp_config *cfg,
+		  struct sim_err *err);
+size_t exp_runs_count(const struct exp_runs *rs);
+void exp_runs_set_dirs(struct exp_runs *rs, const char *devices_dir,
+		       const char *arrivals_dir);
+int exp_runs_get(struct exp_runs *rs, size_t k, struct exp_run_spec *s,
+		 struct sim_err *err);
+void exp_run_spec_fini(struct exp_run_spec *s);
+void exp_runs_close(struct exp_runs *rs);
+
+/* Expands cfg into m (zeroed by the caller or not; it is overwritten):
+** every run at once, for tests and small sweeps; the runner streams. */
 int exp_matrix_build(struct exp_matrix *m, const struct exp_config *cfg,
 		     struct sim_err *err);
 void exp_matrix_fini(struct exp_matrix *m);

@@ -387,19 +387,6 @@ static int build_spec(struct exp_run_spec *s, const struct exp_config *cfg,
 	return 0;
 }
 
-/* Advances a mixed-radix counter; returns 0 when it wrapped around. */
-static int odometer(size_t *idx, const size_t *radix, size_t n)
-{
-	size_t i = n;
-
-	while (i-- > 0) {
-		if (++idx[i] < radix[i])
-			return 1;
-		idx[i] = 0;
-	}
-	return 0;
-}
-
 /* 1 when dimension d is policy.POL.KEY. */
 static int is_policy_dim(const struct exp_sweep_dim *d, const char *pol)
 {
@@ -451,39 +438,6 @@ static double count_runs(const struct mbuild *mb)
 	return sum * g * mb->cfg->replications;
 }
 
-/* Adds the runs of replication r at the global point mb->gi. */
-static int add_point(struct exp_matrix *m, struct mbuild *mb, int r,
-		     struct sim_err *err)
-{
-	struct point pt;
-	size_t p, nd = mb->cfg->ndims;
-	int rc;
-
-	for (p = 0; p < mb->npol; p++) {
-		pt.pol = mb->pols[p];
-		pt.gdims = mb->gdims;
-		pt.gi = mb->gi;
-		pt.ng = mb->ng;
-		pt.pdims = mb->pdims;
-		pt.pi = mb->pi;
-		pt.r = r;
-		pt.np = policy_dims(mb->cfg, pt.pol, mb->pdims, mb->prad);
-		memset(mb->pi, 0, (nd + 1) * sizeof *mb->pi);
-		do {
-			struct exp_run_spec *s = &m->runs[m->nruns];
-			if (m->nruns >= mb->cap)
-				return sim_err_set(err, SIM_ESTATE, "matrix "
-						   "count mismatch");
-			rc = build_spec(s, mb->cfg, &pt, err);
-			s->index = (int)m->nruns;
-			m->nruns++;
-			if (rc)
-				return rc;
-		} while (odometer(mb->pi, mb->prad, pt.np));
-	}
-	return 0;
-}
-
 static int mbuild_init(struct mbuild *mb, const struct exp_config *cfg,
 		       const char **single)
 {
@@ -528,42 +482,169 @@ static void mbuild_fini(struct mbuild *mb)
 	free(mb->pi);
 }
 
+/*
+** The streamed matrix.  Run k is decoded from its index, in the order the
+** materialized matrix always had (replication outermost, then the global
+** point as an odometer whose last dimension turns fastest, then the
+** policies, then each policy's own odometer):
+**     k = r * (G * B) + g * B + off[p] + j
+** with G the global points, B = sum over policies of cnt[p] (the points of
+** policy p's own dimensions), off[p] the runs of the policies before p.
+** So exp_runs_get builds any run on demand in O(dimensions), and a sweep
+** of a million runs holds one spec per run in flight, not a million.
+*/
+struct exp_runs {
+	const struct exp_config *cfg;
+	struct mbuild mb;
+	const char *single[1];
+	size_t n, G, B;
+	size_t *cnt, *off;            /* per policy */
+	const char *devices_dir, *arrivals_dir;
+};
+
+static void decode(size_t v, const size_t *radix, size_t n, size_t *idx)
+{
+	size_t i = n;
+
+	while (i-- > 0) {
+		idx[i] = radix[i] ? v % radix[i] : 0;
+		v = radix[i] ? v / radix[i] : 0;
+	}
+}
+
+int exp_runs_open(struct exp_runs **out, const struct exp_config *cfg,
+		  struct sim_err *err)
+{
+	struct exp_runs *rs = calloc(1, sizeof *rs);
+	double n;
+	size_t p, i;
+
+	*out = NULL;
+	if (rs == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	rs->cfg = cfg;
+	if (mbuild_init(&rs->mb, cfg, rs->single) != 0)
+		goto oom;
+	n = count_runs(&rs->mb);
+	if (n > EXP_MAX_RUNS) {
+		exp_runs_close(rs);
+		return sim_err_set(err, SIM_ERANGE, "%s: the sweep has %.0f "
+				   "runs (at most %d)", cfg->path, n,
+				   EXP_MAX_RUNS);
+	}
+	rs->cnt = calloc(rs->mb.npol + 1, sizeof *rs->cnt);
+	rs->off = calloc(rs->mb.npol + 1, sizeof *rs->off);
+	if (rs->cnt == NULL || rs->off == NULL)
+		goto oom;
+	rs->G = 1;
+	for (i = 0; i < rs->mb.ng; i++)
+		rs->G *= rs->mb.grad[i];
+	for (p = 0; p < rs->mb.npol; p++) {
+		size_t np = policy_dims(cfg, rs->mb.pols[p], rs->mb.pdims,
+					rs->mb.prad);
+		rs->cnt[p] = 1;
+		for (i = 0; i < np; i++)
+			rs->cnt[p] *= rs->mb.prad[i];
+		rs->off[p] = rs->B;
+		rs->B += rs->cnt[p];
+	}
+	rs->n = (size_t)n;
+	*out = rs;
+	return 0;
+oom:
+	exp_runs_close(rs);
+	return sim_err_set(err, SIM_ENOMEM, "out of memory");
+}
+
+size_t exp_runs_count(const struct exp_runs *rs)
+{
+	return rs->n;
+}
+
+void exp_runs_set_dirs(struct exp_runs *rs, const char *devices_dir,
+		       const char *arrivals_dir)
+{
+	rs->devices_dir = devices_dir;
+	rs->arrivals_dir = arrivals_dir;
+}
+
+int exp_runs_get(struct exp_runs *rs, size_t k, struct exp_run_spec *s,
+		 struct sim_err *err)
+{
+	struct mbuild *mb = &rs->mb;
+	struct point pt;
+	size_t rem, j, p = 0;
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	if (k >= rs->n)
+		return sim_err_set(err, SIM_EINVAL, "run %zu of a matrix of "
+				   "%zu", k, rs->n);
+	pt.r = (int)(k / (rs->G * rs->B));
+	rem = k % (rs->G * rs->B);
+	decode(rem / rs->B, mb->grad, mb->ng, mb->gi);
+	rem %= rs->B;
+	while (p + 1 < mb->npol && rem >= rs->off[p + 1])
+		p++;
+	j = rem - rs->off[p];
+	pt.pol = mb->pols[p];
+	pt.gdims = mb->gdims;
+	pt.gi = mb->gi;
+	pt.ng = mb->ng;
+	pt.np = policy_dims(rs->cfg, pt.pol, mb->pdims, mb->prad);
+	decode(j, mb->prad, pt.np, mb->pi);
+	pt.pdims = mb->pdims;
+	pt.pi = mb->pi;
+	rc = build_spec(s, rs->cfg, &pt, err);
+	s->index = (int)k;
+	s->devices_dir = rs->devices_dir;
+	s->arrivals_dir = rs->arrivals_dir;
+	if (rc != 0) {
+		exp_run_spec_fini(s);
+		return rc;
+	}
+	return 0;
+}
+
+void exp_run_spec_fini(struct exp_run_spec *s)
+{
+	spec_fini(s);
+	memset(s, 0, sizeof *s);
+}
+
+void exp_runs_close(struct exp_runs *rs)
+{
+	if (rs == NULL)
+		return;
+	mbuild_fini(&rs->mb);
+	free(rs->cnt);
+	free(rs->off);
+	free(rs);
+}
+
 int exp_matrix_build(struct exp_matrix *m, const struct exp_config *cfg,
 		     struct sim_err *err)
 {
-	struct mbuild mb;
-	const char *single[1];
-	double n;
-	int r, rc = 0;
+	struct exp_runs *rs;
+	size_t k, n;
+	int rc;
 
 	m->runs = NULL;
 	m->nruns = 0;
-	if (mbuild_init(&mb, cfg, single) != 0) {
-		rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
-		goto out;
-	}
-	n = count_runs(&mb);
-	if (n > EXP_MAX_RUNS) {
-		rc = sim_err_set(err, SIM_ERANGE, "%s: the sweep has %.0f runs "
-				 "(at most %d)", cfg->path, n, EXP_MAX_RUNS);
-		goto out;
-	}
-	mb.cap = (size_t)n;
-	m->runs = calloc(mb.cap ? mb.cap : 1, sizeof *m->runs);
+	if ((rc = exp_runs_open(&rs, cfg, err)) != 0)
+		return rc;
+	n = exp_runs_count(rs);
+	m->runs = calloc(n ? n : 1, sizeof *m->runs);
 	if (m->runs == NULL) {
-		rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
-		goto out;
+		exp_runs_close(rs);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
-	/* Replication outermost: a sweep stopped early holds whole
-	** replications of every policy, which the report can already pair. */
-	for (r = 0; rc == 0 && r < cfg->replications; r++) {
-		memset(mb.gi, 0, (cfg->ndims + 1) * sizeof *mb.gi);
-		do
-			rc = add_point(m, &mb, r, err);
-		while (rc == 0 && odometer(mb.gi, mb.grad, mb.ng));
+	for (k = 0; k < n && rc == 0; k++) {
+		rc = exp_runs_get(rs, k, &m->runs[k], err);
+		if (rc == 0)
+			m->nruns++;
 	}
-out:
-	mbuild_fini(&mb);
+	exp_runs_close(rs);
 	if (rc)
 		exp_matrix_fini(m);
 	return rc;

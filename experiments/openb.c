@@ -17,6 +17,7 @@
 #include <fcntl.h>
 
 #include "sim/csv.h"
+#include "sim/file.h"
 #include "sim/num.h"
 #include "experiments/openb.h"
 #include "policies/frac.h"
@@ -529,21 +530,20 @@ int openb_write_csv(const char *path, const char *const *names,
 		    const double *const *curves, int ncurves, int kmax,
 		    struct sim_err *err)
 {
-	FILE *fp = fopen(path, "w");
+	char tmp[4200];
+	FILE *fp;
 	int i, k;
 
-	if (fp == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: %s", path,
-				   strerror(errno));
+	/* written under a temporary name and renamed: never half a file */
+	if ((fp = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
+		return err->code;
 	fprintf(fp, "policy,k,alloc_pct\n");
 	for (i = 0; i < ncurves; i++)
 		for (k = 0; k <= kmax; k++)
 			if (!isnan(curves[i][k]))
 				fprintf(fp, "%s,%d,%.4f\n", names[i], k,
 					curves[i][k]);
-	if (fclose(fp) != 0)
-		return sim_err_set(err, SIM_EIO, "%s: write error", path);
-	return 0;
+	return sim_out_close(fp, tmp, path, 0, err);
 }
 
 /* The figure's script: constant text; the data file, the output and the
@@ -582,17 +582,49 @@ static int join(char *dst, size_t cap, const char *dir, const char *file,
 	return 0;
 }
 
+/* Writes the curves as a gnuplot data file (names non-NULL) or the plot
+** script (names NULL) to path, through a temporary name. */
+static int write_dat(const char *path, const char *const *names,
+		     const double *const *curves, int ncurves, int kmax,
+		     struct sim_err *err)
+{
+	char tmp[4200];
+	FILE *fp;
+	int i, k;
+
+	if ((fp = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
+		return err->code;
+	if (names == NULL) {
+		fputs(plot_script, fp);
+	} else {
+		fprintf(fp, "k");
+		for (i = 0; i < ncurves; i++)
+			fprintf(fp, " %s", names[i]);
+		fprintf(fp, "\n");
+		for (k = 0; k <= kmax; k++) {
+			fprintf(fp, "%d", k);
+			for (i = 0; i < ncurves; i++)
+				if (isnan(curves[i][k]))
+					fprintf(fp, " NaN");
+				else
+					fprintf(fp, " %.4f", curves[i][k]);
+			fprintf(fp, "\n");
+		}
+	}
+	return sim_out_close(fp, tmp, path, 0, err);
+}
+
 int openb_write_plot(const char *dir, const char *const *names,
 		     const double *const *curves, int ncurves, int kmax,
 		     struct sim_err *err)
 {
 	char dat[4096], gp[4096], png[4096], log[4096], nbuf[16];
+	char tmp[4200], ldat[4300], lgp[4300], lpng[4300];
 	char a0[] = "gnuplot", a1[] = "-c";
 	char *argv[7];
 	posix_spawn_file_actions_t fa;
-	FILE *fp;
 	pid_t pid;
-	int i, k, rc, status;
+	int rc, status;
 	extern char **environ;
 
 	if ((rc = join(dat, sizeof(dat), dir, "openb-alloc.dat", err)) ||
@@ -600,34 +632,23 @@ int openb_write_plot(const char *dir, const char *const *names,
 	    (rc = join(png, sizeof(png), dir, "openb-alloc.png", err)) ||
 	    (rc = join(log, sizeof(log), dir, "openb-alloc.log", err)))
 		return rc;
-	if ((fp = fopen(dat, "w")) == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: %s", dat, strerror(errno));
-	fprintf(fp, "k");
-	for (i = 0; i < ncurves; i++)
-		fprintf(fp, " %s", names[i]);
-	fprintf(fp, "\n");
-	for (k = 0; k <= kmax; k++) {
-		fprintf(fp, "%d", k);
-		for (i = 0; i < ncurves; i++)
-			if (isnan(curves[i][k]))
-				fprintf(fp, " NaN");
-			else
-				fprintf(fp, " %.4f", curves[i][k]);
-		fprintf(fp, "\n");
-	}
-	if (fclose(fp) != 0)
-		return sim_err_set(err, SIM_EIO, "%s: write error", dat);
-	if ((fp = fopen(gp, "w")) == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: %s", gp, strerror(errno));
-	fputs(plot_script, fp);
-	if (fclose(fp) != 0)
-		return sim_err_set(err, SIM_EIO, "%s: write error", gp);
+	if (sim_out_tmpname(png, tmp, sizeof tmp) != 0)
+		return sim_err_set(err, SIM_ENOSPC, "%s: path too long", png);
+	/* gnuplot reads "<cmd" and "|cmd" as pipes: every path it sees is
+	** literal (sim_path_literal) */
+	if ((rc = sim_path_literal(dat, ldat, sizeof ldat, "--out", err)) ||
+	    (rc = sim_path_literal(gp, lgp, sizeof lgp, "--out", err)) ||
+	    (rc = sim_path_literal(tmp, lpng, sizeof lpng, "--out", err)))
+		return rc;
+	if ((rc = write_dat(dat, names, curves, ncurves, kmax, err)) ||
+	    (rc = write_dat(gp, NULL, NULL, 0, 0, err)))
+		return rc;
 	snprintf(nbuf, sizeof(nbuf), "%d", ncurves);
 	argv[0] = a0;
 	argv[1] = a1;
-	argv[2] = gp;
-	argv[3] = dat;
-	argv[4] = png;
+	argv[2] = lgp;
+	argv[3] = ldat;
+	argv[4] = lpng;
 	argv[5] = nbuf;
 	argv[6] = NULL;
 	if (posix_spawn_file_actions_init(&fa) != 0)
@@ -641,11 +662,15 @@ int openb_write_plot(const char *dir, const char *const *names,
 		return sim_err_set(err, SIM_ELIB, "gnuplot: cannot run: %s",
 				   strerror(rc));
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			sim_out_abort(tmp);
 			return sim_err_set(err, SIM_ELIB, "gnuplot: wait: %s",
 					   strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		sim_out_abort(tmp);
 		return sim_err_set(err, SIM_ELIB, "gnuplot failed (status %d);"
 				   " see %s", status, log);
-	return 0;
+	}
+	return sim_out_commit(tmp, png, err);
 }

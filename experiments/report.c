@@ -185,6 +185,11 @@ int rep_find_experiment(struct store *s, const char *name, int64_t *id,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n++ == 0) {
 			const char *nm = (const char *)sqlite3_column_text(st, 1);
+			if (nm == NULL) {     /* NOT NULL: out of memory */
+				sqlite3_finalize(st);
+				return sim_err_set(err, SIM_ENOMEM,
+						   "out of memory");
+			}
 			*id = sqlite3_column_int64(st, 0);
 			free(*name_out);
 			*name_out = malloc(strlen(nm) + 1);

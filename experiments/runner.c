@@ -45,6 +45,7 @@ struct slot {
 	pid_t pid;
 	int fd;
 	size_t run;                /* index into the matrix */
+	struct exp_run_spec spec;  /* run `run`, owned while in flight */
 	unsigned char *buf;
 	size_t len, cap;
 };
@@ -208,7 +209,7 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 struct run_state {
 	struct store *st;
 	int64_t id;
-	const struct exp_matrix *m;
+	struct exp_runs *m;
 	const struct exp_runner_opts *o;
 	struct exp_run_stats *stats;
 	double t0;
@@ -265,7 +266,7 @@ static int finish_run(struct run_state *rs, const struct exp_run_spec *spec,
 /* Reaps a child whose pipe reached EOF and stores its run. */
 static int reap(struct run_state *rs, struct slot *sl, struct sim_err *err)
 {
-	const struct exp_run_spec *spec = &rs->m->runs[sl->run];
+	const struct exp_run_spec *spec = &sl->spec;
 	struct run_result res;
 	char msg[SIM_ERR_MSG_MAX];
 	int status = 0, d, rc;
@@ -299,6 +300,7 @@ static int reap(struct run_state *rs, struct slot *sl, struct sim_err *err)
 	}
 	rc = finish_run(rs, spec, d == 1, msg, &res, err);
 	run_result_fini(&res);
+	exp_run_spec_fini(&sl->spec);
 	return rc;
 }
 
@@ -329,38 +331,43 @@ static int drain(struct slot *sl, struct sim_err *err)
 	}
 }
 
+/* Starts run `run` (its spec, which the slot takes over) in a child. */
 static int start_child(struct run_state *rs, struct slot *sl, size_t run,
-		       struct sim_err *err)
+		       struct exp_run_spec *spec, struct sim_err *err)
 {
 	int fds[2];
 	pid_t pid;
 
-	if (pipe(fds) != 0)
+	if (pipe(fds) != 0) {
+		exp_run_spec_fini(spec);
 		return sim_err_set(err, SIM_EIO, "pipe: %s", strerror(errno));
+	}
 	fflush(NULL);                  /* no duplicated stdio buffers */
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
+		exp_run_spec_fini(spec);
 		return sim_err_set(err, SIM_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], rs->o, &rs->m->runs[run]);
+		child_main(fds[1], rs->o, spec);
 	}
 	close(fds[1]);
 	memset(sl, 0, sizeof *sl);
 	sl->pid = pid;
 	sl->fd = fds[0];
 	sl->run = run;
+	sl->spec = *spec;              /* moved: the slot frees it at reap */
 	rs->running++;
 	return 0;
 }
 
 /* The --no-fork path: one run at a time in this process. */
-static int run_inline(struct run_state *rs, size_t run, struct sim_err *err)
+static int run_inline(struct run_state *rs, const struct exp_run_spec *spec,
+		      struct sim_err *err)
 {
-	const struct exp_run_spec *spec = &rs->m->runs[run];
 	struct run_result res;
 	struct sim_err serr;
 	int rc;
@@ -371,7 +378,7 @@ static int run_inline(struct run_state *rs, size_t run, struct sim_err *err)
 	return rc;
 }
 
-int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
+int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 		   const struct exp_runner_opts *o, struct exp_run_stats *stats,
 		   struct sim_err *err)
 {
@@ -382,7 +389,7 @@ int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
 	int rc = 0;
 
 	memset(stats, 0, sizeof *stats);
-	stats->total = m->nruns;
+	stats->total = exp_runs_count(m);
 	if (o->simulate == NULL)
 		return sim_err_set(err, SIM_EINVAL, "runner: no simulate "
 				   "function");
@@ -407,22 +414,27 @@ int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
 		int n;
 		/* Fill the free slots with runs not yet done. */
 		while (rc == 0 && !stopping && rs.running < nslots &&
-		       next < m->nruns) {
+		       next < stats->total) {
+			struct exp_run_spec spec;
 			int done;
 			size_t run = next++;
-			if ((rc = store_run_done(st, id, m->runs[run].key,
-						 &done, err)) != 0)
+			/* built when its turn comes, freed when stored */
+			if ((rc = exp_runs_get(m, run, &spec, err)) != 0)
 				break;
-			if (done) {
-				stats->skipped++;
+			if ((rc = store_run_done(st, id, spec.key, &done,
+						 err)) != 0 || done) {
+				stats->skipped += rc == 0;
+				exp_run_spec_fini(&spec);
 				continue;
 			}
 			if (o->no_fork) {
-				rc = run_inline(&rs, run, err);
+				rc = run_inline(&rs, &spec, err);
+				exp_run_spec_fini(&spec);
 				stopping = o->stop != NULL && *o->stop;
 				continue;
 			}
-			rc = start_child(&rs, &slots[rs.running], run, err);
+			rc = start_child(&rs, &slots[rs.running], run, &spec,
+					 err);
 		}
 		if (rs.running == 0)
 			break;
@@ -511,21 +523,30 @@ void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
 ** be opened or has a bad header.  One clear error instead of a database
 ** of failed runs.
 */
-static int preflight(const char *cfg_path, const struct exp_matrix *m,
+static int preflight(const char *cfg_path, struct exp_runs *m,
 		     const char *devdir, struct sim_err *err)
 {
 	struct dev_catalog cat = { NULL, 0 };
-	size_t k;
+	struct exp_run_spec prev, cur;
+	size_t k, n = exp_runs_count(m);
 	int rc = 0;
 
-	for (k = 0; k < m->nruns && rc == 0; k++) {
-		const struct exp_run_spec *r = &m->runs[k];
-		if (k > 0 && strcmp(r->policy, m->runs[k - 1].policy) == 0 &&
-		    strcmp(r->cluster, m->runs[k - 1].cluster) == 0 &&
-		    (r->trace == NULL) == (m->runs[k - 1].trace == NULL) &&
-		    (r->trace == NULL ||
-		     strcmp(r->trace, m->runs[k - 1].trace) == 0))
+	memset(&prev, 0, sizeof prev);
+	/* one spec at a time (and the previous one, to skip repeats) */
+	for (k = 0; k < n && rc == 0; k++) {
+		const struct exp_run_spec *r = &cur;
+		if ((rc = exp_runs_get(m, k, &cur, err)) != 0)
+			break;
+		if (k > 0 && strcmp(r->policy, prev.policy) == 0 &&
+		    strcmp(r->cluster, prev.cluster) == 0 &&
+		    (r->trace == NULL) == (prev.trace == NULL) &&
+		    (r->trace == NULL || strcmp(r->trace, prev.trace) == 0)) {
+			exp_run_spec_fini(&prev);
+			prev = cur;
 			continue;
+		}
+		exp_run_spec_fini(&prev);
+		prev = cur;
 		if (pol_find(r->policy) == NULL) {
 			char known[512];
 			pol_names(known, sizeof known);
@@ -552,6 +573,7 @@ static int preflight(const char *cfg_path, const struct exp_matrix *m,
 			trace_close(tr);
 		}
 	}
+	exp_run_spec_fini(&prev);
 	dev_catalog_fini(&cat);
 	return rc;
 }
@@ -595,27 +617,25 @@ int exp_run_experiment(const struct exp_run_request *req,
 		       size_t db_used_size, struct sim_err *err)
 {
 	struct exp_config *cfg = NULL;
-	struct exp_matrix m = {0};
+	struct exp_runs *m = NULL;
 	struct store *st = NULL;
 	const char *db;
 	char hash[17], devdir[4096];
 	int64_t id;
-	size_t k;
 	int rc;
 
 	memset(stats, 0, sizeof *stats);
 	if ((rc = exp_config_load(&cfg, req->config_path, err)) != 0)
 		return rc;
-	if ((rc = exp_matrix_build(&m, cfg, err)) != 0)
+	if ((rc = exp_runs_open(&m, cfg, err)) != 0)
 		goto out;
 	/* --devices, else the config's devices, else the search; every run
 	** borrows devdir, which lives until the runner returns. */
 	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
 			       cfg->devices, devdir, sizeof devdir, err)) != 0)
 		goto out;
-	for (k = 0; k < m.nruns; k++)
-		m.runs[k].devices_dir = devdir;
-	if ((rc = preflight(req->config_path, &m, devdir, err)) != 0)
+	exp_runs_set_dirs(m, devdir, cfg->arrivals_dir);
+	if ((rc = preflight(req->config_path, m, devdir, err)) != 0)
 		goto out;
 	db = req->db_path ? req->db_path : cfg->db;
 	if (db_used != NULL && db_used_size > 0)
@@ -638,7 +658,7 @@ int exp_run_experiment(const struct exp_run_request *req,
 					 "done); use --resume to finish it, "
 					 "--overwrite to replace it, or -o "
 					 "for another database", db, cfg->name,
-					 ndone, m.nruns);
+					 ndone, exp_runs_count(m));
 			goto out;
 		} else if (strcmp(hash, cfg->hash) != 0) {
 			rc = sim_err_set(err, SIM_ESTATE, "%s: experiment '%s' "
@@ -652,16 +672,17 @@ int exp_run_experiment(const struct exp_run_request *req,
 	}
 	if (rc == SIM_ENOENT) {
 		sim_err_clear(err);
-		if ((rc = store_add_experiment(st, cfg, (long)m.nruns, &id,
+		if ((rc = store_add_experiment(st, cfg, (long)exp_runs_count(m),
+					       &id,
 					       err)) != 0)
 			goto out;
 	} else if (rc != 0) {
 		goto out;
 	}
-	rc = exp_runner_run(st, id, &m, o, stats, err);
+	rc = exp_runner_run(st, id, m, o, stats, err);
 out:
 	store_close(st);
-	exp_matrix_fini(&m);
+	exp_runs_close(m);
 	exp_config_free(cfg);
 	return rc;
 }

@@ -81,13 +81,15 @@ struct exp_run_stats {
 };
 
 /*
-** Runs the runs of m not yet stored as done under experiment id of st.
+** Runs the runs of m not yet stored as done under experiment id of st,
+** building each spec when its turn comes and freeing it once stored (the
+** matrix is never materialized: memory is that of the runs in flight).
 ** Returns 0 when every run is stored (stats->failed may be > 0: those runs
 ** are stored with status 'failed' and their message); SIM_ESTOP when *stop
 ** was set (the runs in flight were stored); or an error (the store could
 ** not be written: everything stored before is kept).
 */
-int exp_runner_run(struct store *st, int64_t id, const struct exp_matrix *m,
+int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 		   const struct exp_runner_opts *o, struct exp_run_stats *stats,
 		   struct sim_err *err);
 

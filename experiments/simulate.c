@@ -52,6 +52,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 			a->memory_server_nic_bytes_per_s;
 		cfg.preempt_cost = a->preempt_cost;
 		cfg.llm = a->llm;
+		cfg.arrivals_dir = a->arrivals_dir;
 		cfg.arrival_jitter_ns = a->arrival_jitter_ns;
 		rc = world_create(&w, &cfg, err);
 	}
@@ -64,18 +65,28 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 	return rc;
 }
 
-/* Writes the generated trace of a run to a fresh temporary file; its path
+/*
+** Writes the generated trace of a run to a fresh temporary file; its path
 ** goes to path (size n).  The generator's seed is the replication's, so
-** every policy sees the same generated workload in replication r. */
+** every policy sees the same generated workload in replication r.
+**
+** The file is unlinked as soon as it is written and read through
+** /dev/fd/FD (*fd_out stays open until the run ends), so it disappears
+** even when the worker is killed (SIGKILL leaves no colosim-gen-* file
+** behind).  Where /dev/fd is missing the named file is kept and the
+** caller removes it after the run (*fd_out = -1).
+*/
 static int generate(const struct exp_run_spec *spec, char *path, size_t n,
-		    struct sim_err *err)
+		    int *fd_out, struct sim_err *err)
 {
 	struct gen_opts o;
 	const char *dir = getenv("TMPDIR");
+	char byfd[64];
 	FILE *f;
 	size_t k;
-	int fd, rc;
+	int fd, keep, rc;
 
+	*fd_out = -1;
 	gen_defaults(&o);
 	for (k = 0; k < spec->ngen; k++)
 		if ((rc = gen_set(&o, spec->gen[k].key, spec->gen[k].value,
@@ -85,18 +96,30 @@ static int generate(const struct exp_run_spec *spec, char *path, size_t n,
 	snprintf(path, n, "%s/colosim-gen-XXXXXX",
 		 dir != NULL && *dir ? dir : "/tmp");
 	fd = mkstemp(path);
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
-		if (fd >= 0)
+	if (fd < 0 || (keep = dup(fd)) < 0 || (f = fdopen(fd, "w")) == NULL) {
+		if (fd >= 0) {
 			close(fd);
+			unlink(path);
+		}
 		return sim_err_set(err, SIM_EIO, "%s: cannot create the "
 				   "generated trace", path);
 	}
 	rc = gen_write(f, &o, err);
 	if (fclose(f) != 0 && rc == 0)
 		rc = sim_err_set(err, SIM_EIO, "%s: write failed", path);
-	if (rc != 0)
+	if (rc != 0) {
+		close(keep);
 		unlink(path);
-	return rc;
+		return rc;
+	}
+	snprintf(byfd, sizeof byfd, "/dev/fd/%d", keep);
+	if (access(byfd, R_OK) == 0 && unlink(path) == 0) {
+		snprintf(path, n, "%s", byfd);
+		*fd_out = keep;
+	} else {
+		close(keep);
+	}
+	return 0;
 }
 
 int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
@@ -108,7 +131,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 	char (*origin)[32], (*lorigin)[32];
 	char gen_path[512] = "";
 	size_t k;
-	int rc;
+	int rc, gen_fd = -1;
 
 	memset(&a, 0, sizeof a);
 	pv = calloc(spec->nparams + 1, sizeof *pv);
@@ -142,12 +165,13 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 	pp.v = pv;
 	rc = 0;
 	if (spec->trace == NULL)
-		rc = generate(spec, gen_path, sizeof gen_path, err);
+		rc = generate(spec, gen_path, sizeof gen_path, &gen_fd, err);
 	if (rc == 0) {
 		a.trace = spec->trace != NULL ? spec->trace : gen_path;
 		a.cluster = spec->cluster;
 		a.policy = spec->policy;
 		a.devices_dir = spec->devices_dir;
+		a.arrivals_dir = spec->arrivals_dir;
 		a.params = &pp;
 		a.llm = &lp;
 		a.seed = spec->seed;
@@ -165,7 +189,9 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		}
 		rc = exp_simulate_args(&a, out, err);
 	}
-	if (gen_path[0] != '\0')
+	if (gen_fd >= 0)
+		close(gen_fd);         /* the file was unlinked already */
+	else if (gen_path[0] != '\0')
 		unlink(gen_path);
 	free(pv);
 	free(origin);

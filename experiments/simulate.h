@@ -29,6 +29,9 @@ struct exp_sim_args {
 	double memory_server_nic_bytes_per_s;   /* 0: nic_bytes_per_s */
 	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
 	const struct pol_params *llm; /* LLM service settings; NULL: none */
+	const char *arrivals_dir;     /* arrival files may also come from
+					 here (trace.h); NULL: the trace's
+					 folder only */
 	sim_time arrival_jitter_ns;   /* world_config's; 0: none */
 };
 

@@ -298,6 +298,7 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	int version;
+	int writer;                /* opened for writing (WAL) */
 	sqlite3_stmt *st[ST__COUNT];
 };
 
@@ -400,6 +401,85 @@ static int check_version(struct store *s, struct sim_err *err)
 	return 0;
 }
 
+/*
+** Checks that the database holds exactly the tables and indexes (with the
+** same definitions, NOT NULL and CHECK constraints included) that the
+** migrations create, by comparing its sqlite_schema with that of a fresh
+** in-memory database migrated to s->version.  Every reader relies on that
+** schema; a file that carries our application_id and version but other
+** tables or columns (damaged, or made to look like ours) is refused with
+** the first object that differs, instead of being read with NULLs where a
+** column is NOT NULL.  Objects SQLite adds (sqlite_stat1, autoindexes)
+** are not compared.
+*/
+static int check_schema(struct store *s, struct sim_err *err)
+{
+	static const char *const q =
+		"SELECT type, name, sql FROM sqlite_schema WHERE name NOT "
+		"LIKE 'sqlite_%' ORDER BY name";
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *a = NULL, *b = NULL;
+	int rc, v, ra = SQLITE_ROW, rb = SQLITE_ROW;
+
+	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK) {
+		sqlite3_close(ref);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	for (v = 0; v < s->version; v++) {
+		const char *const *step;
+		for (step = migrations[v]; *step != NULL; step++)
+			if (sqlite3_exec(ref, *step, NULL, NULL, NULL) !=
+			    SQLITE_OK) {
+				rc = sim_err_set(err, SIM_ELIB, "schema check: "
+						 "%s", sqlite3_errmsg(ref));
+				goto out;
+			}
+	}
+	if (sqlite3_prepare_v2(ref, q, -1, &a, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, q, -1, &b, NULL) != SQLITE_OK) {
+		rc = db_fail(s, SQLITE_ERROR, "schema check", err);
+		goto out;
+	}
+	for (rc = 0; rc == 0;) {
+		const char *na, *nb, *sa, *sb;
+
+		ra = sqlite3_step(a);
+		rb = sqlite3_step(b);
+		if (ra != SQLITE_ROW || rb != SQLITE_ROW)
+			break;
+		na = (const char *)sqlite3_column_text(a, 1);
+		nb = (const char *)sqlite3_column_text(b, 1);
+		sa = (const char *)sqlite3_column_text(a, 2);
+		sb = (const char *)sqlite3_column_text(b, 2);
+		if (na == NULL || nb == NULL || strcmp(na, nb) != 0 ||
+		    (sa == NULL) != (sb == NULL) ||
+		    (sa != NULL && strcmp(sa, sb) != 0))
+			rc = sim_err_set(err, SIM_EINVAL, "%s: not a colosim "
+					 "results database of schema %d: "
+					 "'%.40s' differs from what this "
+					 "colosim creates ('%.40s')", s->path,
+					 s->version, nb ? nb : "(null)",
+					 na ? na : "(null)");
+	}
+	if (rc == 0 && (ra == SQLITE_ROW || rb == SQLITE_ROW))
+		rc = sim_err_set(err, SIM_EINVAL, "%s: not a colosim results "
+				 "database of schema %d: '%s' %s", s->path,
+				 s->version, ra == SQLITE_ROW ?
+				 (const char *)sqlite3_column_text(a, 1) :
+				 (const char *)sqlite3_column_text(b, 1),
+				 ra == SQLITE_ROW ? "is missing" :
+				 "is not ours");
+	else if (rc == 0 && (ra != SQLITE_DONE || rb != SQLITE_DONE))
+		rc = db_fail(s, rb != SQLITE_DONE ? rb : ra, "schema check",
+			     err);
+out:
+	sqlite3_finalize(a);
+	sqlite3_finalize(b);
+	sqlite3_close(ref);
+	return rc;
+}
+
 /* Applies the missing migrations, one transaction each. */
 static int migrate(struct store *s, struct sim_err *err)
 {
@@ -423,6 +503,43 @@ static int migrate(struct store *s, struct sim_err *err)
 		}
 		s->version = v + 1;
 	}
+	return 0;
+}
+
+/*
+** Read-only media: a WAL database whose -shm file is absent and cannot be
+** created (a read-only folder, a CD, a read-only bind mount) fails its
+** first read with SQLITE_READONLY or SQLITE_CANTOPEN.  Then nobody can be
+** writing it either, so it is reopened with immutable=1, which reads the
+** file without the shared-memory index.  Any other failure is left to
+** check_version to report.
+*/
+static int probe_readonly(struct store *s, struct sim_err *err)
+{
+	char uri[8192], *d = uri;
+	const char *p;
+	int rc = sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_schema",
+			      NULL, NULL, NULL);
+
+	rc &= 0xff;             /* the primary code of an extended one */
+	if ((rc != SQLITE_READONLY && rc != SQLITE_CANTOPEN) ||
+	    strncmp(s->path, "file:", 5) == 0)
+		return 0;
+	d += snprintf(uri, sizeof uri, "file:");
+	for (p = s->path; *p && d < uri + sizeof uri - 20; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			d += snprintf(d, 4, "%%%02X", (unsigned char)*p);
+		else
+			*d++ = *p;
+	}
+	snprintf(d, 20, "?immutable=1");
+	sqlite3_close(s->db);
+	s->db = NULL;
+	rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY |
+			     SQLITE_OPEN_URI, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, "cannot open (read-only media)", err);
+	sqlite3_extended_result_codes(s->db, 1);
 	return 0;
 }
 
@@ -468,6 +585,8 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 		rc = db_fail(s, rc, "busy timeout", err);
 		goto fail;
 	}
+	if (mode == STORE_READ && (rc = probe_readonly(s, err)) != 0)
+		goto fail;
 	if (mode == STORE_WRITE && sqlite3_db_readonly(s->db, "main") != 0) {
 		rc = sim_err_set(err, SIM_EIO, "%s: the database is read-only; "
 				 "cannot store results (check the permissions "
@@ -487,7 +606,7 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 			goto fail;
 		}
 		if ((rc = exec(s, "PRAGMA query_only = ON", "query_only",
-			       err)) != 0)
+			       err)) != 0 || (rc = check_schema(s, err)) != 0)
 			goto fail;
 	} else {
 		sqlite3_stmt *st;
@@ -517,8 +636,10 @@ int store_open(struct store **out, const char *path, enum store_mode mode,
 		if ((rc = exec(s, "PRAGMA foreign_keys = ON;"
 			       "PRAGMA synchronous = NORMAL", "pragmas",
 			       err)) != 0 ||
-		    (rc = migrate(s, err)) != 0)
+		    (rc = migrate(s, err)) != 0 ||
+		    (rc = check_schema(s, err)) != 0)
 			goto fail;
+		s->writer = 1;
 	}
 	*out = s;
 	return 0;
@@ -535,6 +656,16 @@ void store_close(struct store *s)
 		return;
 	for (i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(s->st[i]);
+	/* The last writer out leaves a rollback-journal database: one file,
+	** readable from read-only media (a WAL database needs its -shm file
+	** there).  Best effort: with another connection open the switch
+	** fails and the file stays in WAL mode, which the next writer keeps
+	** and readers of read-only copies open as immutable. */
+	if (s->writer) {
+		sqlite3_busy_timeout(s->db, 0);
+		sqlite3_exec(s->db, "PRAGMA journal_mode = DELETE", NULL, NULL,
+			     NULL);
+	}
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);

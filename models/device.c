@@ -66,7 +66,7 @@ static const struct field dev_fields[] = {
 	DF(ctx_bytes, F_U64, 1, R_NONNEG),
 	DF(sms, F_INT, 1, R_POS),
 	DF(fp32_flops, F_DBL, 1, R_POS),
-	DF(fp16_flops, F_DBL, 1, R_NONNEG),
+	DF(fp16_flops, F_DBL, 1, R_POS),
 	DF(bf16_flops, F_DBL, 1, R_NONNEG),
 	DF(fp8_flops, F_DBL, 0, R_NONNEG),
 	DF(bf16_achieved_flops, F_DBL, 0, R_NONNEG),
@@ -120,6 +120,97 @@ static const struct field mig_fields[] = {
 };
 #define NMIG_FIELDS (sizeof mig_fields / sizeof mig_fields[0])
 
+/*
+** Magnitude bounds of the numeric keys (docs/LIMITS.md, "Device profiles").
+** The kind of range (> 0, >= 0, a fraction) is the field table's; these
+** add the physical span, so that every quantity the models derive from a
+** profile (times = work / rate, shares, products with trace sizes) stays
+** finite and every time fits int64 nanoseconds.  The spans are
+** assumptions, chosen orders of magnitude beyond any GPU built (an H200
+** has 1e15 FLOP/s, 5e12 B/s, 1.5e11 bytes): a value outside one is a
+** typo or a unit error, never a device.  A positive key may not be below
+** lo; a key >= 0 may be 0 (not measured) or in [lo, hi].
+*/
+struct dev_bound {
+	const char *key;
+	double lo, hi;
+};
+
+#define DEV_RATE_LO 1e3          /* bytes/s of a link or memory */
+#define DEV_RATE_HI 1e16
+#define DEV_FLOPS_LO 1e6
+#define DEV_FLOPS_HI 1e19
+#define DEV_BYTES_HI 1125899906842624.0   /* 2^50, 1 PiB */
+#define DEV_NS_HI 1e12           /* 1000 s: any latency or time slice */
+#define DEV_K_HI 100.0           /* contention coefficients */
+#define DEV_SMS_HI 65536.0
+
+static const struct dev_bound dev_bounds[] = {
+	{ "hbm_bytes", 1, DEV_BYTES_HI },
+	{ "hbm_bw_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "l2_bytes", 1, DEV_BYTES_HI },
+	{ "ctx_bytes", 0, DEV_BYTES_HI },
+	{ "sms", 1, DEV_SMS_HI },
+	{ "fp32_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "fp16_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "bf16_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "bf16_achieved_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "sm_clock_hz", 1e6, 1e11 },
+	{ "pcie_gen", 1, 16 },
+	{ "h2d_pinned_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "d2h_pinned_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "h2d_pageable_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "d2h_pageable_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "pcie_latency_ns", 0, DEV_NS_HI },
+	{ "nvlink_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	/* a quantum under 1 us would make time slicing a flood of events */
+	{ "ts_quantum_ns", 1000, DEV_NS_HI },
+	{ "ts_switch_ns", 0, DEV_NS_HI },
+	{ "mps_contention_k", 0, DEV_K_HI },
+	{ "uvm_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "h2d_pinned_latency_ns", 0, DEV_NS_HI },
+	{ "d2h_pinned_latency_ns", 0, DEV_NS_HI },
+	{ "h2d_pageable_latency_ns", 0, DEV_NS_HI },
+	{ "d2h_pageable_latency_ns", 0, DEV_NS_HI },
+	{ "d2d_latency_ns", 0, DEV_NS_HI },
+	{ "d2d_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "hbm_sat_sms", 0, DEV_SMS_HI },
+	{ "streams_contention_k", 0, DEV_K_HI },
+	{ "uvm_random_bytes_per_s", DEV_RATE_LO, DEV_RATE_HI },
+	{ "ctx_create_ns", 0, DEV_NS_HI },
+	{ "max_alloc_bytes", 0, DEV_BYTES_HI },
+	{ "launch_overhead_ns", 0, DEV_NS_HI },
+	{ "kernel_roundtrip_ns", 0, DEV_NS_HI },
+	{ "fp32_fma_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "fp16_fma_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "gemm_fp16_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	{ "gemm_fp32_flops", DEV_FLOPS_LO, DEV_FLOPS_HI },
+	/* [mig NAME] keys (bw_frac is a fraction already) */
+	{ "max_count", 1, 64 },
+};
+
+/* Checks v against key's bounds (none: |v| <= DEV_FLOPS_HI); 0 or -1 with
+** what was expected in why (n bytes). */
+static int check_bound(const char *key, int may_be_zero, double v,
+		       char *why, size_t n)
+{
+	double lo = 0, hi = DEV_FLOPS_HI;
+	size_t i;
+
+	for (i = 0; i < sizeof dev_bounds / sizeof dev_bounds[0]; i++)
+		if (strcmp(dev_bounds[i].key, key) == 0) {
+			lo = dev_bounds[i].lo;
+			hi = dev_bounds[i].hi;
+			break;
+		}
+	if ((v >= lo && v <= hi) || (may_be_zero && v == 0))
+		return 0;
+	snprintf(why, n, "expected %s[%.6g, %.6g] (docs/LIMITS.md)",
+		 may_be_zero && lo > 0 ? "0 or a number in " : "a number in ",
+		 lo, hi);
+	return -1;
+}
+
 /* The parse state handed to inih. */
 struct load_ctx {
 	const char *path;
@@ -128,6 +219,8 @@ struct load_ctx {
 	struct sim_err *err;
 	int line;                 /* the line inih is looking at */
 	int long_line;            /* first line longer than inih's buffer */
+	size_t nread;             /* bytes read so far */
+	int too_big;              /* more than DEV_FILE_MAX bytes */
 	int header_line;          /* line of the latest [section] header */
 	int device_line;          /* line of [device], 0 if absent */
 	uint64_t dev_seen;        /* bit i: dev_fields[i] given */
@@ -137,25 +230,39 @@ struct load_ctx {
 };
 
 /* fgets with a line count; a line longer than num - 1 is remembered and
-** its rest skipped, so that inih never sees a split line. */
+** its rest skipped, so that inih never sees a split line.  Reading stops
+** at DEV_FILE_MAX bytes (c->too_big): /dev/zero named as a profile is an
+** error, not an endless skip. */
 static char *count_reader(char *str, int num, void *stream)
 {
 	struct load_ctx *c = stream;
 	size_t len;
 	const char *p;
 
+	/* lines are counted too: a NUL byte hides the bytes after it from
+	** strlen, so /dev/zero would read "empty lines" forever */
+	if (c->nread > DEV_FILE_MAX || c->line >= DEV_LINES_MAX) {
+		c->too_big = 1;
+		return NULL;
+	}
 	if (fgets(str, num, c->f) == NULL)
 		return NULL;
 	c->line++;
 	len = strlen(str);
+	c->nread += len;
 	if (len > 0 && str[len - 1] != '\n' && !feof(c->f)) {
 		int ch;
 
 		if (c->long_line == 0)
 			c->long_line = c->line;
-		while ((ch = fgetc(c->f)) != EOF && ch != '\n')
-			;
+		while (c->nread <= DEV_FILE_MAX &&
+		       (ch = fgetc(c->f)) != EOF && ch != '\n')
+			c->nread++;
 		str[0] = '\0';   /* inih sees an empty line */
+	}
+	if (c->nread > DEV_FILE_MAX) {
+		c->too_big = 1;
+		return NULL;
 	}
 	for (p = str; *p == ' ' || *p == '\t'; p++)
 		;
@@ -392,7 +499,7 @@ static int handler(void *user, const char *section, const char *name,
 {
 	struct load_ctx *c = user;
 	struct dev_profile *d = c->d;
-	char buf[DEV_LINE_MAX], srckey[96], *src;
+	char buf[DEV_LINE_MAX], srckey[96], bound[96], *src;
 	const struct field *f;
 	const char *why = NULL;
 	size_t idx;
@@ -474,6 +581,13 @@ static int handler(void *user, const char *section, const char *name,
 	if (set_field(base, f, buf, &why) != 0) {
 		sim_err_set(c->err, SIM_EPARSE, "%s:%d: %s: %s, got '%s'",
 			    c->path, c->line, name, why, buf);
+		return 0;
+	}
+	if (f->kind != F_STR &&
+	    check_bound(name, f->range == R_NONNEG, strtod(buf, NULL), bound,
+			sizeof bound) != 0) {
+		sim_err_set(c->err, SIM_ERANGE, "%s:%d: %s: %s, got '%s'",
+			    c->path, c->line, name, bound, buf);
 		return 0;
 	}
 	if (src != NULL && src_add(d, srckey, src) != 0) {
@@ -564,6 +678,10 @@ int dev_load_file(const char *path, struct dev_profile *out,
 	if ((rc = sim_fopen_in(&c.f, path, "r", "device profile", err)) != 0)
 		return rc;
 	rc = ini_parse_stream(count_reader, &c, handler, &c);
+	if (c.too_big)
+		sim_err_set(err, SIM_ERANGE, "%s: more than %d bytes or %d "
+			    "lines (a device profile; docs/LIMITS.md)", path,
+			    DEV_FILE_MAX, DEV_LINES_MAX);
 	if (ferror(c.f))
 		sim_err_set(err, SIM_EIO, "%s:%d: read error", path, c.line);
 	fclose(c.f);

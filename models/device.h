@@ -34,6 +34,8 @@
 #define DEV_ALIASES_MAX 128      /* "v100m16, v100-sxm2-16gb" */
 #define DEV_SRC_POOL 12288       /* bytes of "key\0source\0" records */
 #define DEV_LINE_MAX 256         /* longest line of a profile INI */
+#define DEV_FILE_MAX (1 << 20)   /* bytes of one profile (they are ~5 KB) */
+#define DEV_LINES_MAX 10000      /* lines of one profile (they are ~60) */
 
 struct dev_mig_profile {
 	char name[24];            /* "1g.10gb" */

@@ -12,6 +12,7 @@
 #include "plots/plot.h"
 #include "plots/plot_int.h"
 
+#include "sim/file.h"
 #include "sim/strbuf.h"
 
 #include <errno.h>
@@ -30,6 +31,8 @@
 extern char **environ;
 
 #define HBM_BINS 100
+/* The longest output folder (docs/LIMITS.md). */
+#define PLOT_DIR_MAX 1000
 
 /* ------------------------------------------------------------- utilities */
 
@@ -313,13 +316,23 @@ int plot__draw(struct plotter *p, const char *name, const char *script,
 	       struct sim_err *err)
 {
 	static const struct plot_vars none = {0};
-	char data[1100], fig[1100], spath[1100], num[128], outbuf[8192];
+	char data[1200], fig[1100], spath[1300], num[128], outbuf[8192];
+	char tmpf[1200], figl[1200], sdir[1100];
 	size_t f, i;
 	int rc;
 
-	snprintf(data, sizeof data, "%s/%s%s.dat", p->o->out_dir, name,
+	/* Every path gnuplot sees is literal (sim_path_literal: no "<cmd" or
+	** "|cmd" pipe), and the figure is drawn into a temporary name and
+	** renamed once gnuplot succeeded, so a failure leaves no partial
+	** figure. */
+	snprintf(tmpf, sizeof tmpf, "%s/%s%s.dat", p->o->out_dir, name,
 		 p->suffix);
-	snprintf(spath, sizeof spath, "%s/%s.gp", p->scripts, script);
+	if ((rc = sim_path_literal(tmpf, data, sizeof data, "data file",
+				   err)) ||
+	    (rc = sim_path_literal(p->scripts, sdir, sizeof sdir,
+				   "scripts folder", err)))
+		return rc;
+	snprintf(spath, sizeof spath, "%s/%s.gp", sdir, script);
 	for (f = 0; f < 3; f++) {
 		struct sim_strbuf e = {0};
 		char prog[256], opt[] = "-e";
@@ -330,11 +343,16 @@ int plot__draw(struct plotter *p, const char *name, const char *script,
 			continue;
 		snprintf(fig, sizeof fig, "%s/%s%s.%s", p->o->out_dir, name,
 			 p->suffix, p->exts[f]);
+		if (sim_out_tmpname(fig, tmpf, sizeof tmpf) != 0 ||
+		    sim_path_literal(tmpf, figl, sizeof figl, "figure",
+				     err) != 0)
+			return sim_err_set(err, SIM_ENOSPC, "%s: path too "
+					   "long", fig);
 		rc = sb_var(&e, "fmt", p->exts[f]);
 		if (!rc) rc = sb_var(&e, "term", p->terms[f]);
-		if (!rc) rc = sb_var(&e, "outfile", fig);
+		if (!rc) rc = sb_var(&e, "outfile", figl);
 		if (!rc) rc = sb_var(&e, "datafile", data);
-		if (!rc) rc = sb_var(&e, "scriptdir", p->scripts);
+		if (!rc) rc = sb_var(&e, "scriptdir", sdir);
 		if (!rc) rc = sb_var(&e, "figtitle", p->setting);
 		if (v == NULL)
 			v = &none;
@@ -369,7 +387,7 @@ int plot__draw(struct plotter *p, const char *name, const char *script,
 		argv[2] = e.s;
 		argv[3] = spath;
 		argv[4] = NULL;
-		unlink(fig);
+		unlink(tmpf);
 		if (spawn_capture(argv, outbuf, sizeof outbuf, &status) != 0) {
 			free(e.s);
 			return sim_err_set(err, SIM_ENOENT, "cannot run '%s': "
@@ -377,42 +395,56 @@ int plot__draw(struct plotter *p, const char *name, const char *script,
 		}
 		free(e.s);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-		    stat(fig, &st) != 0 || st.st_size == 0) {
+		    stat(tmpf, &st) != 0 || st.st_size == 0) {
 			/* the last non-empty line of gnuplot's output */
 			char *end = outbuf + strlen(outbuf), *line;
 			while (end > outbuf && (end[-1] == '\n' || end[-1] == ' '))
 				*--end = '\0';
 			line = strrchr(outbuf, '\n');
 			line = line ? line + 1 : outbuf;
+			sim_out_abort(tmpf);
 			return sim_err_set(err, SIM_EIO, "gnuplot failed on %s "
 					   "(%s): %s", fig, spath,
 					   *line ? line : "no output file");
 		}
-		if ((rc = add_path(p, fig, err)) != 0)
+		if ((rc = sim_out_commit(tmpf, fig, err)) != 0 ||
+		    (rc = add_path(p, fig, err)) != 0)
 			return rc;
 	}
 	return 0;
 }
 
+/* Opens output path under its temporary name (p->tmp; one at a time). */
+static FILE *open_out(struct plotter *p, const char *path,
+		      struct sim_err *err)
+{
+	return sim_out_open(path, p->tmp, sizeof p->tmp, err);
+}
+
 FILE *plot__open_data(struct plotter *p, const char *name, char *path,
 		      size_t size, struct sim_err *err)
 {
-	FILE *f;
-
 	snprintf(path, size, "%s/%s%s.dat", p->o->out_dir, name, p->suffix);
-	f = fopen(path, "w");
-	if (f == NULL)
-		sim_err_set(err, SIM_EIO, "%s: cannot write: %s", path,
-			    strerror(errno));
-	return f;
+	return open_out(p, path, err);
 }
 
+/* Closes the output opened by open_out and renames it onto path; on a
+** write error the temporary is removed. */
 int plot__close_data(struct plotter *p, FILE *f, const char *path,
 		     struct sim_err *err)
 {
-	if (ferror(f) | fclose(f))
-		return sim_err_set(err, SIM_EIO, "%s: write error", path);
+	int rc;
+
+	if ((rc = sim_out_close(f, p->tmp, path, 0, err)) != 0)
+		return rc;
 	return add_path(p, path, err);
+}
+
+/* Drops an output abandoned after an error. */
+void plot__drop_data(struct plotter *p, FILE *f)
+{
+	fclose(f);
+	sim_out_abort(p->tmp);
 }
 
 /* Writes one "# policy: LABEL" header; labels are printable (config.c). */
@@ -509,7 +541,7 @@ static int fig_cdf(struct plotter *p, const char *name, const char *what,
 out:
 	sqlite3_finalize(st);
 	if (rc) {
-		fclose(f);
+		plot__drop_data(p, f);
 		free(titles);
 		free(lts);
 		return rc;
@@ -646,7 +678,7 @@ static int fig_hbm(struct plotter *p, struct sim_err *err)
 out:
 	sqlite3_finalize(st);
 	if (rc) {
-		fclose(f);
+		plot__drop_data(p, f);
 		free(titles);
 		return rc;
 	}
@@ -806,6 +838,14 @@ int plot_experiment(struct store *s, const char *experiment,
 	memset(out, 0, sizeof *out);
 	memset(&p, 0, sizeof p);
 	memset(&rep, 0, sizeof rep);
+	/* every file name below is the folder plus at most ~40 characters,
+	** in 1100-byte buffers: a longer folder is refused, never cut */
+	if ((rc = sim_path_literal(o->out_dir, spath, sizeof spath,
+				   "--out", err)) != 0)
+		return rc;
+	if (strlen(o->out_dir) > PLOT_DIR_MAX)
+		return sim_err_set(err, SIM_EINVAL, "--out: longer than %d "
+				   "characters (docs/LIMITS.md)", PLOT_DIR_MAX);
 	p.s = s;
 	p.db = store_db(s);
 	p.o = o;
@@ -842,9 +882,8 @@ int plot_experiment(struct store *s, const char *experiment,
 	if (nset > 1) {
 		FILE *f;
 		snprintf(spath, sizeof spath, "%s/settings.txt", o->out_dir);
-		if ((f = fopen(spath, "w")) == NULL) {
-			rc = sim_err_set(err, SIM_EIO, "%s: cannot write: %s",
-					 spath, strerror(errno));
+		if ((f = open_out(&p, spath, err)) == NULL) {
+			rc = err->code;
 			goto out;
 		}
 		for (k = 0; k < nset; k++)

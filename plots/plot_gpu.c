@@ -229,7 +229,7 @@ static int gpu_run(struct plotter *p, int64_t run, size_t k,
 			       "t_s", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_bind_int64(st, 1, run) || sqlite3_bind_int(st, 2, g)) {
 		sqlite3_finalize(st);
-		fclose(f);
+		plot__drop_data(p, f);
 		free(iv);
 		return plot__db_fail(p, "series", err);
 	}

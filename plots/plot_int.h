@@ -31,6 +31,7 @@ struct plotter {
 	char **variants;              /* labels, in run order */
 	size_t nvariants;
 	const struct rep_table *rep;
+	char tmp[1200];               /* temporary name of the open output */
 };
 
 /* How a metric is drawn: its label (one per quantity, every figure the
@@ -78,6 +79,9 @@ FILE *plot__open_data(struct plotter *p, const char *name, char *path,
 /* Closes a data file and lists it in the output. */
 int plot__close_data(struct plotter *p, FILE *f, const char *path,
 		     struct sim_err *err);
+/* Closes and removes an output abandoned after an error (its temporary
+** name: the data file it would replace is left as it was). */
+void plot__drop_data(struct plotter *p, FILE *f);
 
 /* Adds one line to the notes handed back to the caller. */
 void plot__note(struct plotter *p, const char *fmt, ...)

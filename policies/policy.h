@@ -147,7 +147,9 @@ struct pol_ops {
 	** what the user gave (version 1: read and check it by hand). */
 	int (*xInit)(struct world *w, void *state, const struct pol_params *p,
 		     struct sim_err *err);
-	/* Frees what xInit allocated (not the state block itself). */
+	/* Frees what xInit allocated (not the state block itself).  Called
+	** after a failed xInit too: it must accept a partly initialised
+	** state (the block starts zeroed, so free() of every pointer is). */
 	void (*xFini)(struct world *w, void *state);
 	/* A job or service arrived and is pending (a scheduling pass follows). */
 	int (*xOnArrival)(struct world *w, void *state, int job);

@@ -172,7 +172,7 @@ static void on_record(int c, void *ctx)
 ** error (a line past line_max: its rest is skipped, so reading goes on). */
 static int read_line(struct sim_csv *r, struct sim_err *err)
 {
-	size_t n = 0, max = r->lim.line_max;
+	size_t n = 0, max = r->lim.line_max, skipped = 0;
 	int c, too_long = 0;
 
 	if (r->eof)
@@ -180,7 +180,20 @@ static int read_line(struct sim_csv *r, struct sim_err *err)
 	r->line_nul = 0;
 	while ((c = getc_unlocked(r->f)) != EOF && c != '\n') {
 		if (n == max) {
+			/* the rest of the line is skipped, so that reading
+			** can go on with the next one; but not forever: a
+			** stream without line ends (/dev/zero) stops here */
 			too_long = 1;
+			if (++skipped > SIM_CSV_SKIP_MAX) {
+				r->eof = 1;
+				r->lineno++;
+				return sim_err_set(err, SIM_EPARSE, "%s:%ld:%zu: "
+						   "no end of line in %d bytes: "
+						   "not a text file; reading "
+						   "stopped", r->path,
+						   r->lineno, max + 1,
+						   SIM_CSV_SKIP_MAX);
+			}
 			continue;
 		}
 		if (c == '\0' && r->line_nul == 0)

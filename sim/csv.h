@@ -41,6 +41,9 @@
 #define SIM_CSV_FIELD_MAX  4096
 #define SIM_CSV_RECORD_MAX 262144
 #define SIM_CSV_FIELDS_MAX 1024
+/* Past a too-long line, the bytes skipped looking for its end; more, and
+** the reader stops (a stream without line ends). */
+#define SIM_CSV_SKIP_MAX   (4 << 20)
 
 /* Flags of sim_csv_open. */
 #define SIM_CSV_COMMENTS 0x1  /* skip '#' lines between records */

@@ -431,6 +431,11 @@ static int run_probe(const struct pol_ops *ops, const char *cluster,
 	}
 	if (rc == 0)
 		rc = world_run(w, &err);
+	/* the probe places what fits and leaves the rest (b needs 2 GPUs on
+	** a 1-GPU cluster): the world reports that as SIM_ESTATE, "never
+	** placed and nothing left to happen", which is what it should be */
+	if (rc == SIM_ESTATE && strstr(err.msg, "never placed") != NULL)
+		rc = 0;
 	if (rc != 0)
 		fprintf(stderr, "\n  probe: %s\n", err.msg);
 	world_destroy(w);

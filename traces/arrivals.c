@@ -20,11 +20,15 @@
 ** added as integers (never t += dt in floating point).  Draws come only
 ** from the caller's stream, one unit exponential per arrival.
 */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "traces/trace.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sim/csv.h"
 #include "sim/num.h"
@@ -53,9 +57,76 @@ static sim_time gap_ns(double s)
 	return (sim_time)llround(ns);
 }
 
+/* 1 when path (resolved) is root or inside it (root resolved). */
+static int inside(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (n == 1 && root[0] == '/')
+		return 1;
+	return strncmp(path, root, n) == 0 && (path[n] == '/' ||
+					       path[n] == '\0');
+}
+
+/*
+** The path of a service's arrival file, confined (docs/LIMITS.md,
+** "Arrival files"): arrival_arg relative to the trace's folder, or
+** absolute; with symbolic links and ".." resolved (realpath), it must lie
+** inside the trace's folder or inside allow_dir (a folder the user named:
+** --arrivals-dir, a config's arrivals_dir), and be a regular file (not a
+** FIFO or a device such as /dev/zero).  So a trace from elsewhere cannot
+** make colosim read /etc/shadow or block on /dev/stdin.  The message names
+** the path as the trace gives it, never anything read from it.
+*/
+static int arrival_path(const struct trace_job *job, const char *trace_dir,
+			const char *allow_dir, char *out, size_t n,
+			const char *what, struct sim_err *err)
+{
+	char cand[4200], real[PATH_MAX], root[PATH_MAX];
+	const char *arg = job->arrival_arg;
+	struct stat st;
+
+	if (trace_dir == NULL || trace_dir[0] == '\0')
+		trace_dir = ".";
+	if (arg[0] == '/')
+		snprintf(cand, sizeof cand, "%s", arg);
+	else
+		snprintf(cand, sizeof cand, "%s/%s", trace_dir, arg);
+	if (realpath(cand, real) == NULL) {
+		int e = errno;
+		return sim_err_set(err, e == ENOENT || e == ENOTDIR ?
+				   SIM_ENOENT : SIM_EINVAL, "%s: cannot open "
+				   "%s: %s", cand, what, strerror(e));
+	}
+	if (!((realpath(trace_dir, root) != NULL && inside(real, root)) ||
+	      (allow_dir != NULL && realpath(allow_dir, root) != NULL &&
+	       inside(real, root))))
+		return sim_err_set(err, SIM_EINVAL, "%s: %s is outside the "
+				   "trace's folder %s%s%s: arrival files are "
+				   "read only there or in a folder named with "
+				   "--arrivals-dir", arg, what, trace_dir,
+				   allow_dir ? " and " : "",
+				   allow_dir ? allow_dir : "");
+	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+		return sim_err_set(err, SIM_EINVAL, "%s: %s is not a regular "
+				   "file", cand, what);
+	if ((size_t)snprintf(out, n, "%s", cand) >= n)
+		return sim_err_set(err, SIM_ERANGE, "%s: %s: path too long",
+				   arg, what);
+	return 0;
+}
+
 int trace_arrivals_open(struct trace_arrivals **out,
 			const struct trace_job *job, const char *trace_dir,
 			struct sim_rng *rng, struct sim_err *err)
+{
+	return trace_arrivals_open_in(out, job, trace_dir, NULL, rng, err);
+}
+
+int trace_arrivals_open_in(struct trace_arrivals **out,
+			   const struct trace_job *job, const char *trace_dir,
+			   const char *allow_dir, struct sim_rng *rng,
+			   struct sim_err *err)
 {
 	struct trace_arrivals *a;
 	int i, n;
@@ -96,18 +167,15 @@ int trace_arrivals_open(struct trace_arrivals **out,
 		a->iseg = -1;     /* before the first segment: rate 0 */
 		break;
 	case TRACE_ARR_FILE:
-		if (job->arrival_arg[0] == '/' || trace_dir == NULL)
-			snprintf(a->path, sizeof a->path, "%s",
-				 job->arrival_arg);
-		else
-			snprintf(a->path, sizeof a->path, "%s/%s", trace_dir,
-				 job->arrival_arg);
 		{
 			char what[160];
 			int rc;
 			snprintf(what, sizeof what, "the arrival file of '%.64s' "
 				 "(line %ld)", job->id, job->line);
-			if ((rc = sim_csv_open(&a->csv, a->path, what,
+			if ((rc = arrival_path(job, trace_dir, allow_dir,
+					       a->path, sizeof a->path, what,
+					       err)) != 0 ||
+			    (rc = sim_csv_open(&a->csv, a->path, what,
 					       SIM_CSV_COMMENTS, NULL,
 					       err)) != 0) {
 				free(a);
@@ -164,11 +232,11 @@ static int req_tokens(struct trace_arrivals *a, const struct sim_csv_rec *rec,
 	static const char *const name[3] = { "t_s", "prompt_tokens",
 					      "output_tokens" };
 
+	/* the field is not shown (as the times) */
 	if (sim_num_int(rec->f[k], NULL, 1, TRACE_TOKENS_MAX, out, NULL))
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: expected "
-				   "an integer in [1, %d], got '%.40s'",
-				   a->path, rec->line, rec->col[k], name[k],
-				   TRACE_TOKENS_MAX, rec->f[k]);
+				   "an integer in [1, %d]", a->path, rec->line,
+				   rec->col[k], name[k], TRACE_TOKENS_MAX);
 	return 0;
 }
 
@@ -204,12 +272,14 @@ static int next_file(struct trace_arrivals *a, struct trace_req *q,
 				   a->tokens ? "a time and two token counts "
 				   "(t_s,prompt_tokens,output_tokens)" :
 				   "one time in seconds", rec.nf);
+	/* the field is not shown: an arrival file is not the trace the user
+	** gave, and only its position is needed to fix it */
 	if (sim_num_secs(rec.f[0], NULL, 0, SIM_NUM_TIME_MAX_S, &v, NULL))
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: "
-				   "expected seconds in [0, %.10g], got "
-				   "'%.40s'", a->path, rec.line, rec.col[0],
+				   "expected seconds in [0, %.10g] (a decimal "
+				   "number)", a->path, rec.line, rec.col[0],
 				   a->tokens ? "t_s" : "arrival",
-				   SIM_NUM_TIME_MAX_S, rec.f[0]);
+				   SIM_NUM_TIME_MAX_S);
 	if (v < a->t_ns)
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: "
 				   "expected a time >= %.9g s (arrivals are "

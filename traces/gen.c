@@ -78,11 +78,13 @@ static int mix_parse(struct gen_mix *m, const char *key, const char *s,
 		colon = strchr(item, ':');
 		if (colon != NULL) {
 			*colon = '\0';
-			if (sim_num_double(colon + 1, NULL, DBL_MIN, DBL_MAX,
-					   &w, NULL) != 0)
+			/* bounded, so that the sum of up to GEN_MIX_MAX
+			** weights stays finite */
+			if (sim_num_double(colon + 1, NULL, DBL_MIN, 1e9, &w,
+					   NULL) != 0)
 				return sim_err_set(err, SIM_EINVAL, "%s: expected "
-						   "a weight > 0 after '%s:', "
-						   "got '%s'", key, item,
+						   "a weight in (0, 1e9] after "
+						   "'%s:', got '%s'", key, item,
 						   colon + 1);
 		}
 		if (item[0] == '\0' || strlen(item) >= sizeof m->item[0])
@@ -284,8 +286,15 @@ static void write_options(FILE *out, const struct gen_opts *o)
 		o->slo_ms.text, o->batch_timeout_ms);
 }
 
-static void write_row(FILE *out, const struct gen_opts *o, int i,
-		      sim_time submit_ns, struct sim_rng *s)
+/*
+** Writes row i.  A drawn value the trace format cannot hold (a duration
+** past 2^62 ns, a request rate past TRACE_RATE_MAX or printing as 0 at
+** three decimals: lognormal tails with a large sigma) is an error naming
+** the option to change, not a row that the reader would refuse.
+*/
+static int write_row(FILE *out, const struct gen_opts *o, int i,
+		     sim_time submit_ns, struct sim_rng *s,
+		     struct sim_err *err)
 {
 	int infer = sim_rng_uniform(&s[S_KIND]) < o->infer_frac;
 	const char *model = mix_draw(&o->models, &s[S_MODEL]);
@@ -302,14 +311,29 @@ static void write_row(FILE *out, const struct gen_opts *o, int i,
 	double rate = gsl_ran_lognormal(s[S_INFER].r,
 					log(o->infer_rate_median),
 					o->infer_rate_sigma);
-	double t_s = sim_time_to_s(submit_ns);
+	double t_s = sim_time_to_s(submit_ns), lo, hi;
 
 	if (!infer) {
+		if (!(dur <= SIM_NUM_TIME_MAX_S))
+			return sim_err_set(err, SIM_ERANGE, "job %d: a drawn "
+					   "duration of %.3g s is past the "
+					   "trace limit of %.10g s (lower "
+					   "--dur-median-s or --dur-sigma)", i,
+					   dur, SIM_NUM_TIME_MAX_S);
 		fprintf(out, "train-%04d,train,%.3f,%s,%s,,%.1f,,%s,%s,%s,%s,"
 			",,,,,,\n", i, t_s, model, tb, dur < 1 ? 1.0 : dur, opt,
 			u_prec < o->mixed_frac ? "mixed" : "fp32", gpus, share);
-		return;
+		return 0;
 	}
+	/* printed with 3 decimals, the rates shape at 0.5x..1.75x */
+	lo = o->infer_rates ? 0.002 : 0.001;
+	hi = o->infer_rates ? TRACE_RATE_MAX / 1.75 : TRACE_RATE_MAX;
+	if (!(rate >= lo && rate <= hi))
+		return sim_err_set(err, SIM_ERANGE, "service %d: a drawn "
+				   "request rate of %.3g/s is outside [%g, "
+				   "%g] (the trace limit; change "
+				   "--infer-rate-median or --infer-rate-sigma)",
+				   i, rate, lo, hi);
 	fprintf(out, "infer-%04d,infer,%.3f,%s,%s,,", i, t_s, model, ib);
 	if (o->infer_duration_s > 0)
 		fprintf(out, "%.1f", o->infer_duration_s);
@@ -325,6 +349,7 @@ static void write_row(FILE *out, const struct gen_opts *o, int i,
 		fprintf(out, "poisson,%.3f,,", rate);
 	}
 	fprintf(out, "%g\n", o->batch_timeout_ms);
+	return 0;
 }
 
 int gen_write(FILE *out, const struct gen_opts *o, struct sim_err *err)
@@ -363,7 +388,15 @@ int gen_write(FILE *out, const struct gen_opts *o, struct sim_err *err)
 		/* the first job arrives after one gap, like the rest */
 		t = sim_time_add_sat(t, sim_time_from_ms(
 			floor(gap_s * 1000.0)));   /* millisecond grid */
-		write_row(out, o, i, t, s);
+		if (t > SIM_NUM_TIME_MAX_NS) {
+			rc = sim_err_set(err, SIM_ERANGE, "job %d: submit "
+					 "times pass the trace limit of %.10g "
+					 "s (raise --rate or lower --jobs)", i,
+					 SIM_NUM_TIME_MAX_S);
+			goto out;
+		}
+		if ((rc = write_row(out, o, i, t, s, err)) != 0)
+			goto out;
 	}
 	if (ferror(out) || fflush(out) != 0)
 		rc = sim_err_set(err, SIM_EIO, "write error");

@@ -12,6 +12,8 @@
 */
 #include "traces/import.h"
 
+#include "sim/file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "traces/import_csv.h"
+#include "traces/trace.h"
 
 extern const struct imp_format imp_fmt_alibaba_v2023;
 extern const struct imp_format imp_fmt_alibaba_v2025;
@@ -137,6 +140,7 @@ int imp_scale_gpus(struct imp_ctx *c, int gpus)
 /* ---- the sink ---------------------------------------------------------- */
 
 #define SVC_MAX 64
+#define SIDE_MAX 4
 
 struct imp_sink {
 	sqlite3 *db;
@@ -146,6 +150,8 @@ struct imp_sink {
 	char svc_path[SVC_MAX][512];     /* arrival file of each service */
 	char svc_base[SVC_MAX][256];
 	long svc_n[SVC_MAX];             /* arrivals staged per service */
+	int nside;
+	char side_path[SIDE_MAX][600];   /* side files (cluster) written */
 };
 
 static int db_err(struct imp_sink *s, struct sim_err *err, const char *what)
@@ -297,6 +303,13 @@ int imp_emit_job(struct imp_ctx *c, const struct imp_job *j,
 	char rest[1024];
 	int rc;
 
+	/* the v1 limit of the reader (trace_job.id): a longer one (an
+	** app_name.instance_sn of the DLRM trace, say) would write a trace
+	** that does not read back; the record is skipped, counted */
+	if (strlen(j->id) >= sizeof ((struct trace_job *)0)->id) {
+		imp_skip(c, "id longer than 63 characters");
+		return 0;
+	}
 	if (format_rest(j, rest, sizeof rest) != 0)
 		return sim_err_set(err, SIM_ERANGE, "%s:%ld: job '%s': row "
 				   "too long", path, line, j->id);
@@ -316,7 +329,8 @@ int imp_emit_job(struct imp_ctx *c, const struct imp_job *j,
 				       "WHERE id=?", -1, &q, NULL) ==
 		    SQLITE_OK) {
 			sqlite3_bind_text(q, 1, j->id, -1, SQLITE_STATIC);
-			if (sqlite3_step(q) == SQLITE_ROW)
+			if (sqlite3_step(q) == SQLITE_ROW &&
+			    sqlite3_column_text(q, 0) != NULL)
 				snprintf(where, sizeof where, "%s:%lld",
 					 (const char *)sqlite3_column_text(q, 0),
 					 sqlite3_column_int64(q, 1));
@@ -379,10 +393,18 @@ static void add_side(struct imp_stats *st, const char *path)
 		st->side_more++;
 }
 
+/*
+** Every output of an import (the trace, its arrival files, its cluster
+** file) is written under a temporary name (sim_out_tmpname) and renamed
+** into place only when the whole import succeeded (commit_outputs), so a
+** failure, a full disk say, leaves no truncated file and keeps any file
+** the user already had at those paths.
+*/
 int imp_side_file(struct imp_ctx *c, const char *suffix, const char *text,
 		  struct sim_err *err)
 {
-	char path[600];
+	struct imp_sink *s = c->sink;
+	char tmp[700], *path;
 	FILE *f;
 	int bad;
 
@@ -390,28 +412,81 @@ int imp_side_file(struct imp_ctx *c, const char *suffix, const char *text,
 		return sim_err_set(err, SIM_EINVAL, "%s: the %s file goes next "
 				   "to the trace: give -o OUT", c->format,
 				   suffix);
-	snprintf(path, sizeof path, "%s.%s", c->out_stem, suffix);
-	f = fopen(path, "w");
-	if (f == NULL)
-		return sim_err_set(err, SIM_EIO, "%s: cannot write: %s", path,
-				   strerror(errno));
+	if (s->nside == SIDE_MAX)
+		return sim_err_set(err, SIM_ERANGE, "%s: more than %d side "
+				   "files", c->format, SIDE_MAX);
+	path = s->side_path[s->nside];
+	snprintf(path, sizeof s->side_path[0], "%s.%s", c->out_stem, suffix);
+	if ((f = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
+		return err->code;
+	s->nside++;
 	fputs(text, f);
 	bad = ferror(f);
 	if (fclose(f) != 0 || bad)
 		return sim_err_set(err, SIM_EIO, "%s: write failed", path);
-	add_side(c->stats, path);
 	return 0;
 }
 
-/* t in the input's time base -> output seconds. */
-static sim_time transform(const struct imp_ctx *c, sim_time origin,
-			  sim_time t)
+/* Renames every temporary output onto its path (rc 0), or removes them
+** all (rc != 0); returns rc or the first rename error. */
+static int finish_outputs(struct imp_ctx *c, const char *out_path, int rc,
+			  struct sim_err *err)
 {
-	double x = (double)(t - origin);
+	struct imp_sink *s = c->sink;
+	char tmp[700];
+	int i;
 
+	for (i = 0; s != NULL && i < s->nside + s->nsvc; i++) {
+		const char *p = i < s->nside ? s->side_path[i] :
+				s->svc_path[i - s->nside];
+		if (i >= s->nside && s->svc_n[i - s->nside] == 0)
+			continue;       /* never written */
+		if (sim_out_tmpname(p, tmp, sizeof tmp) != 0)
+			continue;
+		if (rc != 0) {
+			sim_out_abort(tmp);
+			continue;
+		}
+		if ((rc = sim_out_commit(tmp, p, err)) == 0)
+			add_side(c->stats, p);
+	}
+	if (out_path != NULL && sim_out_tmpname(out_path, tmp,
+						sizeof tmp) == 0) {
+		if (rc != 0)
+			sim_out_abort(tmp);
+		else
+			rc = sim_out_commit(tmp, out_path, err);
+	}
+	return rc;
+}
+
+/* The largest output time, in ns: the trace reader's limit (2^62 ns,
+** docs/LIMITS.md), so that every time an import writes reads back. */
+#define IMP_TIME_MAX_NS (INT64_C(1) << 62)
+
+/* t in the input's time base -> output ns in *out; SIM_ERANGE when the
+** result (after rebasing and --compress) is negative or past the limit. */
+static int transform(const struct imp_ctx *c, sim_time origin, sim_time t,
+		     sim_time *out, struct sim_err *err)
+{
+	double x;
+
+	/* the difference in integers (exact), unless it would overflow */
+	if ((origin < 0 && t > INT64_MAX + origin) ||
+	    (origin > 0 && t < INT64_MIN + origin))
+		x = (double)t - (double)origin;
+	else
+		x = (double)(t - origin);
 	if (c->opts->compress != 1.0)
 		x /= c->opts->compress;
-	return (sim_time)llround(x);
+	if (!(x >= 0 && x <= (double)IMP_TIME_MAX_NS))
+		return sim_err_set(err, SIM_ERANGE, "%s: a time of %.6g s "
+				   "after the first one (after --compress) "
+				   "is out of range [0, %.6g] s (docs/"
+				   "LIMITS.md)", c->format, x / 1e9,
+				   (double)IMP_TIME_MAX_NS / 1e9);
+	*out = (sim_time)llround(x);
+	return 0;
 }
 
 static int write_arrivals(struct imp_ctx *c, sim_time origin,
@@ -419,6 +494,7 @@ static int write_arrivals(struct imp_ctx *c, sim_time origin,
 {
 	struct imp_sink *s = c->sink;
 	sqlite3_stmt *q;
+	char tmp[700];
 	int i, rc = 0;
 
 	if (sqlite3_prepare_v2(s->db, "SELECT t_ns FROM arr WHERE svc=? "
@@ -431,27 +507,28 @@ static int write_arrivals(struct imp_ctx *c, sim_time origin,
 
 		if (s->svc_n[i] == 0)   /* no service row refers to it */
 			continue;
-		f = fopen(s->svc_path[i], "w");
-		if (f == NULL) {
-			rc = sim_err_set(err, SIM_EIO, "%s: cannot write: %s",
-					 s->svc_path[i], strerror(errno));
+		if ((f = sim_out_open(s->svc_path[i], tmp, sizeof tmp,
+				  err)) == NULL) {
+			rc = err->code;
 			break;
 		}
 		sqlite3_reset(q);
 		sqlite3_bind_int(q, 1, i);
 		while ((st = sqlite3_step(q)) == SQLITE_ROW) {
-			imp_fmt_seconds(transform(c, origin,
-						  sqlite3_column_int64(q, 0)),
-					t, sizeof t);
+			sim_time v;
+			if ((rc = transform(c, origin,
+					    sqlite3_column_int64(q, 0), &v,
+					    err)) != 0)
+				break;
+			imp_fmt_seconds(v, t, sizeof t);
 			fprintf(f, "%s\n", t);
 			c->stats->arrivals_written++;
 		}
-		if (st != SQLITE_DONE)
+		if (rc == 0 && st != SQLITE_DONE)
 			rc = db_err(s, err, "select arrivals");
 		if ((ferror(f) | fclose(f)) != 0 && rc == 0)
 			rc = sim_err_set(err, SIM_EIO, "%s: write failed",
 					 s->svc_path[i]);
-		add_side(c->stats, s->svc_path[i]);
 	}
 	sqlite3_finalize(q);
 	return rc;
@@ -498,14 +575,17 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 		const char *rest = (const char *)sqlite3_column_text(q, 3);
 		size_t k = 0;
 
+		sim_time v;
+
+		if ((rc = transform(c, origin, sqlite3_column_int64(q, 1), &v,
+				    err)) != 0)
+			break;
 		put_text(idbuf, sizeof idbuf, &k, id);
-		imp_fmt_seconds(transform(c, origin,
-					  sqlite3_column_int64(q, 1)),
-				t, sizeof t);
+		imp_fmt_seconds(v, t, sizeof t);
 		fprintf(out, "%s,%s,%s,%s\n", idbuf, kind, t, rest);
 		c->stats->jobs_written++;
 	}
-	if (st != SQLITE_DONE)
+	if (rc == 0 && st != SQLITE_DONE)
 		rc = db_err(s, err, "select jobs");
 	sqlite3_finalize(q);
 	if (rc == 0)
@@ -562,9 +642,9 @@ int imp_run(const struct imp_format *fmt, const char *const *inputs,
 	    struct sim_err *err)
 {
 	struct imp_ctx c;
-	char stem[512];
+	char stem[512], tmp[700];
 	FILE *f = out;
-	int i, rc, bad, opened = 0;
+	int i, rc, bad;
 
 	memset(stats, 0, sizeof *stats);
 	memset(&c, 0, sizeof c);
@@ -599,13 +679,9 @@ int imp_run(const struct imp_format *fmt, const char *const *inputs,
 		rc = fmt->xFile(&c, inputs[i], err);
 	if (rc == 0 && fmt->xFinish != NULL)
 		rc = fmt->xFinish(&c, err);
-	if (rc == 0 && out_path != NULL) {
-		if ((f = fopen(out_path, "w")) == NULL)
-			rc = sim_err_set(err, SIM_EIO, "%s: cannot write: %s",
-					 out_path, strerror(errno));
-		else
-			opened = 1;
-	}
+	if (rc == 0 && out_path != NULL &&
+	    (f = sim_out_open(out_path, tmp, sizeof tmp, err)) == NULL)
+		rc = err->code;
 	if (rc == 0)
 		rc = sink_write(&c, f, err);
 	if (f != NULL) {
@@ -618,16 +694,10 @@ int imp_run(const struct imp_format *fmt, const char *const *inputs,
 			rc = sim_err_set(err, SIM_EIO, "%s: write failed",
 					 out_path ? out_path : "stdout");
 	}
-	/* Remove only what this import wrote: a failure before the output
-	** was opened leaves a file the user already had (or a folder named
-	** by mistake) alone.  Side files are listed once written. */
-	if (rc != 0 && out_path != NULL) {
-		if (opened)
-			remove(out_path);
-		for (i = 0; i < stats->nside; i++)
-			remove(stats->side_files[i]);
-		stats->nside = 0;
-	}
+	/* The outputs were written under temporary names: rename them into
+	** place, or remove them after a failure (a file the user already had
+	** at a path stays as it was). */
+	rc = finish_outputs(&c, out_path, rc, err);
 	sink_close(c.sink);
 	free(c.state);
 	sim_rng_fini(&c.rng);

@@ -120,7 +120,11 @@ int imp_run(const struct imp_format *fmt, const char *const *inputs,
 void imp_fmt_seconds(sim_time t_ns, char *buf, size_t n);
 
 /* Parses "YYYY-MM-DD HH:MM:SS[.fffffffff]" into nanoseconds since
-** 1970-01-01 00:00:00 of the same (unnamed) time zone.  0 or -1. */
+** 1970-01-01 00:00:00 of the same (unnamed) time zone.  0 or -1
+** (malformed, or a year outside IMP_YEAR_MIN..IMP_YEAR_MAX, the span
+** whose nanoseconds fit int64 with room to spare). */
+#define IMP_YEAR_MIN 1900
+#define IMP_YEAR_MAX 2099
 int imp_parse_datetime(const char *s, sim_time *t_ns);
 
 /* Parses a decimal number of seconds ("12", "475.00000000000006") into

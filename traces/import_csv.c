@@ -197,8 +197,10 @@ int imp_get_datetime(const struct imp_row *r, int col, const char *name,
 		return rc;
 	if (imp_parse_datetime(s, t_ns) != 0)
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: expected "
-				   "'YYYY-MM-DD HH:MM:SS[.fraction]', got '%s'",
-				   r->path, r->line, col + 1, name, s);
+				   "'YYYY-MM-DD HH:MM:SS[.fraction]' in years "
+				   "%d..%d, got '%s'", r->path, r->line,
+				   col + 1, name, IMP_YEAR_MIN, IMP_YEAR_MAX,
+				   s);
 	*present = 1;
 	return 0;
 }
@@ -266,7 +268,10 @@ int imp_parse_datetime(const char *s, sim_time *t_ns)
 			}
 		}
 	}
-	if (*p != '\0')
+	/* Years 1900..2099 only: seconds * 1e9 then stays far inside int64
+	** (|t| < 2^62 ns from 1970), where a year past 2262 overflowed into
+	** negative times (docs/LIMITS.md). */
+	if (*p != '\0' || y < IMP_YEAR_MIN || y > IMP_YEAR_MAX)
 		return -1;
 	*t_ns = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
 		  se) * SIM_NS_PER_S) + frac;

@@ -5,9 +5,9 @@
 ** Rows come from the shared CSV reader (sim/csv.h: bounded lines and
 ** fields, positions, comments), numbers from sim/num.h; a completed row is
 ** validated and handed out by trace_next.  Memory is constant in the
-** number of rows except for the set of job ids (8-byte hashes with the
-** line each was first seen on, to report duplicates), which grows by 16
-** bytes per job.  Lines starting with '#' outside a quoted field are
+** number of rows except for the set of job ids (an 8-byte hash and the
+** 4-byte line each was first seen on, to report duplicates, in an open
+** table at most 3/4 full: 16 to 32 bytes per job).  Lines starting with '#' outside a quoted field are
 ** comments; blank lines are skipped.  A quoted field may span lines; its
 ** row is reported at the line where it starts.  Columns in messages are
 ** 1-based character columns of the field's first character.  Times are at
@@ -45,23 +45,21 @@ enum {
 /* mem_mib above this would overflow bytes (2^40 MiB = 1 EiB). */
 #define MEM_MIB_MAX 1099511627776.0
 
-struct id_slot {
-	uint64_t h;               /* 0 = empty */
-	long line;
-};
 
 struct trace_reader {
 	struct sim_csv *csv;
 	char path[512];
 	char dir[512];
+	char arr_dir[512];        /* trace_set_arrivals_dir; "" none */
 	/* the row being checked */
 	struct sim_csv_rec rec;
 	long row_line;
 	/* cross-row checks */
 	sim_time prev_submit;
 	long prev_submit_line;
-	struct id_slot *ids;
-	size_t nids, ids_cap;     /* open addressing, capacity a power of 2 */
+	uint64_t *ids;            /* id hashes, 0 = empty; open addressing */
+	uint32_t *id_line;        /* line of each (saturated at 2^32 - 1) */
+	size_t nids, ids_cap;     /* capacity a power of 2, at most 3/4 full */
 	/* error reporting */
 	trace_error_fn sink;
 	void *sink_ctx;
@@ -207,19 +205,26 @@ static void must_be_empty(struct trace_reader *r, struct sim_err *err, int k,
 static int ids_grow(struct trace_reader *r)
 {
 	size_t cap = r->ids_cap ? 2 * r->ids_cap : 256, i;
-	struct id_slot *n = calloc(cap, sizeof *n);
+	uint64_t *n = calloc(cap, sizeof *n);
+	uint32_t *nl = malloc(cap * sizeof *nl);
 
-	if (n == NULL)
+	if (n == NULL || nl == NULL) {
+		free(n);
+		free(nl);
 		return SIM_ENOMEM;
+	}
 	for (i = 0; i < r->ids_cap; i++)
-		if (r->ids[i].h != 0) {
-			size_t j = r->ids[i].h & (cap - 1);
-			while (n[j].h != 0)
+		if (r->ids[i] != 0) {
+			size_t j = sim_mix64(r->ids[i]) & (cap - 1);
+			while (n[j] != 0)
 				j = (j + 1) & (cap - 1);
 			n[j] = r->ids[i];
+			nl[j] = r->id_line[i];
 		}
 	free(r->ids);
+	free(r->id_line);
 	r->ids = n;
+	r->id_line = nl;
 	r->ids_cap = cap;
 	return 0;
 }
@@ -232,16 +237,17 @@ static long ids_add(struct trace_reader *r, const char *id)
 
 	if (h == 0)
 		h = 1;
-	if (2 * (r->nids + 1) > r->ids_cap && ids_grow(r) != 0)
+	if (4 * (r->nids + 1) > 3 * r->ids_cap && ids_grow(r) != 0)
 		return SIM_ENOMEM;
-	j = h & (r->ids_cap - 1);
-	while (r->ids[j].h != 0) {
-		if (r->ids[j].h == h)
-			return r->ids[j].line;
+	j = sim_mix64(h) & (r->ids_cap - 1);
+	while (r->ids[j] != 0) {
+		if (r->ids[j] == h)
+			return (long)r->id_line[j];
 		j = (j + 1) & (r->ids_cap - 1);
 	}
-	r->ids[j].h = h;
-	r->ids[j].line = r->row_line;
+	r->ids[j] = h;
+	r->id_line[j] = r->row_line < (long)UINT32_MAX ?
+			(uint32_t)r->row_line : UINT32_MAX;
 	r->nids++;
 	return 0;
 }
@@ -276,14 +282,18 @@ int trace_parse_rates(const char *arg, struct trace_rate *out, int max,
 					   "'rate@seconds' in segment %d, got "
 					   "'%s'", n + 1, item);
 		*at = '\0';
-		if (parse_num(item, &rate) != 0 || rate < 0)
+		if (parse_num(item, &rate) != 0 || rate < 0 ||
+		    rate > TRACE_RATE_MAX)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: "
-					   "expected a rate >= 0 req/s, got "
-					   "'%s'", n + 1, item);
-		if (parse_num(at + 1, &from) != 0 || from < 0)
+					   "expected a rate in [0, %g] req/s, "
+					   "got '%s'", n + 1, TRACE_RATE_MAX,
+					   item);
+		if (parse_num(at + 1, &from) != 0 || from < 0 ||
+		    from > SIM_NUM_TIME_MAX_S)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: "
-					   "expected a start >= 0 s, got '%s'",
-					   n + 1, at + 1);
+					   "expected a start in [0, %.10g] s, "
+					   "got '%s'", n + 1,
+					   SIM_NUM_TIME_MAX_S, at + 1);
 		if (n > 0 && from < out[n - 1].from_s)
 			return sim_err_set(err, SIM_EPARSE, "segment %d: start "
 					   "%g s before the previous one (%g s)",
@@ -356,6 +366,10 @@ static void check_infer(struct trace_reader *r, struct trace_job *j,
 	if (strcasecmp(arr, "poisson") == 0) {
 		j->arrival = TRACE_ARR_POISSON;
 		num_field(r, err, C_RATE, 0, 1, &j->rate_per_s, &given);
+		if (given && j->rate_per_s > TRACE_RATE_MAX)
+			row_error(r, err, C_RATE, "expected at most %g "
+				  "requests/s (docs/LIMITS.md), got '%s'",
+				  TRACE_RATE_MAX, shown(r, C_RATE));
 		if (!given && is_empty(fld(r, C_RATE)))
 			row_error(r, err, C_RATE, "poisson arrivals need a "
 				  "rate (requests/s > 0)");
@@ -443,9 +457,9 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 	if (given)
 		j->gpus = (int)n;
 	num_field(r, err, C_SHARE, 0, 1, &v, &given);
-	if (given && v > 1)
-		row_error(r, err, C_SHARE, "expected a fraction in (0, 1], got "
-			  "'%s'", fld(r, C_SHARE));
+	if (given && (v > 1 || v < TRACE_SHARE_MIN))
+		row_error(r, err, C_SHARE, "expected a fraction in [%g, 1], "
+			  "got '%s'", TRACE_SHARE_MIN, shown(r, C_SHARE));
 	else if (given)
 		j->gpu_share = v;
 	num_field(r, err, C_MEM, 0, 1, &v, &given);
@@ -546,11 +560,13 @@ static int check_magic(struct trace_reader *r, struct sim_err *err)
 		return 0;
 	if (strncmp(line, "# colosim-trace v", 17) == 0)
 		return sim_err_set(err, SIM_EVERSION, "%s:1:17: unsupported "
-				   "trace version '%s' (this colosim reads v1)",
-				   r->path, line + 16);
+				   "trace version '%.20s' (this colosim reads "
+				   "v1)", r->path, line + 16);
+	/* not a trace: its content is not shown (a config may name any
+	** file as its trace; docs/LIMITS.md, "What messages show") */
 	return sim_err_set(err, SIM_EPARSE, "%s:1:1: expected the line '%s' "
-			   "(a colosim trace), got '%.60s'", r->path,
-			   TRACE_MAGIC, line);
+			   "(a colosim trace); this file does not start with "
+			   "it", r->path, TRACE_MAGIC);
 }
 
 static int check_header(struct trace_reader *r, struct sim_err *err)
@@ -642,6 +658,23 @@ const char *trace_dir(const struct trace_reader *r)
 	return r->dir;
 }
 
+int trace_set_arrivals_dir(struct trace_reader *r, const char *dir)
+{
+	if (dir == NULL) {
+		r->arr_dir[0] = '\0';
+		return 0;
+	}
+	if (strlen(dir) >= sizeof r->arr_dir)
+		return SIM_ERANGE;
+	memcpy(r->arr_dir, dir, strlen(dir) + 1);
+	return 0;
+}
+
+const char *trace_arrivals_dir(const struct trace_reader *r)
+{
+	return r->arr_dir[0] ? r->arr_dir : NULL;
+}
+
 const char *trace_path(const struct trace_reader *r)
 {
 	return r->path;
@@ -660,5 +693,6 @@ void trace_close(struct trace_reader *r)
 		return;
 	sim_csv_close(r->csv);
 	free(r->ids);
+	free(r->id_line);
 	free(r);
 }

@@ -76,6 +76,11 @@ int trace_next(struct trace_reader *r, struct trace_job *job,
 /* The directory of the trace (for relative arrival files). */
 const char *trace_dir(const struct trace_reader *r);
 
+/* A folder besides the trace's from which arrival files may be read
+** (trace_arrivals_open_in; NULL: none).  dir is copied. */
+int trace_set_arrivals_dir(struct trace_reader *r, const char *dir);
+const char *trace_arrivals_dir(const struct trace_reader *r);
+
 void trace_close(struct trace_reader *r);
 
 /*
@@ -87,6 +92,17 @@ struct trace_arrivals;
 int trace_arrivals_open(struct trace_arrivals **out,
 			const struct trace_job *job, const char *trace_dir,
 			struct sim_rng *rng, struct sim_err *err);
+/*
+** trace_arrivals_open_in: the same, with allow_dir (NULL: none) a folder
+** besides the trace's own from which `file` arrivals may be read.  An
+** arrival file must resolve (symbolic links and ".." followed) inside
+** trace_dir or allow_dir and be a regular file, else SIM_EINVAL; its
+** content never appears in a message (docs/LIMITS.md, "Arrival files").
+*/
+int trace_arrivals_open_in(struct trace_arrivals **out,
+			   const struct trace_job *job, const char *trace_dir,
+			   const char *allow_dir, struct sim_rng *rng,
+			   struct sim_err *err);
 /* 1 and *t (absolute ns) on success, 0 when done, negative on error. */
 int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
 			struct sim_err *err);
@@ -139,6 +155,15 @@ const char *trace_path(const struct trace_reader *r);
 ** Returns the number of segments (>= 1), or SIM_EPARSE with what was
 ** expected in err (no file position: the caller adds it). */
 #define TRACE_RATES_MAX 64
+/* The largest request rate of a service (poisson rate, each rate
+** segment), requests per second (docs/LIMITS.md): a design limit, so that
+** arrival gaps, rounded to whole nanoseconds, stay mostly non-zero and
+** simulated time advances (at 1e9/s nearly every gap rounds to 0 and a
+** run never ends). */
+#define TRACE_RATE_MAX 1e6
+/* The smallest gpu_share: 1/1000 of a GPU, the resolution of the public
+** traces (openb's gpu_milli); smaller shares only make times overflow. */
+#define TRACE_SHARE_MIN 0.001
 struct trace_rate {
 	double rate_per_s;
 	double from_s;

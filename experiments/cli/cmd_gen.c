@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "experiments/cli/cli.h"
+#include "sim/file.h"
 #include "traces/gen.h"
 
 #define GEN_OPTS_MAX 48
@@ -68,6 +69,7 @@ static int run(int argc, char **argv)
 {
 	struct gen_args a;
 	FILE *out = stdout;
+	char tmp[4200];
 	int rc;
 
 	memset(&a, 0, sizeof a);
@@ -76,15 +78,20 @@ static int run(int argc, char **argv)
 	build_opts();
 	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
 		return rc == CLI_HELP ? 0 : rc;
-	if (a.path != NULL) {
-		out = fopen(a.path, "w");
-		if (out == NULL)
-			return cli_usage_error("gen: %s: cannot create: %s",
-					       a.path, strerror(errno)) - 1;
-	}
+	/* -o: written under a temporary name and renamed once complete, so
+	** a failure (a full disk) leaves no truncated trace behind */
+	if (a.path != NULL &&
+	    (out = sim_out_open(a.path, tmp, sizeof tmp, &a.err)) == NULL)
+		return cli_report(&a.err);
 	rc = gen_write(out, &a.o, &a.err);
-	if (a.path != NULL && fclose(out) != 0 && rc == 0)
-		rc = sim_err_set(&a.err, SIM_EIO, "%s: write error", a.path);
+	if (rc == SIM_EIO)    /* gen_write does not know the file's name */
+		snprintf(a.err.msg, sizeof a.err.msg, "%s: write error: %s",
+			 a.path ? a.path : "stdout", strerror(errno));
+	if (a.path != NULL)
+		rc = sim_out_close(out, tmp, a.path, rc, &a.err);
+	else if (fflush(stdout) != 0 && rc == 0) {
+		rc = sim_err_set(&a.err, SIM_EIO, "stdout: write error");
+	}
 	if (rc < 0)
 		return cli_report(&a.err);
 	return 0;

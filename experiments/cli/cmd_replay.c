@@ -18,7 +18,7 @@
 #define MAX_PARAMS 64
 
 enum { O_POLICY, O_CLUSTER, O_SEED, O_PARAM, O_LLM, O_HORIZON,
-       O_MAX_EVENTS, O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_JSON };
+       O_MAX_EVENTS, O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_ARRIVALS, O_JSON };
 
 static const struct cli_opt opts[] = {
 	[O_POLICY] = { "policy", 0, "P", "a policy (colosim list policies)" },
@@ -42,6 +42,9 @@ static const struct cli_opt opts[] = {
 	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: "
 			"$COLOSIM_DEVICES,\n./models/devices, the binary's "
 			"checkout or prefix)" },
+	[O_ARRIVALS] = { "arrivals-dir", 0, "DIR", "a folder besides the "
+			 "trace's from which 'file'\nservices may read their "
+			 "arrival files\n(docs/LIMITS.md)" },
 	[O_JSON] = { "json", 0, NULL, "one JSON object instead of a table" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -105,6 +108,7 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_POLICY: a->policy = v; return 0;
 	case O_CLUSTER: a->cluster = v; return 0;
 	case O_DEVICES: a->devices_dir = v; return 0;
+	case O_ARRIVALS: a->arrivals_dir = v; return 0;
 	case O_JSON: r->json = 1; return 0;
 	case O_PARAM: return on_param(&r->params, r->pv, "param", v);
 	case O_LLM: return on_param(&r->llm, r->lv, "llm", v);

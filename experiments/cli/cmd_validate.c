@@ -30,7 +30,8 @@ static void sink(void *ctx, const struct sim_err *e)
 
 /* Walks a service's arrival file to its end, reporting the first error. */
 static void check_arrival_file(struct vstate *v, const struct trace_job *job,
-			       const char *dir, unsigned long *narr)
+			       const char *dir, const char *allow,
+			       unsigned long *narr)
 {
 	struct trace_arrivals *a;
 	struct sim_err err;
@@ -38,7 +39,7 @@ static void check_arrival_file(struct vstate *v, const struct trace_job *job,
 	int rc;
 
 	sim_err_clear(&err);
-	if (trace_arrivals_open(&a, job, dir, NULL, &err) < 0) {
+	if (trace_arrivals_open_in(&a, job, dir, allow, NULL, &err) < 0) {
 		report(v, &err);
 		return;
 	}
@@ -49,18 +50,22 @@ static void check_arrival_file(struct vstate *v, const struct trace_job *job,
 	trace_arrivals_close(a);
 }
 
-enum { O_MAX_ERRORS, O_NO_ARRIVALS };
+enum { O_MAX_ERRORS, O_NO_ARRIVALS, O_ARRIVALS_DIR };
 
 static const struct cli_opt opts[] = {
 	[O_MAX_ERRORS] = { "max-errors", 0, "N", "print at most N errors "
 			   "(default 100; all are counted)" },
 	[O_NO_ARRIVALS] = { "no-arrivals", 0, NULL, "do not read the arrival "
 			    "files of 'file' services" },
+	[O_ARRIVALS_DIR] = { "arrivals-dir", 0, "DIR", "a folder besides the "
+			     "trace's from which 'file'\nservices may read "
+			     "their arrival files\n(docs/LIMITS.md)" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const struct cli_spec spec = {
-	"validate", "colosim validate [--max-errors N] [--no-arrivals] TRACE",
+	"validate", "colosim validate [--max-errors N] [--no-arrivals] "
+	"[--arrivals-dir DIR] TRACE",
 	"Checks TRACE against trace format v1 (docs/TRACE_FORMAT.md) and prints "
 	"every\nerror as file:line:column: field: what was expected.", opts,
 	"Exit status: 0 clean, 2 errors found or bad usage, 1 system failure."
@@ -70,6 +75,7 @@ struct validate_args {
 	struct vstate v;
 	const char *path;
 	int arrivals;
+	const char *arrivals_dir;
 };
 
 static int on_opt(void *ctx, int opt, char *v)
@@ -92,6 +98,9 @@ static int on_opt(void *ctx, int opt, char *v)
 		return 0;
 	case O_NO_ARRIVALS:
 		a->arrivals = 0;
+		return 0;
+	case O_ARRIVALS_DIR:
+		a->arrivals_dir = v;
 		return 0;
 	}
 	return 2;
@@ -120,7 +129,7 @@ static int summary(const struct vstate *v, const char *path,
 
 static int run(int argc, char **argv)
 {
-	struct validate_args a = { { 0, 100 }, NULL, 1 };
+	struct validate_args a = { { 0, 100 }, NULL, 1, NULL };
 	struct trace_reader *r;
 	struct trace_job job;
 	struct sim_err err;
@@ -152,7 +161,8 @@ static int run(int argc, char **argv)
 			ninfer++;
 		if (a.arrivals && job.kind != TRACE_TRAIN &&
 		    job.arrival == TRACE_ARR_FILE)
-			check_arrival_file(&a.v, &job, trace_dir(r), &narr);
+			check_arrival_file(&a.v, &job, trace_dir(r),
+					   a.arrivals_dir, &narr);
 	}
 	trace_close(r);
 	if (fatal)

@@ -11,6 +11,7 @@
 ** so a reader sees either the old file or the new one.
 */
 #include "models/calibration/cal_fit.h"
+#include "models/device.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -150,8 +151,18 @@ static int slurp(const char *path, char **text, size_t *len,
 		return sim_err_set(err, SIM_EIO, "%s: cannot read: %s", path,
 				   strerror(errno));
 	}
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+	/* a device profile: at most DEV_FILE_MAX bytes (-o /dev/zero would
+	** otherwise be read until memory runs out) */
+	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
 		put(&o, chunk, got);
+		if (o.n > DEV_FILE_MAX) {
+			fclose(f);
+			free(o.p);
+			return sim_err_set(err, SIM_ERANGE, "%s: larger than %d "
+					   "bytes (a device profile; docs/"
+					   "LIMITS.md)", path, DEV_FILE_MAX);
+		}
+	}
 	put(&o, "", 0);
 	if (ferror(f) || o.oom) {
 		fclose(f);

@@ -185,6 +185,13 @@ static int on_record(struct parse_ctx *c, const struct sim_csv_rec *rec)
 	memset(&row, 0, sizeof row);
 	if (row_from_fields(c, &row))
 		return SIM_EPARSE;
+	if (raw->n == CAL_ROWS_MAX) {
+		c->failed = 1;
+		c->code = SIM_ERANGE;
+		return sim_err_set(c->err, SIM_ERANGE, "%s:%ld: more than %d "
+				   "data rows (docs/LIMITS.md)", raw->path,
+				   rec->line, CAL_ROWS_MAX);
+	}
 	if (raw->n == raw->cap) {
 		size_t cap = raw->cap ? 2 * raw->cap : 64;
 		struct cal_row *p = realloc(raw->rows, cap * sizeof *p);

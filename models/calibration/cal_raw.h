@@ -26,6 +26,9 @@
 	"metric,unit,n,median,p05,p95,min,max"
 #define CAL_RAW_NCOLS 15
 #define CAL_NAME_MAX 64
+/* Data rows of one raw CSV: the suite writes a few thousand; the table is
+** held whole for the fits (512 bytes a row, 51 MB at the limit). */
+#define CAL_ROWS_MAX 100000
 
 struct cal_row {
 	char mode[CAL_NAME_MAX];     /* exclusive, streams, timeslice, mps */

@@ -300,8 +300,10 @@ static int svc_arrive(struct world *w, void *state, struct world_job *job)
 	if ((rc = sim_rng_init(&sv->rng, w->seed, "requests", (uint64_t)j,
 			       &e)) != 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
-	if ((rc = trace_arrivals_open(&sv->arr, &job->tj, trace_dir(w->tr),
-				      &sv->rng, &e)) != 0)
+	if ((rc = trace_arrivals_open_in(&sv->arr, &job->tj,
+					  trace_dir(w->tr),
+					  trace_arrivals_dir(w->tr), &sv->rng,
+					  &e)) != 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
 	sv->max_batch = job->tj.batch > 0 ? job->tj.batch : 1;
 	sv->win.t0 = w->sim.now;
@@ -717,8 +719,16 @@ static int svc_results(struct world *w, void *state, struct run_result *res)
 	unsigned long long unserved = 0;
 	int j, rc = 0;
 
-	for (j = 0; j < w->njobs; j++)
+	/* a latency sample that could not grow: NaN quantiles (as in
+	** train_results) */
+	if (ws->lat_ms.failed)
+		return SIM_ENOMEM;
+	for (j = 0; j < w->njobs; j++) {
+		const struct world_job *job = world_job(w, j);
+		if (job->svc != NULL && job->svc->lat_all_ms.failed)
+			return SIM_ENOMEM;
 		unserved += svc_unserved(w, j);
+	}
 #define SET(name, v) if (rc == 0) rc = run_result_set(res, name, (v))
 	SET("latency_p50_ms", world__res_quant(&ws->lat_ms, 0.50));
 	SET("latency_p95_ms", world__res_quant(&ws->lat_ms, 0.95));

@@ -26,6 +26,7 @@
 ** horizon, or at the event budget.
 */
 #include "sim/world/world.h"
+#include "sim/num.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -112,8 +113,12 @@ int world__gpu_changed(struct world *w, int g)
 	sim_time now = w->sim.now;
 	int rc, rc0 = world__plog_sync(w, g);
 
+	/* recorded in the engine: some callers (a job leaving its GPUs) have
+	** no way to report it, and a placement log missing an interval is a
+	** wrong result (the allocation-failure walk found it) */
 	if (rc0 != 0)
-		return rc0;
+		return sim_fail(&w->sim, rc0, "placement log: %s",
+				sim_strerror(rc0));
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
 		const struct world_reg *r = t->owner;
 		if (r->kind->xChanged != NULL &&
@@ -225,15 +230,18 @@ void world__free_placement(struct world_job *job)
 
 static void release_placement(struct world *w, struct world_job *job)
 {
-	int k;
+	int k, rc;
 
 	for (k = 0; k < job->nplaced; k++) {
 		struct gpu_tenant *t = &job->tenants[k];
 		t->due = 0;
 		gpu_detach(&w->gpus[job->gpu_ids[k]], t, w->sim.now);
 	}
+	/* a failure here is recorded by sim_fail (world_run reports it) */
 	for (k = 0; k < job->nplaced; k++)
-		world__gpu_changed(w, job->gpu_ids[k]);
+		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
+			sim_fail(&w->sim, rc, "job %s: GPU %d: %s", job->tj.id,
+				 job->gpu_ids[k], sim_strerror(rc));
 	world__free_placement(job);
 }
 
@@ -531,10 +539,16 @@ static int start(struct world *w, const struct world_config *cfg,
 	if ((rc = trace_open(&w->tr, cfg->trace_path, err)) != 0 ||
 	    (rc = world__jitter_init(w, cfg->arrival_jitter_ns, err)) != 0)
 		return rc;
+	if (trace_set_arrivals_dir(w->tr, cfg->arrivals_dir) != 0)
+		return sim_err_set(err, SIM_ERANGE, "%s: path too long",
+				   cfg->arrivals_dir);
 	if ((rc = world__view_init(w, err)) != 0 ||
 	    (rc = pol_params_fill(w->pol, cfg->params, w->pol_state,
 				  err)) != 0)
 		return rc;
+	/* xFini runs after a failed xInit too (policy.h), so what the init
+	** allocated before it failed is freed. */
+	w->pol_inited = 1;
 	if (w->pol->xInit != NULL &&
 	    (rc = w->pol->xInit(w, w->pol_state, cfg->params, err)) != 0) {
 		if (err != NULL && err->code == 0)
@@ -542,7 +556,6 @@ static int start(struct world *w, const struct world_config *cfg,
 				    w->pol->zName, sim_strerror(rc));
 		return rc;
 	}
-	w->pol_inited = 1;
 	if ((rc = read_ahead(w)) != 0 ||
 	    (rc = sim_schedule_at(&w->sim, 0, SIM_PRIO_SAMPLE, on_sample, w,
 				  0, NULL)) != 0)
@@ -567,7 +580,12 @@ int world_create(struct world **out, const struct world_config *cfg,
 	w->cl = cfg->cluster;
 	w->pol = cfg->policy;
 	w->seed = cfg->seed;
-	w->horizon = cfg->horizon_ns > 0 ? cfg->horizon_ns : SIM_TIME_MAX;
+	/* Simulated time stops at 2^62 ns (SIM_NUM_TIME_MAX_NS, 146 years:
+	** docs/LIMITS.md) even without a horizon, so that every time the
+	** world computes (a time plus a duration) fits int64. */
+	w->horizon = cfg->horizon_ns > 0 && cfg->horizon_ns <
+		SIM_NUM_TIME_MAX_NS ? cfg->horizon_ns : SIM_NUM_TIME_MAX_NS;
+	w->horizon_is_limit = w->horizon == SIM_NUM_TIME_MAX_NS;
 	w->max_events = cfg->max_events;
 	/* Default 100 Gb/s between nodes: DistMind's RDMA fabric
 	** (docs/MODEL.md, "Data-parallel training"). */
@@ -622,12 +640,53 @@ void world_destroy(struct world *w)
 	free(w);
 }
 
+/*
+** The event queue ran empty, or simulated time reached its limit of 2^62
+** ns (no horizon, no budget): every job must have finished or failed.
+** One still running is one whose end lies past the limit (10^18
+** iterations, say, or two 4e9-second jobs one after the other); one still
+** pending was left by the policy with nothing more to happen.  Either way
+** its results would be wrong (a makespan of 0, a job silently missing),
+** so the run fails, naming the first such job.
+*/
+static int unfinished_error(struct world *w, int at_limit,
+			    struct sim_err *err)
+{
+	const struct world_job *first = NULL;
+	int j, n = 0;
+
+	for (j = 0; j < w->njobs; j++) {
+		const struct world_job *job = world__job(w, j);
+		if (job->state != JOB_DONE && job->state != JOB_FAILED &&
+		    n++ == 0)
+			first = job;
+	}
+	if (n == 0)
+		return 0;
+	if (first->state == JOB_PENDING && !at_limit)
+		return sim_err_set(err, SIM_ESTATE, "%d job(s) never placed "
+				   "and nothing left to happen (first: '%s', "
+				   "line %ld): policy %s left them pending",
+				   n, first->tj.id, first->tj.line,
+				   w->pol->zName);
+	return sim_err_set(err, SIM_ERANGE, "%d job(s) cannot finish within "
+			   "the simulated-time limit of 2^62 ns (146 years; "
+			   "docs/LIMITS.md) (first: '%s', line %ld, %s)", n,
+			   first->tj.id, first->tj.line,
+			   job_state_name(first->state));
+}
+
 int world_run(struct world *w, struct sim_err *err)
 {
 	enum sim_stop_reason why = sim_run(&w->sim, w->horizon, w->max_events);
 
 	w->stop_reason = why;
-	if (why == SIM_STOP_ERROR)
+	/* an error recorded by a handler or an action fails the run even when
+	** the handler went on (a policy that ignored an action's code) */
+	if (why == SIM_STOP_ERROR || w->sim.err.code != 0)
 		return sim_err_set(err, w->sim.err.code, "%s", w->sim.err.msg);
+	if (why == SIM_STOP_EMPTY ||
+	    (why == SIM_STOP_HORIZON && w->horizon_is_limit))
+		return unfinished_error(w, why == SIM_STOP_HORIZON, err);
 	return 0;
 }

@@ -95,6 +95,8 @@ struct world_job {
 struct world_config {
 	const struct cluster_spec *cluster;   /* borrowed */
 	const char *trace_path;
+	const char *arrivals_dir;             /* NULL: arrival files only from
+						 the trace's folder (trace.h) */
 	const struct pol_ops *policy;
 	const struct pol_params *params;      /* borrowed during create */
 	uint64_t seed;

@@ -203,8 +203,8 @@ static int attach_all(struct world *w, struct world_job *job, const int *gpus,
 	return 0;
 }
 
-int world_place(struct world *w, int j, const int *gpus, int n,
-		const struct world_place_opts *o, struct sim_err *err)
+static int place(struct world *w, int j, const int *gpus, int n,
+		 const struct world_place_opts *o, struct sim_err *err)
 {
 	struct world_job *job;
 	struct world_place_opts dflt = { 1.0, NULL, 0, 0 };
@@ -238,6 +238,23 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 		if ((rc = world__gpu_changed(w, gpus[k])) != 0)
 			return rc;
 	return 0;
+}
+
+/*
+** An action that ran out of memory fails the run, whatever the policy
+** does with the code: a policy that reads the failure as "does not fit"
+** and goes on would give the results of another schedule.  The error is
+** recorded in the engine (sim_fail), which world_run reports.
+*/
+int world_place(struct world *w, int j, const int *gpus, int n,
+		const struct world_place_opts *o, struct sim_err *err)
+{
+	int rc = place(w, j, gpus, n, o, err);
+
+	if (rc == SIM_ENOMEM)
+		sim_fail(&w->sim, rc, "%s", err != NULL && err->msg[0] ?
+			 err->msg : "out of memory");
+	return rc;
 }
 
 int world_preempt(struct world *w, int j, struct sim_err *err)

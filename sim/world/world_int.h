@@ -222,6 +222,7 @@ struct world {
 	int pol_inited;
 	uint64_t seed;
 	sim_time horizon;
+	int horizon_is_limit;         /* horizon = the 2^62 ns time limit */
 	uint64_t max_events;
 	enum sim_stop_reason stop_reason;
 	int sched_pending;

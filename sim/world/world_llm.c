@@ -1181,8 +1181,9 @@ static int llm_arrive(struct world *w, void *state, struct world_job *job)
 	    (rc = sim_rng_init(&sv->lrng, w->seed, "llm.lengths", (uint64_t)j,
 			       &e)) != 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
-	if ((rc = trace_arrivals_open(&sv->arr, &job->tj, trace_dir(w->tr),
-				      &sv->rng, &e)) != 0)
+	if ((rc = trace_arrivals_open_in(&sv->arr, &job->tj, trace_dir(w->tr),
+					 trace_arrivals_dir(w->tr), &sv->rng,
+					 &e)) != 0)
 		return sim_fail(&w->sim, rc, "%s", e.msg);
 	sv->end_ns = job->tj.duration_ns > 0 ?
 		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :

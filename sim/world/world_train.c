@@ -73,6 +73,11 @@ static int train_results(struct world *w, void *state, struct run_result *res)
 	int rc = 0;
 
 	(void)w;
+	/* A sample whose storage could not grow keeps its moments but not its
+	** quantiles: NaN where there are data.  The adds' codes are not
+	** checked where they are made (in event handlers), so here. */
+	if (ts->jct_s.failed || ts->queue_s.failed || ts->slowdown.failed)
+		return SIM_ENOMEM;
 #define SET(name, v) if (rc == 0) rc = run_result_set(res, name, (v))
 	SET("jct_mean_s", world__res_mean(&ts->jct_s));
 	SET("jct_p50_s", world__res_quant(&ts->jct_s, 0.50));
