@@ -51,6 +51,9 @@ struct imp_opts {
 	double rate_per_s;        /* Poisson rate per instance; 0 = default */
 	int replicas;             /* replicas per inference service; 0 = 1 */
 	int keep_pending;         /* alibaba-v2023: keep never-scheduled pods */
+	int llm;                  /* azure-llm-2023: write llm services (their
+				     requests' token counts in the request
+				     files) instead of infer services */
 };
 
 void imp_opts_init(struct imp_opts *o);
