@@ -106,6 +106,7 @@ struct match_case {
 	int n;
 	double gap_s;
 	int want_preempt;             /* the load must preempt */
+	int unbounded;                /* kv=unbounded vs --no-paging */
 };
 
 static void check_q(const struct run_result *res, const char *pre,
@@ -157,6 +158,7 @@ static void run_match(const struct match_case *mc)
 	c.gpu_mem_util = mc->util;
 	c.route = mc->route;
 	c.sched.preempt = mc->preempt;
+	c.paging = !mc->unbounded;
 	CU_ASSERT_EQUAL_FATAL(llm_serve_run(&c, q, (size_t)mc->n, &r, NULL), 0);
 	CU_ASSERT_EQUAL(r.completed, (uint64_t)mc->n);
 	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "llm_requests_completed"),
@@ -198,18 +200,22 @@ static void test_match(void)
 	static const struct match_case cases[] = {
 		{ "m_vllm", "llama-2-7b", "1x2:" DEV,
 		  "gpu_memory_utilization=0.25,route=rr", 2, 1, LLM_SCHED_VLLM,
-		  LLM_PREEMPT_RECOMPUTE, LLM_ROUTE_RR, 0.25, 600, 0.05, 1 },
+		  LLM_PREEMPT_RECOMPUTE, LLM_ROUTE_RR, 0.25, 600, 0.05, 1, 0 },
 		{ "m_sarathi", "llama-2-7b", "1x1:" DEV,
 		  "sched=sarathi,preempt=swap,gpu_memory_utilization=0.25", 1,
 		  1, LLM_SCHED_SARATHI, LLM_PREEMPT_SWAP, LLM_ROUTE_LEAST, 0.25,
-		  400, 0.1, 1 },
+		  400, 0.1, 1, 0 },
 		{ "m_orca", "llama-3-8b", "1x2:" DEV,
 		  "sched=orca,gpu_memory_utilization=0.3", 2, 1,
 		  LLM_SCHED_ORCA, LLM_PREEMPT_RECOMPUTE, LLM_ROUTE_LEAST, 0.3,
-		  400, 0.05, 0 },
+		  400, 0.05, 0, 0 },
 		{ "m_tp2", "llama-2-13b", "1x4:" DEV, "tp=2", 2, 2,
 		  LLM_SCHED_VLLM, LLM_PREEMPT_RECOMPUTE, LLM_ROUTE_LEAST, 0.9,
-		  300, 0.05, 0 },
+		  300, 0.05, 0, 0 },
+		{ "m_unb", "llama-2-7b", "1x1:" DEV,
+		  "kv=unbounded,gpu_memory_utilization=0.25", 1, 1,
+		  LLM_SCHED_VLLM, LLM_PREEMPT_RECOMPUTE, LLM_ROUTE_LEAST, 0.25,
+		  400, 0.05, 0, 1 },
 	};
 	size_t k;
 

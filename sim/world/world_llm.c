@@ -53,7 +53,7 @@
 
 /* ---- settings ------------------------------------------------------------ */
 
-enum { KV_RESERVE = 0, KV_DYNAMIC, KV_OVERSUB };
+enum { KV_RESERVE = 0, KV_DYNAMIC, KV_OVERSUB, KV_UNBOUNDED };
 enum { LONG_ERROR = 0, LONG_SKIP, LONG_TRUNCATE };
 enum { ROUTE_LEAST = 0, ROUTE_RR };
 
@@ -66,7 +66,7 @@ struct llm_set {
 static const char *const sched_names[] = { "vllm", "sarathi", "orca", NULL };
 static const char *const prec_names[] = { "fp16", "bf16", "fp8", NULL };
 static const char *const kv_names[] = { "reserve", "dynamic", "oversub",
-					 NULL };
+					 "unbounded", NULL };
 static const char *const preempt_names[] = { "recompute", "swap", NULL };
 static const char *const long_names[] = { "error", "skip", "truncate",
 					   NULL };
@@ -92,7 +92,8 @@ const struct pol_param_def world_llm_keys[] = {
 	POL_PARAM_CHOICE("kv", struct llm_set, kv, kv_names, "reserve",
 			 "reserve: the whole KV pool from placement on; "
 			 "dynamic: the blocks in use, in free memory only; "
-			 "oversub: the blocks in use, past capacity (paged)"),
+			 "oversub: the blocks in use, past capacity (paged); "
+			 "unbounded: no KV limit, no KV memory (no paging)"),
 	POL_PARAM_CHOICE("preempt", struct llm_set, preempt, preempt_names,
 			 "recompute", "when blocks run out: recompute or "
 			 "swap blocks to host memory"),
@@ -780,7 +781,8 @@ static int start(struct world *w, struct llm_svc *sv, int r)
 	if (n < 0)
 		return sim_fail(&w->sim, n, "llm service %s: %s", job->tj.id,
 				sim_strerror(n));
-	if (sv->set.kv != KV_RESERVE && (rc = hold_used(w, job, sv, rp)) != 0)
+	if ((sv->set.kv == KV_DYNAMIC || sv->set.kv == KV_OVERSUB) &&
+	    (rc = hold_used(w, job, sv, rp)) != 0)
 		return rc;
 	set_util(w, sv, rp);
 	if (n == 0) {
@@ -1002,8 +1004,11 @@ static int size_replica(struct world *w, struct world_job *job,
 				"%s: no KV block fits on GPU %d", w->trace_path,
 				job->tj.line, job->tj.id,
 				job->gpu_ids[rp->tix[0]]);
+	if (sv->set.kv == KV_UNBOUNDED)  /* llm serve --no-paging */
+		blocks = INT64_C(1) << 40;
 	rp->max_blocks = blocks;
-	host = sv->set.preempt == LLM_PREEMPT_SWAP ?
+	host = sv->set.preempt == LLM_PREEMPT_SWAP &&
+	       sv->set.kv != KV_UNBOUNDED ?
 		(int64_t)floor(sv->set.swap_gib * 1073741824.0 /
 			       (double)mem->block_bytes) : 0;
 	sim_err_clear(&e);
@@ -1013,6 +1018,8 @@ static int size_replica(struct world *w, struct world_job *job,
 				e.msg);
 	rp->inited = 1;
 	rp->held = sv->set.kv == KV_RESERVE ? blocks : 0;
+	if (sv->set.kv == KV_UNBOUNDED)
+		rp->held = 0;
 	for (k = 0; k < sv->set.tp; k++) {
 		int i = rp->tix[k];
 		sim_err_clear(&e);
