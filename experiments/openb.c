@@ -1,26 +1,29 @@
 /*
-** openb.c: readers, replay, allocation curve and output of the FGD
-** experiment on the openb trace (see openb.h).
+** openb.c: readers, the world's inputs, the replay through the world,
+** the allocation curve and the CSV of the FGD experiment on the openb
+** trace (see openb.h).
 **
 ** CSV goes through the one reader (sim/csv.h), numbers through sim/num.h;
 ** errors name the line a record starts on, and the column of an error is
 ** the 1-based field number.  Records are handled as they complete, so a
 ** reader holds one record at a time.
 */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <fcntl.h>
+#include <strings.h>
 
+#include "experiments/openb.h"
+#include "experiments/simulate.h"
+#include "models/cluster.h"
 #include "sim/csv.h"
 #include "sim/file.h"
 #include "sim/num.h"
-#include "experiments/openb.h"
-#include "policies/frac.h"
+#include "sim/world/world.h"
+#include "traces/trace.h"
 
 /* ---- a record-at-a-time CSV reader ---- */
 
@@ -144,15 +147,13 @@ static int copy_str(const struct rec *r, int col, const char *name,
 void openb_data_init(struct openb_data *d)
 {
 	memset(d, 0, sizeof(*d));
-	frac_cluster_init(&d->cluster);
 }
 
 void openb_data_fini(struct openb_data *d)
 {
 	if (d == NULL)
 		return;
-	frac_cluster_fini(&d->cluster);
-	free(d->node_names);
+	free(d->nodes);
 	free(d->arr);
 	memset(d, 0, sizeof(*d));
 }
@@ -162,70 +163,67 @@ static int node_index(const struct openb_data *d, const char *sn)
 	size_t i;
 
 	/* O(nodes) per lookup: used only while reading 1e3-node files. */
-	for (i = 0; i < d->cluster.nnodes; i++)
-		if (strcmp(d->node_names[i], sn) == 0)
+	for (i = 0; i < d->nnodes; i++)
+		if (strcmp(d->nodes[i].sn, sn) == 0)
 			return (int)i;
 	return -1;
 }
 
-struct nodes_ctx {
-	struct openb_data *d;
-	size_t capnames;
-};
+#define OPENB_MAX_GPUS 64          /* per node: the cluster spec's limit */
 
 static int node_rec(void *ctx, const struct rec *r, struct sim_err *err)
 {
 	static const char *const hdr[] = { "sn", "cpu_milli", "memory_mib",
 					   "gpu", "model", NULL };
-	struct nodes_ctx *nc = ctx;
-	struct openb_data *d = nc->d;
-	char sn[OPENB_NAME_MAX], model[FRAC_MODEL_NAME_MAX];
-	int64_t cpu, mem, ngpu;
-	int rc, idx;
+	struct openb_data *d = ctx;
+	struct openb_node *n;
+	int64_t ngpu;
+	int rc;
 
 	if (r->line == 1)
 		return want_header(r, hdr, err);
-	if ((rc = want_fields(r, 5, err)) != 0 ||
-	    (rc = copy_str(r, 0, "sn", sn, sizeof(sn), 1, err)) != 0 ||
-	    (rc = get_i64(r, 1, "cpu_milli", 0, INT64_MAX / 4, &cpu, err)) ||
-	    (rc = get_i64(r, 2, "memory_mib", 0, INT64_MAX / 4, &mem, err)) ||
-	    (rc = get_i64(r, 3, "gpu", 0, FRAC_MAX_GPUS, &ngpu, err)) ||
-	    (rc = copy_str(r, 4, "model", model, sizeof(model), 0, err)))
-		return rc;
-	if (strcmp(model, "nan") == 0)    /* pandas' empty cell */
-		model[0] = '\0';
-	if (node_index(d, sn) >= 0)
-		return sim_err_set(err, SIM_EEXIST, "%s:%ld:1: sn: node '%s'"
-				   " listed twice", r->path, r->line, sn);
-	if (d->cluster.nnodes == nc->capnames) {
-		size_t cap = nc->capnames ? 2 * nc->capnames : 256;
-		void *p = realloc(d->node_names, cap * sizeof(*d->node_names));
+	if (d->nnodes == d->capnodes) {
+		size_t cap = d->capnodes ? 2 * d->capnodes : 256;
+		void *p = realloc(d->nodes, cap * sizeof(*d->nodes));
 
 		if (p == NULL)
 			return sim_err_set(err, SIM_ENOMEM, "out of memory");
-		d->node_names = p;
-		nc->capnames = cap;
+		d->nodes = p;
+		d->capnodes = cap;
 	}
-	idx = frac_cluster_add_node(&d->cluster, cpu, mem, (int)ngpu, model,
-				    (int64_t)d->cluster.nnodes, err);
-	if (idx < 0)
-		return sim_err_set(err, idx, "%s:%ld: node rejected", r->path,
-				   r->line);
-	strcpy(d->node_names[idx], sn);
+	n = &d->nodes[d->nnodes];
+	memset(n, 0, sizeof(*n));
+	if ((rc = want_fields(r, 5, err)) != 0 ||
+	    (rc = copy_str(r, 0, "sn", n->sn, sizeof(n->sn), 1, err)) != 0 ||
+	    (rc = get_i64(r, 1, "cpu_milli", 0, INT64_MAX / 4, &n->cpu_milli,
+			  err)) ||
+	    (rc = get_i64(r, 2, "memory_mib", 0, INT64_MAX / 4, &n->mem_mib,
+			  err)) ||
+	    (rc = get_i64(r, 3, "gpu", 0, OPENB_MAX_GPUS, &ngpu, err)) ||
+	    (rc = copy_str(r, 4, "model", n->model, sizeof(n->model), 0, err)))
+		return rc;
+	if (strcmp(n->model, "nan") == 0)    /* pandas' empty cell */
+		n->model[0] = '\0';
+	if (node_index(d, n->sn) >= 0)
+		return sim_err_set(err, SIM_EEXIST, "%s:%ld:1: sn: node '%s'"
+				   " listed twice", r->path, r->line, n->sn);
+	n->ngpus = (int)ngpu;
+	n->rank = (int64_t)d->nnodes;
+	d->gpus_total += n->ngpus;
+	d->nnodes++;
 	return 0;
 }
 
 int openb_load_nodes(struct openb_data *d, const char *path,
 		     struct sim_err *err)
 {
-	struct nodes_ctx nc = { d, 0 };
 	int rc;
 
-	if (d->cluster.nnodes != 0)
+	if (d->nnodes != 0)
 		return sim_err_set(err, SIM_ESTATE, "%s: nodes already loaded",
 				   path);
-	rc = read_csv(path, node_rec, &nc, err);
-	if (rc == 0 && d->cluster.nnodes == 0)
+	rc = read_csv(path, node_rec, d, err);
+	if (rc == 0 && d->nnodes == 0)
 		rc = sim_err_set(err, SIM_EPARSE, "%s:2:1: no nodes", path);
 	return rc;
 }
@@ -238,7 +236,7 @@ static int arrival_rec(void *ctx, const struct rec *r, struct sim_err *err)
 	struct openb_data *d = ctx;
 	struct openb_arrival *a;
 	char orig[OPENB_NAME_MAX];
-	int64_t seq, cpu, mem, ngpu, milli;
+	int64_t seq, ngpu, milli;
 	int rc;
 
 	if (r->line == 1)
@@ -264,11 +262,12 @@ static int arrival_rec(void *ctx, const struct rec *r, struct sim_err *err)
 				   (long long)seq);
 	if ((rc = copy_str(r, 1, "name", a->name, sizeof(a->name), 1, err)) ||
 	    (rc = copy_str(r, 2, "orig_name", orig, sizeof(orig), 1, err)) ||
-	    (rc = get_i64(r, 3, "cpu_milli", 0, INT64_MAX / 4, &cpu, err)) ||
-	    (rc = get_i64(r, 4, "memory_mib", 0, INT64_MAX / 4, &mem, err)) ||
-	    (rc = get_i64(r, 5, "num_gpu", 0, FRAC_MAX_GPUS, &ngpu, err)) ||
-	    (rc = get_i64(r, 6, "gpu_milli", 0, FRAC_MILLI_PER_GPU, &milli,
-			  err)) ||
+	    (rc = get_i64(r, 3, "cpu_milli", 0, INT64_C(1) << 40,
+			  &a->cpu_milli, err)) ||
+	    (rc = get_i64(r, 4, "memory_mib", 0, INT64_C(1) << 40,
+			  &a->mem_mib, err)) ||
+	    (rc = get_i64(r, 5, "num_gpu", 0, OPENB_MAX_GPUS, &ngpu, err)) ||
+	    (rc = get_i64(r, 6, "gpu_milli", 0, 1000, &milli, err)) ||
 	    (rc = copy_str(r, 7, "gpu_spec", a->gpu_spec, sizeof(a->gpu_spec),
 			   0, err)))
 		return rc;
@@ -280,10 +279,9 @@ static int arrival_rec(void *ctx, const struct rec *r, struct sim_err *err)
 	if (strcmp(a->gpu_spec, "nan") == 0)
 		a->gpu_spec[0] = '\0';
 	a->original = strcmp(a->name, orig) == 0;
-	a->pod.cpu_milli = cpu;
-	a->pod.mem_mib = mem;
-	a->pod.num_gpu = (int)ngpu;
-	a->pod.gpu_milli = (int)milli;
+	a->num_gpu = (int)ngpu;
+	a->gpu_milli = (int)milli;
+	a->line = r->line;
 	d->narr++;
 	return 0;
 }
@@ -291,20 +289,15 @@ static int arrival_rec(void *ctx, const struct rec *r, struct sim_err *err)
 int openb_load_arrivals(struct openb_data *d, const char *path,
 			struct sim_err *err)
 {
-	size_t i;
 	int rc;
 
-	if (d->cluster.nnodes == 0)
+	if (d->nnodes == 0)
 		return sim_err_set(err, SIM_ESTATE, "%s: load the nodes before"
 				   " the arrivals", path);
 	rc = read_csv(path, arrival_rec, d, err);
 	if (rc == 0 && d->narr == 0)
 		rc = sim_err_set(err, SIM_EPARSE, "%s:2:1: no arrivals", path);
-	/* The array no longer moves: point each pod at its own spec. */
-	for (i = 0; i < d->narr; i++) {
-		d->arr[i].pod.gpu_spec = d->arr[i].gpu_spec;
-		frac_pod_resolve(&d->cluster, &d->arr[i].pod);
-	}
+	snprintf(d->arrivals_path, sizeof d->arrivals_path, "%s", path);
 	return rc;
 }
 
@@ -336,7 +329,7 @@ static int tie_rec(void *ctx, const struct rec *r, struct sim_err *err)
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:3: sn: node '%s'"
 				   " ranked twice", r->path, r->line, r->f[2]);
 	tc->seen[idx] = 1;
-	tc->d->cluster.nodes[idx].tiebreak_rank = rank;
+	tc->d->nodes[idx].rank = rank;
 	return 0;
 }
 
@@ -347,20 +340,195 @@ int openb_load_tiebreak(struct openb_data *d, const char *path,
 	size_t i;
 	int rc;
 
-	if (d->cluster.nnodes == 0)
+	if (d->nnodes == 0)
 		return sim_err_set(err, SIM_ESTATE, "%s: load the nodes before"
 				   " their ranks", path);
 	tc.d = d;
-	tc.seen = calloc(d->cluster.nnodes, 1);
+	tc.seen = calloc(d->nnodes, 1);
 	if (tc.seen == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	rc = read_csv(path, tie_rec, &tc, err);
-	for (i = 0; rc == 0 && i < d->cluster.nnodes; i++)
+	for (i = 0; rc == 0 && i < d->nnodes; i++)
 		if (!tc.seen[i])
 			rc = sim_err_set(err, SIM_EPARSE, "%s: node '%s' has no"
 					 " tie-break rank", path,
-					 d->node_names[i]);
+					 d->nodes[i].sn);
 	free(tc.seen);
+	return rc;
+}
+
+/* ---- the world's inputs ---- */
+
+/* openb GPU models -> device profile names (as the alibaba-v2023
+** importer: G2 and G3 are aliases in the device catalog). */
+static void device_of(const char *model, char *dev, size_t n)
+{
+	static const char *const map[][2] = {
+		{ "P100", "p100" }, { "T4", "t4" }, { "V100M16", "v100-16gb" },
+		{ "V100M32", "v100-32gb" }, { "A10", "a10" }, { "G2", "g2" },
+		{ "G3", "g3" }, { NULL, NULL }
+	};
+	size_t i;
+
+	for (i = 0; map[i][0] != NULL; i++)
+		if (strcasecmp(map[i][0], model) == 0) {
+			snprintf(dev, n, "%s", map[i][1]);
+			return;
+		}
+	for (i = 0; model[i] != '\0' && i + 1 < n; i++)
+		dev[i] = (char)tolower((unsigned char)model[i]);
+	dev[i] = '\0';
+}
+
+/* 1 when nodes a and b go into one cluster part. */
+static int same_part(const struct openb_node *a, const struct openb_node *b)
+{
+	return a->ngpus == b->ngpus && a->cpu_milli == b->cpu_milli &&
+	       a->mem_mib == b->mem_mib && strcmp(a->model, b->model) == 0;
+}
+
+/*
+** The parts: part[i] of each node (in order of first appearance), and in
+** world order (part by part, nodes in file order within a part) the node
+** index of each world node into order[].  Returns the number of parts or
+** a negative code.
+*/
+static int openb_parts(const struct openb_data *d, int *part, size_t *order,
+		       size_t *first, struct sim_err *err)
+{
+	size_t i, k, np = 0, at = 0;
+
+	for (i = 0; i < d->nnodes; i++) {
+		const struct openb_node *n = &d->nodes[i];
+		for (k = 0; k < np; k++)
+			if (same_part(&d->nodes[first[k]], n))
+				break;
+		if (k == np) {
+			if (np == CLUSTER_GROUPS_MAX)
+				return sim_err_set(err, SIM_ERANGE, "openb: more "
+						   "than %d kinds of node (GPUs, "
+						   "model, CPU, memory): the "
+						   "cluster spec holds no more",
+						   CLUSTER_GROUPS_MAX);
+			if (n->ngpus < 1 || n->model[0] == '\0' ||
+			    n->cpu_milli % 1000 != 0 || n->mem_mib % 1024 != 0 ||
+			    n->cpu_milli < 1000 || n->mem_mib < 1024)
+				return sim_err_set(err, SIM_EINVAL, "openb: node "
+						   "'%s': %d GPUs of model '%s', "
+						   "%lld mCPU, %lld MiB: the "
+						   "world's nodes have GPUs and "
+						   "whole CPUs and GiB",
+						   n->sn, n->ngpus, n->model,
+						   (long long)n->cpu_milli,
+						   (long long)n->mem_mib);
+			first[np++] = i;
+		}
+		part[i] = (int)k;
+	}
+	for (k = 0; k < np; k++)
+		for (i = 0; i < d->nnodes; i++)
+			if (part[i] == (int)k)
+				order[at++] = i;
+	return (int)np;
+}
+
+static int write_trace(const struct openb_data *d, const char *path,
+		       int originals, struct sim_err *err)
+{
+	FILE *fp = fopen(path, "w");
+	size_t i;
+
+	if (fp == NULL)
+		return sim_err_set(err, SIM_EIO, "%s: %s", path,
+				   strerror(errno));
+	fprintf(fp, "%s\n", TRACE_MAGIC);
+	for (i = 0; i < TRACE_NCOLS; i++)
+		fprintf(fp, "%s,", trace_columns[i]);
+	fprintf(fp, "cpu_milli,host_mem_mib\n");
+	for (i = 0; i < d->narr; i++) {
+		const struct openb_arrival *a = &d->arr[i];
+		char share[32] = "";
+
+		if (originals && !a->original)
+			continue;
+		if (a->num_gpu > 0 && a->gpu_milli < 1000)
+			snprintf(share, sizeof share, "%.3f",
+				 a->gpu_milli / 1000.0);
+		/* id,kind,submit_s,model,batch,iterations,duration_s,iter_ms,
+		** optimizer,precision,gpus,gpu_share,mem_mib,priority,slo_ms,
+		** arrival,rate,arrival_arg,batch_timeout_ms */
+		fprintf(fp, "%s,train,%zu,resnet50,32,,1e9,,,,%d,%s,,,,,,,,"
+			"%lld,%lld\n", a->name, i, a->num_gpu, share,
+			(long long)a->cpu_milli, (long long)a->mem_mib);
+	}
+	if (fclose(fp) != 0)
+		return sim_err_set(err, SIM_EIO, "%s: write error", path);
+	return 0;
+}
+
+static int join(char *dst, size_t cap, const char *dir, const char *file,
+		struct sim_err *err)
+{
+	if ((size_t)snprintf(dst, cap, "%s/%s", dir, file) >= cap)
+		return sim_err_set(err, SIM_ERANGE, "%s: path too long", dir);
+	return 0;
+}
+
+int openb_write_world(const struct openb_data *d, const char *dir,
+		      struct sim_err *err)
+{
+	char path[4096], dev[64];
+	int *part = malloc((d->nnodes + 1) * sizeof(*part));
+	size_t *order = malloc((d->nnodes + 1) * sizeof(*order));
+	size_t first[CLUSTER_GROUPS_MAX], i, k;
+	int np = 0, rc = 0;
+	FILE *fp = NULL;
+
+	if (part == NULL || order == NULL)
+		rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
+	for (i = 0; rc == 0 && i < d->narr; i++)
+		if (d->arr[i].gpu_spec[0] != '\0')
+			rc = sim_err_set(err, SIM_EINVAL, "%s:%ld:8: gpu_spec: "
+					 "'%s': GPU-model constraints are not "
+					 "carried into the world",
+					 d->arrivals_path, d->arr[i].line,
+					 d->arr[i].gpu_spec);
+	if (rc == 0 && (np = openb_parts(d, part, order, first, err)) < 0)
+		rc = np;
+	if (rc == 0 && (rc = join(path, sizeof path, dir, "openb.cluster",
+				  err)) == 0 && (fp = fopen(path, "w")) == NULL)
+		rc = sim_err_set(err, SIM_EIO, "%s: %s", path, strerror(errno));
+	for (k = 0; rc == 0 && k < (size_t)np; k++) {
+		const struct openb_node *n = &d->nodes[first[k]];
+		size_t cnt = 0;
+		for (i = 0; i < d->nnodes; i++)
+			cnt += part[i] == (int)k;
+		device_of(n->model, dev, sizeof dev);
+		fprintf(fp, "%s%zux%d:%s:cpus=%lld:mem_gb=%lld", k ? "," : "",
+			cnt, n->ngpus, dev, (long long)(n->cpu_milli / 1000),
+			(long long)(n->mem_mib / 1024));
+	}
+	if (fp != NULL) {
+		fputc('\n', fp);
+		if (fclose(fp) != 0 && rc == 0)
+			rc = sim_err_set(err, SIM_EIO, "%s: write error", path);
+		fp = NULL;
+	}
+	if (rc == 0 && (rc = join(path, sizeof path, dir, "openb.ranks",
+				  err)) == 0 && (fp = fopen(path, "w")) == NULL)
+		rc = sim_err_set(err, SIM_EIO, "%s: %s", path, strerror(errno));
+	for (i = 0; rc == 0 && i < d->nnodes; i++)
+		fprintf(fp, "%lld\n", (long long)d->nodes[order[i]].rank);
+	if (fp != NULL && fclose(fp) != 0 && rc == 0)
+		rc = sim_err_set(err, SIM_EIO, "%s: write error", path);
+	if (rc == 0 && (rc = join(path, sizeof path, dir, "openb-trace.csv",
+				  err)) == 0)
+		rc = write_trace(d, path, 0, err);
+	if (rc == 0 && (rc = join(path, sizeof path, dir,
+				  "openb-population.csv", err)) == 0)
+		rc = write_trace(d, path, 1, err);
+	free(part);
+	free(order);
 	return rc;
 }
 
@@ -375,74 +543,142 @@ void openb_run_fini(struct openb_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+struct probe {
+	const struct openb_data *d;
+	struct openb_run *out;
+	size_t seen;               /* arrivals recorded */
+	int64_t arrived;
+};
+
+/* After each scheduling pass: the arrivals admitted since the last one
+** take the cluster's GPU shares held now (one arrival per pass here). */
+static int on_pass(void *ctx, struct world *w)
+{
+	struct probe *pr = ctx;
+	size_t n = (size_t)world_njobs(w);
+	int64_t alloc = world_share_alloc_milli(w);
+
+	for (; pr->seen < n && pr->seen < pr->d->narr; pr->seen++) {
+		const struct openb_arrival *a = &pr->d->arr[pr->seen];
+		pr->arrived += (int64_t)a->num_gpu * a->gpu_milli;
+		pr->out->alloc_milli[pr->seen] = alloc;
+		pr->out->arrived_milli[pr->seen] = pr->arrived;
+	}
+	return 0;
+}
+
+/* Reads dir/openb.ranks and dir/openb.cluster back (what the world gets). */
+static int read_world_inputs(const struct openb_data *d, const char *dir,
+			     int64_t *ranks, char *spec, size_t nspec,
+			     struct sim_err *err)
+{
+	char path[4096];
+	FILE *fp;
+	size_t i;
+	long long v;
+	int rc;
+
+	if ((rc = join(path, sizeof path, dir, "openb.ranks", err)) != 0)
+		return rc;
+	if ((fp = fopen(path, "r")) == NULL)
+		return sim_err_set(err, SIM_EIO, "%s: %s", path,
+				   strerror(errno));
+	for (i = 0; i < d->nnodes && fscanf(fp, "%lld", &v) == 1; i++)
+		ranks[i] = v;
+	fclose(fp);
+	if (i != d->nnodes)
+		return sim_err_set(err, SIM_EIO, "%s: short", path);
+	if ((rc = join(path, sizeof path, dir, "openb.cluster", err)) != 0)
+		return rc;
+	if ((fp = fopen(path, "r")) == NULL)
+		return sim_err_set(err, SIM_EIO, "%s: %s", path,
+				   strerror(errno));
+	if (fgets(spec, (int)nspec, fp) == NULL)
+		spec[0] = '\0';
+	fclose(fp);
+	spec[strcspn(spec, "\n")] = '\0';
+	return 0;
+}
+
 int openb_replay(const struct openb_data *d, enum openb_policy policy,
-		 double threshold_pct, struct openb_run *out,
+		 double threshold_pct, const char *dir,
+		 const char *devices_dir, struct openb_run *out,
 		 struct sim_err *err)
 {
-	struct frac_cluster c;
-	struct frac_fgd fgd;
-	struct frac_pod *orig = NULL;
-	struct frac_place pl;
-	size_t i, norig = 0;
-	int64_t arrived = 0;
-	int rc = 0;
+	char trace[4096], pop[4096], thr[32], spec[4096];
+	struct pol_param pv[3];
+	struct pol_params pp;
+	struct exp_sim_args a;
+	struct run_result res;
+	struct probe pr;
+	int64_t *ranks;
+	size_t i;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	memset(&fgd, 0, sizeof(fgd));
 	if (policy != OPENB_BESTFIT && policy != OPENB_FGD)
 		return sim_err_set(err, SIM_EINVAL, "openb: unknown policy %d",
 				   (int)policy);
-	if (frac_cluster_copy(&c, &d->cluster) != 0)
+	if ((rc = openb_write_world(d, dir, err)) != 0 ||
+	    (rc = join(trace, sizeof trace, dir, "openb-trace.csv", err)) ||
+	    (rc = join(pop, sizeof pop, dir, "openb-population.csv", err)))
+		return rc;
+	ranks = malloc((d->nnodes + 1) * sizeof(*ranks));
+	out->alloc_milli = calloc(d->narr + 1, sizeof(int64_t));
+	out->arrived_milli = calloc(d->narr + 1, sizeof(int64_t));
+	if (ranks == NULL || out->alloc_milli == NULL ||
+	    out->arrived_milli == NULL) {
+		free(ranks);
+		openb_run_fini(out);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	out->alloc_milli = malloc((d->narr + 1) * sizeof(int64_t));
-	out->arrived_milli = malloc((d->narr + 1) * sizeof(int64_t));
-	if (out->alloc_milli == NULL || out->arrived_milli == NULL) {
-		rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
-		goto done;
 	}
-	if (policy == OPENB_FGD) {
-		orig = malloc((d->narr + 1) * sizeof(*orig));
-		if (orig == NULL) {
-			rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
-			goto done;
+	rc = read_world_inputs(d, dir, ranks, spec, sizeof spec, err);
+	snprintf(thr, sizeof thr, "%.17g", threshold_pct);
+	pv[0].key = "nofit";
+	pv[0].value = "fail";
+	pv[1].key = "threshold";
+	pv[1].value = thr;
+	pv[2].key = "population";
+	pv[2].value = pop;
+	for (i = 0; i < 3; i++)
+		pv[i].origin = "colosim openb";
+	pp.n = policy == OPENB_FGD ? 3 : 1;
+	pp.v = pv;
+	memset(&pr, 0, sizeof pr);
+	pr.d = d;
+	pr.out = out;
+	memset(&a, 0, sizeof a);
+	a.trace = trace;
+	a.cluster = spec;
+	a.policy = policy == OPENB_FGD ? "fgd" : "bestfit";
+	a.params = &pp;
+	a.seed = 42;
+	a.horizon_ns = (sim_time)(d->narr + 1) * SIM_NS_PER_S;
+	a.devices_dir = devices_dir;
+	a.node_rank = ranks;
+	a.on_pass = on_pass;
+	a.pass_ctx = &pr;
+	run_result_init(&res);
+	if (rc == 0)
+		rc = exp_simulate_args(&a, &res, err);
+	free(ranks);
+	if (rc == 0 && pr.seen != d->narr)
+		rc = sim_err_set(err, SIM_ESTATE, "openb: %zu of %zu arrivals "
+				 "were seen by a scheduling pass", pr.seen,
+				 d->narr);
+	if (rc == 0) {
+		out->n = d->narr;
+		out->gpus_total = d->gpus_total;
+		out->failed = (size_t)run_result_get(&res, "jobs_failed");
+		out->placed = out->n - out->failed;
+		if (policy == OPENB_FGD) {
+			out->ntypical = (size_t)run_result_get(
+				&res, "fgd_typical_classes");
+			out->typical_share = run_result_get(
+				&res, "fgd_typical_share");
 		}
-		for (i = 0; i < d->narr; i++)
-			if (d->arr[i].original)
-				orig[norig++] = d->arr[i].pod;
-		rc = frac_fgd_init(&fgd, &c, orig, norig, threshold_pct, err);
-		if (rc != 0)
-			goto done;
-		out->ntypical = fgd.nt;
-		for (i = 0; i < fgd.nt; i++)
-			out->typical_share += (double)fgd.t[i].count;
-		out->typical_share /= (double)norig;
 	}
-	out->gpus_total = c.gpus_total;
-	for (i = 0; i < d->narr; i++) {
-		const struct frac_pod *p = &d->arr[i].pod;
-
-		if (policy == OPENB_FGD)
-			rc = frac_fgd_place(&fgd, &c, p, &pl);
-		else
-			rc = frac_bestfit_place(&c, p, &pl);
-		if (rc == 0) {
-			rc = frac_cluster_alloc(&c, p, &pl, err);
-			if (rc != 0)
-				goto done;      /* a policy bug, not bad input */
-			out->placed++;
-		} else {
-			out->failed++;
-			rc = 0;
-		}
-		arrived += (int64_t)p->num_gpu * p->gpu_milli;
-		out->alloc_milli[i] = c.gpu_used_milli;
-		out->arrived_milli[i] = arrived;
-	}
-	out->n = d->narr;
-done:
-	free(orig);
-	frac_fgd_fini(&fgd);
-	frac_cluster_fini(&c);
+	run_result_fini(&res);
 	if (rc != 0)
 		openb_run_fini(out);
 	return rc;
@@ -544,133 +780,4 @@ int openb_write_csv(const char *path, const char *const *names,
 				fprintf(fp, "%s,%d,%.4f\n", names[i], k,
 					curves[i][k]);
 	return sim_out_close(fp, tmp, path, 0, err);
-}
-
-/* The figure's script: constant text; the data file, the output and the
-** number of curves arrive as ARG1..ARG3 (gnuplot -c). */
-static const char plot_script[] =
-"# openb-alloc.gp: GPU allocation ratio vs arrived GPU demand, in the\n"
-"# style of Fig. 9 of the FGD paper (USENIX ATC'23). Written by colosim.\n"
-"# usage: gnuplot -c openb-alloc.gp DATAFILE OUTPUT.png NCURVES\n"
-"set terminal pngcairo size 1400,480 font ',13' linewidth 2\n"
-"set output ARG2\n"
-"set datafile missing 'NaN'\n"
-"set key autotitle columnhead\n"
-"set grid lt 0 lw 0.5\n"
-"n = int(ARG3)\n"
-"set multiplot layout 1,2\n"
-"set key top left\n"
-"set xlabel 'Arrived workloads (% of cluster GPU capacity)'\n"
-"set ylabel 'GPU allocation ratio (%)'\n"
-"set xrange [0:130]\n"
-"set yrange [0:100]\n"
-"plot for [i=2:n+1] ARG1 using 1:i with lines lw 2, \\\n"
-"     (x < 100 ? x : 100) with lines dt 3 lc 'grey' title 'Ideal'\n"
-"set key top right\n"
-"set ylabel 'Unallocated GPU (%)'\n"
-"set xrange [75:130]\n"
-"set yrange [0:25]\n"
-"plot for [i=2:n+1] ARG1 using 1:(100 - column(i)) with lines lw 2, \\\n"
-"     (x < 100 ? 100 - x : 0) with lines dt 3 lc 'grey' title 'Ideal'\n"
-"unset multiplot\n";
-
-static int join(char *dst, size_t cap, const char *dir, const char *file,
-		struct sim_err *err)
-{
-	if ((size_t)snprintf(dst, cap, "%s/%s", dir, file) >= cap)
-		return sim_err_set(err, SIM_ERANGE, "%s: path too long", dir);
-	return 0;
-}
-
-/* Writes the curves as a gnuplot data file (names non-NULL) or the plot
-** script (names NULL) to path, through a temporary name. */
-static int write_dat(const char *path, const char *const *names,
-		     const double *const *curves, int ncurves, int kmax,
-		     struct sim_err *err)
-{
-	char tmp[4200];
-	FILE *fp;
-	int i, k;
-
-	if ((fp = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
-		return err->code;
-	if (names == NULL) {
-		fputs(plot_script, fp);
-	} else {
-		fprintf(fp, "k");
-		for (i = 0; i < ncurves; i++)
-			fprintf(fp, " %s", names[i]);
-		fprintf(fp, "\n");
-		for (k = 0; k <= kmax; k++) {
-			fprintf(fp, "%d", k);
-			for (i = 0; i < ncurves; i++)
-				if (isnan(curves[i][k]))
-					fprintf(fp, " NaN");
-				else
-					fprintf(fp, " %.4f", curves[i][k]);
-			fprintf(fp, "\n");
-		}
-	}
-	return sim_out_close(fp, tmp, path, 0, err);
-}
-
-int openb_write_plot(const char *dir, const char *const *names,
-		     const double *const *curves, int ncurves, int kmax,
-		     struct sim_err *err)
-{
-	char dat[4096], gp[4096], png[4096], log[4096], nbuf[16];
-	char tmp[4200], ldat[4300], lgp[4300], lpng[4300];
-	char a0[] = "gnuplot", a1[] = "-c";
-	char *argv[7];
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int rc, status;
-	extern char **environ;
-
-	if ((rc = join(dat, sizeof(dat), dir, "openb-alloc.dat", err)) ||
-	    (rc = join(gp, sizeof(gp), dir, "openb-alloc.gp", err)) ||
-	    (rc = join(png, sizeof(png), dir, "openb-alloc.png", err)) ||
-	    (rc = join(log, sizeof(log), dir, "openb-alloc.log", err)))
-		return rc;
-	if (sim_out_tmpname(png, tmp, sizeof tmp) != 0)
-		return sim_err_set(err, SIM_ENOSPC, "%s: path too long", png);
-	/* gnuplot reads "<cmd" and "|cmd" as pipes: every path it sees is
-	** literal (sim_path_literal) */
-	if ((rc = sim_path_literal(dat, ldat, sizeof ldat, "--out", err)) ||
-	    (rc = sim_path_literal(gp, lgp, sizeof lgp, "--out", err)) ||
-	    (rc = sim_path_literal(tmp, lpng, sizeof lpng, "--out", err)))
-		return rc;
-	if ((rc = write_dat(dat, names, curves, ncurves, kmax, err)) ||
-	    (rc = write_dat(gp, NULL, NULL, 0, 0, err)))
-		return rc;
-	snprintf(nbuf, sizeof(nbuf), "%d", ncurves);
-	argv[0] = a0;
-	argv[1] = a1;
-	argv[2] = lgp;
-	argv[3] = ldat;
-	argv[4] = lpng;
-	argv[5] = nbuf;
-	argv[6] = NULL;
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT |
-					 O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		return sim_err_set(err, SIM_ELIB, "gnuplot: cannot run: %s",
-				   strerror(rc));
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			sim_out_abort(tmp);
-			return sim_err_set(err, SIM_ELIB, "gnuplot: wait: %s",
-					   strerror(errno));
-		}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		sim_out_abort(tmp);
-		return sim_err_set(err, SIM_ELIB, "gnuplot failed (status %d);"
-				   " see %s", status, log);
-	}
-	return sim_out_commit(tmp, png, err);
 }

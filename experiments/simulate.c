@@ -54,6 +54,9 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.llm = a->llm;
 		cfg.arrivals_dir = a->arrivals_dir;
 		cfg.arrival_jitter_ns = a->arrival_jitter_ns;
+		cfg.node_rank = a->node_rank;
+		cfg.on_pass = a->on_pass;
+		cfg.pass_ctx = a->pass_ctx;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)

@@ -14,6 +14,8 @@
 #include "sim/err.h"
 #include "sim/time.h"
 
+struct world;
+
 struct exp_sim_args {
 	const char *trace;            /* trace v1 path */
 	const char *cluster;          /* "4x8:a100-80gb,..." */
@@ -33,6 +35,12 @@ struct exp_sim_args {
 					 here (trace.h); NULL: the trace's
 					 folder only */
 	sim_time arrival_jitter_ns;   /* world_config's; 0: none */
+	/* world_config's fractional-GPU inputs and probe (world.h): node
+	** tie-break ranks (NULL: node order); a call after every scheduling
+	** pass (NULL: none) */
+	const int64_t *node_rank;
+	int (*on_pass)(void *ctx, struct world *w);
+	void *pass_ctx;
 };
 
 /* Runs one simulation into res (which the caller initialised).  Returns 0,

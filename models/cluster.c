@@ -41,11 +41,47 @@ static int is_device_name(const char *s)
 	return 1;
 }
 
+/* The host resources after the device, ":cpus=N:mem_gb=X" in [s, end)
+** (s at the first ':'), into g. */
+static int parse_host(const char *s, const char *end, const char *what,
+		      const char *part, struct cluster_part *g,
+		      struct sim_err *err)
+{
+	while (s < end && *s == ':') {
+		const char *next = memchr(s + 1, ':', (size_t)(end - s - 1));
+		const char *stop = next ? next : end;
+		char buf[48];
+		double v;
+		size_t n = (size_t)(stop - s - 1);
+
+		if (n >= sizeof buf)
+			n = sizeof buf - 1;
+		memcpy(buf, s + 1, n);
+		buf[n] = '\0';
+		if (strncmp(buf, "cpus=", 5) == 0 &&
+		    sim_num_double(buf + 5, NULL, 1, 1e6, &v, NULL) == 0 &&
+		    v == (int)v)
+			g->cpus_per_node = (int)v;
+		else if (strncmp(buf, "mem_gb=", 7) == 0 &&
+			 sim_num_double(buf + 7, NULL, 0, 1e9, &v, NULL) == 0 &&
+			 v > 0)
+			g->mem_gb_per_node = v;
+		else
+			return sim_err_set(err, SIM_EPARSE, "%s: cluster part "
+					   "'%.*s': '%s': expected cpus=N "
+					   "(1..1000000) or mem_gb=X (> 0) "
+					   "after the device", what,
+					   (int)(end - part), part, buf);
+		s = stop;
+	}
+	return 0;
+}
+
 /* Parses one part [p, end) (blanks trimmed) into *g. */
 static int parse_part(const char *p, const char *end, const char *what,
 		      struct cluster_part *g, struct sim_err *err)
 {
-	const char *x, *colon;
+	const char *x, *colon, *opt;
 	long nodes, gpus;
 	size_t len;
 
@@ -68,7 +104,8 @@ static int parse_part(const char *p, const char *end, const char *what,
 		return sim_err_set(err, SIM_ERANGE, "%s: cluster part '%.*s': "
 				   "GPUs per node must be 1..%d", what,
 				   (int)(end - p), p, MAX_GPUS_PER_NODE);
-	len = (size_t)(end - colon - 1);
+	opt = memchr(colon + 1, ':', (size_t)(end - colon - 1));
+	len = (size_t)((opt ? opt : end) - colon - 1);
 	if (len == 0 || len >= sizeof g->device)
 		return sim_err_set(err, SIM_EPARSE, "%s: cluster part '%.*s': "
 				   "missing or overlong device", what,
@@ -82,7 +119,9 @@ static int parse_part(const char *p, const char *end, const char *what,
 				   g->device);
 	g->nodes = (int)nodes;
 	g->gpus_per_node = (int)gpus;
-	return 0;
+	g->cpus_per_node = 0;
+	g->mem_gb_per_node = 0;
+	return opt ? parse_host(opt, end, what, p, g, err) : 0;
 }
 
 int cluster_parse_parts(const char *spec, const char *what,
@@ -147,6 +186,8 @@ int cluster_parse(struct cluster_spec *out, const char *spec,
 		}
 		g->nodes = parts[i].nodes;
 		g->gpus_per_node = parts[i].gpus_per_node;
+		g->cpus_per_node = parts[i].cpus_per_node;
+		g->mem_gb_per_node = parts[i].mem_gb_per_node;
 		out->nnodes += g->nodes;
 		out->ngpus += g->nodes * g->gpus_per_node;
 	}

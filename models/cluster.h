@@ -2,7 +2,9 @@
 ** cluster.h: the simulated cluster: nodes of GPUs, possibly of several
 ** device types, described by a spec such as "4x8:a100-80gb,2x4:v100-16gb"
 ** (4 nodes of 8 A100-80GB, then 2 nodes of 4 V100-16GB).  GPUs are numbered
-** node by node; node n's GPUs are consecutive.
+** node by node; node n's GPUs are consecutive.  A part may add its nodes'
+** host resources after the device: "8x8:v100-32gb:cpus=92:mem_gb=520"
+** (CPU cores and host memory per node; 0 when not given).
 */
 #ifndef COLOSIM_SIM_CLUSTER_H
 #define COLOSIM_SIM_CLUSTER_H
@@ -16,12 +18,16 @@
 
 struct cluster_group {
 	int nodes, gpus_per_node;
+	int cpus_per_node;                 /* 0: not given */
+	double mem_gb_per_node;            /* host memory; 0: not given */
 	const struct dev_profile *dev;     /* borrowed from the catalog */
 };
 
 /* One part of a spec, its device as written (not looked up). */
 struct cluster_part {
 	int nodes, gpus_per_node;
+	int cpus_per_node;                 /* 0: not given */
+	double mem_gb_per_node;            /* 0: not given */
 	char device[DEV_NAME_MAX];
 };
 

@@ -157,6 +157,58 @@ int plot_terminals(const char *gnuplot, char *buf, size_t size,
 	return 0;
 }
 
+int plot_gnuplot(const char *gnuplot, const char *script,
+		 const char *const *names, const char *const *values,
+		 size_t n, const char *outfile, struct sim_err *err)
+{
+	struct sim_strbuf e = {0};
+	char prog[256], opt[] = "-e", spath[1100], outbuf[8192];
+	char *argv[5];
+	struct stat st;
+	int status = 0, rc = 0;
+	size_t i;
+
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = sb_var(&e, names[i], values[i]);
+	if (rc != 0 || e.oom) {
+		free(e.s);
+		return sim_err_set(err, rc ? rc : SIM_ENOMEM, "%s: cannot quote "
+				   "a value for gnuplot", script);
+	}
+	snprintf(prog, sizeof prog, "%s", gnuplot ? gnuplot : "gnuplot");
+	snprintf(spath, sizeof spath, "%s", script);
+	argv[0] = prog;
+	argv[1] = opt;
+	argv[2] = e.s != NULL ? e.s : opt + 2;
+	argv[3] = spath;
+	argv[4] = NULL;
+	if (outfile != NULL)
+		unlink(outfile);
+	if (spawn_capture(argv, outbuf, sizeof outbuf, &status) != 0) {
+		free(e.s);
+		return sim_err_set(err, SIM_ENOENT, "cannot run '%s': %s; "
+				   "install gnuplot (Debian: apt-get install "
+				   "gnuplot-nox)", prog, strerror(errno));
+	}
+	free(e.s);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    (outfile != NULL && (stat(outfile, &st) != 0 ||
+				 st.st_size == 0))) {
+		char *end = outbuf + strlen(outbuf), *line;
+		while (end > outbuf && (end[-1] == '\n' || end[-1] == ' '))
+			*--end = '\0';
+		line = strrchr(outbuf, '\n');
+		line = line ? line + 1 : outbuf;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+			return sim_err_set(err, SIM_ENOENT, "cannot run '%s'; "
+					   "install gnuplot (Debian: apt-get "
+					   "install gnuplot-nox)", prog);
+		return sim_err_set(err, SIM_EIO, "gnuplot failed on %s: %s",
+				   script, *line ? line : "no output file");
+	}
+	return 0;
+}
+
 /* 1 when the space-separated list has word w. */
 static int has_word(const char *list, const char *w)
 {

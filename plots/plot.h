@@ -99,4 +99,28 @@ int plot_gp_quote(const char *s, char *out, size_t size);
 int plot_terminals(const char *gnuplot, char *buf, size_t size,
 		   struct sim_err *err);
 
+/*
+** Runs `gnuplot -e "NAME='VALUE'; ..." SCRIPT` (gnuplot: NULL for the one
+** in PATH), the n names[i] set to values[i], each quoted by plot_gp_quote;
+** no shell, output captured (plot_experiment's figures run through the
+** same spawner).  outfile, when not NULL, must exist and be non-empty
+** afterwards.  0, SIM_ENOENT (gnuplot cannot be run), SIM_EINVAL (a value
+** that cannot be quoted), SIM_EIO (gnuplot failed: its last line in err).
+*/
+int plot_gnuplot(const char *gnuplot, const char *script,
+		 const char *const *names, const char *const *values,
+		 size_t n, const char *outfile, struct sim_err *err);
+
+/*
+** The openb figure (docs/REPRODUCTION.md, "FGD (USENIX ATC'23) on the
+** openb trace"), in the style of the paper's Fig. 9: writes
+** DIR/openb-alloc.dat (k, then one column per curve, titled names[i];
+** NaN where a curve has no point) and draws DIR/openb-alloc.png with
+** SCRIPTS/openb.gp (scripts_dir NULL: plot_find_scripts()).  0, or
+** SIM_EIO / SIM_ENOENT as plot_gnuplot.
+*/
+int plot_openb(const char *dir, const char *scripts_dir, const char *gnuplot,
+	       const char *const *names, const double *const *curves,
+	       int ncurves, int kmax, struct sim_err *err);
+
 #endif

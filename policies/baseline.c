@@ -638,7 +638,7 @@ static int mig_init(struct world *w, void *s, const struct pol_params *p,
 
 #define BASELINE(var, name, desc, init, params)                           \
 	const struct pol_ops var = {                                      \
-		.iVersion = POL_IFACE_VERSION,                            \
+		.iVersion = 2,                                            \
 		.zName = name,                                            \
 		.zDesc = desc,                                            \
 		.szState = sizeof(struct base),                           \

@@ -371,7 +371,7 @@ static int colti_finish(struct world *w, void *state, int j)
 }
 
 const struct pol_ops pol_colti = {
-	.iVersion = POL_IFACE_VERSION,
+	.iVersion = 2,                 /* written for version 2 */
 	.zName = "colti",
 	.zDesc = "COLTI: co-locate jobs on idle SMs when memory fits or can "
 		 "be shared",

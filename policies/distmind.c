@@ -392,7 +392,7 @@ static int dm_schedule(struct world *w, void *st)
 }
 
 const struct pol_ops pol_distmind = {
-	.iVersion = POL_IFACE_VERSION,
+	.iVersion = 2,                 /* written for version 2 */
 	.zName = "distmind",
 	.zDesc = "DistMind: GPU pool + memory pool, pipelined loads, "
 		 "cache-aware balancing, training fills idle GPUs",
@@ -406,7 +406,7 @@ const struct pol_ops pol_distmind = {
 };
 
 const struct pol_ops pol_distmind_ray = {
-	.iVersion = POL_IFACE_VERSION,
+	.iVersion = 2,                 /* written for version 2 */
 	.zName = "distmind-ray",
 	.zDesc = "DistMind's Ray baseline: whole-model loads, no cache "
 		 "awareness",
@@ -419,7 +419,7 @@ const struct pol_ops pol_distmind_ray = {
 };
 
 const struct pol_ops pol_distmind_mps = {
-	.iVersion = POL_IFACE_VERSION,
+	.iVersion = 2,                 /* written for version 2 */
 	.zName = "distmind-mps",
 	.zDesc = "DistMind's MPS baseline: every model resident, static "
 		 "placement",

@@ -638,7 +638,7 @@ static int gs_finish(struct world *w, void *state, int j)
 }
 
 const struct pol_ops pol_gslice = {
-	.iVersion = POL_IFACE_VERSION,
+	.iVersion = 2,                 /* written for version 2 */
 	.zName = "gslice",
 	.zDesc = "GSLICE (SoCC'20): MPS shares at the knee, adaptive "
 		 "batching, self-tuning with standby re-allocation",

@@ -37,6 +37,11 @@
 **   2  aParam: the declarative parameter table, checked and filled by the
 **      engine; the pol_* view, actions and random stream of this header
 **      (version 1 policies read sim/world/world.h directly).
+**   3  fractional GPUs and host resources: the jobs' share, CPU and host
+**      memory (pol_job_info's version 3 fields), the nodes (pol_node),
+**      the GPUs' free share (pol_gpu_info's), share placements
+**      (pol_place_share), a trace's rows (pol_trace_rows); CPU-only jobs
+**      (0 GPUs), which the world fails at arrival under an older policy.
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -53,7 +58,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 2
+#define POL_IFACE_VERSION 3
 
 struct world;
 
@@ -323,6 +328,13 @@ struct pol_job_info {
 	int nplaced;                  /* GPUs it holds now (pol_job_tenant) */
 	uint64_t alloc_bytes;         /* its allocation per GPU now (the
 					 first GPU's); 0 when not placed */
+	/* ---- version 3 ---- */
+	int share_milli;              /* gpu_share in thousandths, 1..1000;
+					 0 for a CPU-only job (gpus 0) */
+	int64_t cpu_milli;            /* host CPU it asks for, millicores */
+	int64_t host_mem_mib;         /* host memory it asks for, MiB */
+	int node;                     /* the node of its share placement
+					 while it holds one; -1 */
 };
 
 /* One GPU. */
@@ -339,6 +351,27 @@ struct pol_gpu_info {
 	int ntenants, nbusy;          /* attached, and computing now */
 	int nslices;                  /* MIG slices (pol_gpu_slice) */
 	int sms;
+	/* ---- version 3 ---- */
+	int share_free_milli;         /* thousandths no share placement
+					 holds (1000 when none) */
+	int nshare;                   /* share placements on it */
+};
+
+/* One node (version 3): its GPUs are gpu .. gpu + ngpus - 1. */
+struct pol_node_info {
+	int node;                     /* its index; -1: no such node */
+	int gpu, ngpus;
+	int dev;                      /* its GPUs' device kind */
+	int64_t cpu_milli, cpu_free_milli;   /* host CPU; 0, 0: not
+					 modelled (the cluster gives none):
+					 never a constraint */
+	int64_t mem_mib, mem_free_mib;       /* host memory, likewise */
+	int64_t rank;                 /* tie-break rank (the experiment's
+					 node order; default the index):
+					 lower first among equals */
+	uint64_t version;             /* grows at every share placement or
+					 release on the node: a policy may
+					 cache what it derived from it */
 };
 
 /* One MIG slice of a GPU. */
@@ -421,6 +454,9 @@ struct pol_gpu_info pol_gpu(const struct world *w, int g);
 int pol_gpu_ntenants(const struct world *w, int g);
 struct pol_slice_info pol_gpu_slice(const struct world *w, int g, int s);
 uint64_t pol_gpu_free(const struct world *w, int g, int slice);
+
+/* Node n, by value (version 3). */
+struct pol_node_info pol_node(const struct world *w, int n);
 
 /* Device kind d and its MIG profile k, by value. */
 struct pol_dev_info pol_dev(const struct world *w, int d);
@@ -590,6 +626,20 @@ struct pol_place_opts {
 ** SIM_EINVAL otherwise.  gpus and slices are read, not kept. */
 int pol_place(struct world *w, int j, const int *gpus, int n,
 	      const struct pol_place_opts *opts, struct sim_err *err);
+/*
+** Version 3.  Places pending training job j on node `node` as a share
+** placement (docs/MODEL.md, "Fractional GPUs"): each of the n GPUs (n ==
+** its gpus, all on that node; 0 for a CPU-only job) gives it share_milli
+** thousandths of its compute (MPS SM cap) and of its memory, the node its
+** cpu_milli and host_mem_mib, until the job leaves; a time the trace gives
+** is its time alone at that share.  GPUs must be in MPS mode (or
+** exclusive and empty for a whole-GPU share) and hold no tenant placed by
+** pol_place.  SIM_ENOSPC (not fatal, nothing changed) when a GPU's free
+** share or the node's free CPU or memory falls short; SIM_ESTATE / SIM_EINVAL
+** as pol_place.
+*/
+int pol_place_share(struct world *w, int j, int node, const int *gpus, int n,
+		    struct sim_err *err);
 /* Takes running training job j off its GPUs; its progress is kept and it
 ** is pending again (under preempt_cost = swap: a swap-out). */
 int pol_preempt(struct world *w, int j, struct sim_err *err);
@@ -639,6 +689,25 @@ int pol_pool_set_mode(struct world *w, enum pol_load_mode mode,
 		      struct sim_err *err);
 int pol_load_model(struct world *w, int g, int j, struct sim_err *err);
 int pol_evict_model(struct world *w, int g, int j, struct sim_err *err);
+
+/* One row of a trace as pol_trace_rows gives it (version 3). */
+struct pol_trace_row {
+	const char *zId;              /* valid during the call */
+	enum pol_job_kind kind;
+	int gpus;
+	int share_milli;              /* as pol_job_info's */
+	int64_t cpu_milli, host_mem_mib;
+};
+/*
+** Version 3.  Reads the trace at path (NULL: the run's own) from its start
+** and calls fn on each row in file order until fn returns non-zero, which
+** is returned: for a policy that learns the workload's shape before the
+** run (FGD's typical pods).  0, or the reader's error (SIM_ENOENT,
+** SIM_EPARSE... with file:line:column in err).
+*/
+int pol_trace_rows(struct world *w, const char *path,
+		   int (*fn)(void *ctx, const struct pol_trace_row *row),
+		   void *ctx, struct sim_err *err);
 
 /*
 ** The policy's own random stream: stream ("policy:" zName, 0) of sim/rng.h

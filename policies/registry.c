@@ -21,6 +21,8 @@ extern const struct pol_ops pol_gslice;
 extern const struct pol_ops pol_distmind;
 extern const struct pol_ops pol_distmind_ray;
 extern const struct pol_ops pol_distmind_mps;
+extern const struct pol_ops pol_bestfit;
+extern const struct pol_ops pol_fgd;
 extern const struct pol_ops pol_llm_harvest;
 
 const struct pol_ops *const pol_registry[] = {
@@ -33,6 +35,8 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_distmind,
 	&pol_distmind_ray,
 	&pol_distmind_mps,
+	&pol_bestfit,
+	&pol_fgd,
 	&pol_llm_harvest,
 	NULL
 };

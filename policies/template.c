@@ -117,8 +117,10 @@ static int tmpl_schedule(struct world *w, void *state)
 	while ((j = pol_pending_next(w, &it)) >= 0) {
 		int n = pol_job(w, j).gpus, rc;
 
-		if (!pol_job_fits_empty(w, j)) {
-			pol_fail_job(w, j, "larger than any GPU set");
+		if (n == 0 || !pol_job_fits_empty(w, j)) {
+			/* (a CPU-only job, gpus 0, needs pol_place_share) */
+			pol_fail_job(w, j, n == 0 ? "CPU-only job" :
+				     "larger than any GPU set");
 			continue;
 		}
 		if (!tmpl_pick(w, st, j, n))

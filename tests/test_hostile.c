@@ -20,6 +20,7 @@
 #include "sim/err.h"
 #include "sim/file.h"
 #include "tests/cli_util.h"
+#include "plots/plot.h"
 #include "tests/util.h"
 
 #define H "# colosim-trace v1\n" \
@@ -201,7 +202,7 @@ static void test_plot_out_pipe(void)
 	}
 }
 
-/* openb's figure: the same pipe, through gnuplot -c arguments. */
+/* openb's figure (plots/openb.gp through plot_gnuplot): the same pipe. */
 static void test_openb_out_pipe(void)
 {
 	static const double k0[] = { 10, 20, 30 };
@@ -213,19 +214,20 @@ static void test_openb_out_pipe(void)
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
 		return;
 	CU_ASSERT_FATAL(getcwd(cwd, sizeof cwd) != NULL);
+	snprintf(x, sizeof x, "%.500s/plots", cwd);
 	CU_ASSERT_FATAL(chdir(test_tmpdir()) == 0);
 	mkdir("<touch OB;echo ", 0755);
 	mkdir("|touch OC;echo ", 0755);
 	sim_err_clear(&err);
-	openb_write_plot("<touch OB;echo ", names, curves, 1, 2, &err);
+	CU_ASSERT_EQUAL(plot_openb("<touch OB;echo ", x, NULL, names, curves,
+				   1, 2, &err), 0);
 	sim_err_clear(&err);
-	openb_write_plot("|touch OC;echo ", names, curves, 1, 2, &err);
+	plot_openb("|touch OC;echo ", x, NULL, names, curves, 1, 2, &err);
 	CU_ASSERT(!exists("OB"));
 	CU_ASSERT(!exists("OC"));
 	CU_ASSERT(exists("<touch OB;echo /openb-alloc.png"));
 	CU_ASSERT_EQUAL(leftovers("<touch OB;echo "), 0);
 	CU_ASSERT_FATAL(chdir(cwd) == 0);
-	(void)x;
 }
 
 /* A 2263 date overflowed seconds * 1e9 in the GenAI and Azure importers

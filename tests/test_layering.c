@@ -73,8 +73,7 @@ static void test_forbidden_edge_fails(void)
 
 /* Policies see only the policy contract: a policy file that includes the
 ** world or a model header fails; policy.h itself may include its base
-** headers, and the file-level exception (frac.h -> models/fracnode.h)
-** holds for that file only. */
+** headers; no policy header has an exception (frac.h once had one). */
 static void test_policy_edges(void)
 {
 	char root[256], p[320], cmd[1600];
@@ -88,7 +87,7 @@ static void test_policy_edges(void)
 	snprintf(p, sizeof p, "%s/policies/policy.h", root);
 	put(p, "#include \"sim/err.h\"\n#include \"sim/rng.h\"\n");
 	snprintf(p, sizeof p, "%s/policies/frac.h", root);
-	put(p, "#include \"models/fracnode.h\"\n");
+	put(p, "#include \"policies/policy.h\"\n");
 	snprintf(p, sizeof p, "%s/policies/mine.c", root);
 	put(p, "#include \"policies/policy.h\"\n");
 	CU_ASSERT_EQUAL(check(root, &out), 0);
@@ -101,9 +100,16 @@ static void test_policy_edges(void)
 	CU_ASSERT_EQUAL(check(root, &out), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "policies -> sim/world/world.h"));
 
-	put(p, "#include \"models/fracnode.h\"\n");  /* frac.h's, not mine */
+	put(p, "#include \"models/gpu.h\"\n");
 	CU_ASSERT_EQUAL(check(root, &out), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "policies/mine.c:1:"));
+	/* a policy's own header is held to the same rule */
+	snprintf(p, sizeof p, "%s/policies/mine.c", root);
+	put(p, "#include \"policies/policy.h\"\n");
+	snprintf(p, sizeof p, "%s/policies/frac.h", root);
+	put(p, "#include \"models/gpu.h\"\n");
+	CU_ASSERT_EQUAL(check(root, &out), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "policies/frac.h:1:"));
 }
 
 TEST_REGISTER(layering)

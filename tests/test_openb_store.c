@@ -87,7 +87,9 @@ static void test_store_matches_csv(void)
 	for (i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL_FATAL(openb_replay(&d, i ? OPENB_FGD :
 						   OPENB_BESTFIT, 95.0,
-						   &runs[i], &err), 0);
+						   test_tmpdir(),
+						   "models/devices", &runs[i],
+						   &err), 0);
 		CU_ASSERT_EQUAL(runs[i].placed + runs[i].failed, 6);
 		CU_ASSERT(runs[i].failed >= 1);   /* demand is 147% */
 		CU_ASSERT_EQUAL_FATAL(openb_curve(&runs[i], OPENB_KMAX, 0,

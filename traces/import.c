@@ -260,7 +260,8 @@ static void put_text(char *buf, size_t n, size_t *k, const char *s)
 }
 
 /* The columns after submit_s, as text. */
-static int format_rest(const struct imp_job *j, char *buf, size_t n)
+static int format_rest(const struct imp_job *j, int host, char *buf,
+		       size_t n)
 {
 	char t[32];
 	size_t k = 0;
@@ -277,7 +278,7 @@ static int format_rest(const struct imp_job *j, char *buf, size_t n)
 	if (j->iter_ms > 0)
 		put(buf, n, &k, "%.10g", j->iter_ms);
 	put(buf, n, &k, ",,,");           /* optimizer, precision */
-	if (j->gpus > 0)
+	if (j->gpus > 0 || host)
 		put(buf, n, &k, "%d", j->gpus);
 	put(buf, n, &k, ",");
 	if (j->gpu_share > 0)
@@ -296,6 +297,9 @@ static int format_rest(const struct imp_job *j, char *buf, size_t n)
 	put(buf, n, &k, ",");
 	put_text(buf, n, &k, j->arrival_arg);
 	put(buf, n, &k, ",");             /* batch_timeout_ms */
+	if (host)
+		put(buf, n, &k, ",%lld,%lld", (long long)j->cpu_milli,
+		    (long long)j->host_mem_mib);
 	return k < n ? 0 : -1;
 }
 
@@ -313,7 +317,7 @@ int imp_emit_job(struct imp_ctx *c, const struct imp_job *j,
 		imp_skip(c, "id longer than 63 characters");
 		return 0;
 	}
-	if (format_rest(j, rest, sizeof rest) != 0)
+	if (format_rest(j, c->host_cols, rest, sizeof rest) != 0)
 		return sim_err_set(err, SIM_ERANGE, "%s:%ld: job '%s': row "
 				   "too long", path, line, j->id);
 	sqlite3_reset(s->ins_job);
@@ -575,7 +579,7 @@ static const char header[] =
 	"# colosim-trace v1\n"
 	"id,kind,submit_s,model,batch,iterations,duration_s,iter_ms,"
 	"optimizer,precision,gpus,gpu_share,mem_mib,priority,slo_ms,arrival,"
-	"rate,arrival_arg,batch_timeout_ms\n";
+	"rate,arrival_arg,batch_timeout_ms";
 
 static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 {
@@ -599,6 +603,7 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 		sqlite3_finalize(q);
 	}
 	fputs(header, out);
+	fputs(c->host_cols ? ",cpu_milli,host_mem_mib\n" : "\n", out);
 	fprintf(out, "# imported by colosim import %s (docs/TRACE_FORMAT.md, "
 		"Importers)\n", c->format);
 	if (sqlite3_prepare_v2(s->db, "SELECT id, submit_ns, kind, rest FROM "

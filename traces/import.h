@@ -51,6 +51,9 @@ struct imp_opts {
 	double rate_per_s;        /* Poisson rate per instance; 0 = default */
 	int replicas;             /* replicas per inference service; 0 = 1 */
 	int keep_pending;         /* alibaba-v2023: keep never-scheduled pods */
+	int host;                 /* alibaba-v2023: the pods' CPU and memory
+				     (cpu_milli, host_mem_mib columns) and
+				     the nodes' in the cluster spec */
 	int llm;                  /* azure-llm-2023: write llm services (their
 				     requests' token counts in the request
 				     files) instead of infer services */

@@ -27,11 +27,12 @@ struct v23_group {
 	char device[48];
 	int gpus;
 	long nodes;
+	int64_t cpu_milli, mem_mib;    /* --host only; else 0 */
 };
 
 struct v23_state {
 	/* pod list columns */
-	int c_name, c_num_gpu, c_gpu_milli, c_gpu_spec, c_qos;
+	int c_name, c_num_gpu, c_gpu_milli, c_gpu_spec, c_qos, c_cpu, c_mem;
 	int c_creation, c_deletion, c_scheduled;
 	/* node list columns */
 	int c_sn, c_gpu, c_model;
@@ -75,6 +76,10 @@ static int v23_header(struct imp_ctx *c, struct v23_state *s,
 		if ((rc = imp_col_req(h, "gpu", &s->c_gpu, err)) ||
 		    (rc = imp_col_req(h, "model", &s->c_model, err)))
 			return rc;
+		if (c->opts->host &&
+		    ((rc = imp_col_req(h, "cpu_milli", &s->c_cpu, err)) ||
+		     (rc = imp_col_req(h, "memory_mib", &s->c_mem, err))))
+			return rc;
 		return 0;
 	}
 	if (imp_col(h, "name") < 0 || imp_col(h, "num_gpu") < 0)
@@ -99,6 +104,11 @@ static int v23_header(struct imp_ctx *c, struct v23_state *s,
 	    (rc = imp_col_req(h, "deletion_time", &s->c_deletion, err)) ||
 	    (rc = imp_col_req(h, "scheduled_time", &s->c_scheduled, err)))
 		return rc;
+	if (c->opts->host &&
+	    ((rc = imp_col_req(h, "cpu_milli", &s->c_cpu, err)) ||
+	     (rc = imp_col_req(h, "memory_mib", &s->c_mem, err))))
+		return rc;
+	c->host_cols = c->opts->host;
 	return 0;
 }
 
@@ -107,13 +117,24 @@ static int v23_node(struct imp_ctx *c, struct v23_state *s,
 {
 	const char *model, *sn;
 	char dev[48];
-	int64_t gpus;
-	int have, rc, i;
+	int64_t gpus, cpu = 0, mem = 0;
+	int have, hc = 1, hm = 1, rc, i;
 
 	if ((rc = imp_field(r, s->c_sn, "sn", &sn, err)) ||
 	    (rc = imp_get_i64(r, s->c_gpu, "gpu", &gpus, &have, err)) ||
 	    (rc = imp_field(r, s->c_model, "model", &model, err)))
 		return rc;
+	if (c->opts->host &&
+	    ((rc = imp_get_i64(r, s->c_cpu, "cpu_milli", &cpu, &hc, err)) ||
+	     (rc = imp_get_i64(r, s->c_mem, "memory_mib", &mem, &hm, err))))
+		return rc;
+	if (c->opts->host && (!hc || !hm || cpu < 1000 || cpu % 1000 != 0 ||
+			      mem < 1024 || mem % 1024 != 0))
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld: --host: node "
+				   "cpu_milli %lld / memory_mib %lld: the "
+				   "cluster spec takes whole CPUs and GiB",
+				   r->path, r->line, (long long)cpu,
+				   (long long)mem);
 	if (!have) {
 		imp_skip(c, "node: missing gpu");
 		return 0;
@@ -146,7 +167,8 @@ static int v23_node(struct imp_ctx *c, struct v23_state *s,
 	}
 	for (i = 0; i < s->ngroups; i++)
 		if (s->groups[i].gpus == (int)gpus &&
-		    strcmp(s->groups[i].device, dev) == 0)
+		    strcmp(s->groups[i].device, dev) == 0 &&
+		    s->groups[i].cpu_milli == cpu && s->groups[i].mem_mib == mem)
 			break;
 	if (i == s->ngroups) {
 		if (s->ngroups == V23_GROUPS_MAX)
@@ -156,6 +178,8 @@ static int v23_node(struct imp_ctx *c, struct v23_state *s,
 		snprintf(s->groups[i].device, sizeof s->groups[i].device,
 			 "%s", dev);
 		s->groups[i].gpus = (int)gpus;
+		s->groups[i].cpu_milli = cpu;
+		s->groups[i].mem_mib = mem;
 		s->ngroups++;
 	}
 	s->groups[i].nodes++;
@@ -168,7 +192,8 @@ static int v23_pod(struct imp_ctx *c, struct v23_state *s,
 		   const struct imp_row *r, struct sim_err *err)
 {
 	const char *name, *qos, *spec;
-	int64_t ngpu, milli;
+	int64_t ngpu, milli, cpu = 0, mem = 0;
+	int h_cpu = 0, h_mem = 0;
 	sim_time t_create, t_delete, t_sched, start;
 	int h_ngpu, h_milli, h_create, h_delete, h_sched, rc, prio;
 	struct imp_job j;
@@ -187,6 +212,10 @@ static int v23_pod(struct imp_ctx *c, struct v23_state *s,
 	    (rc = imp_get_secs(r, s->c_scheduled, "scheduled_time", &t_sched,
 			       &h_sched, err)))
 		return rc;
+	if (c->opts->host &&
+	    ((rc = imp_get_i64(r, s->c_cpu, "cpu_milli", &cpu, &h_cpu, err)) ||
+	     (rc = imp_get_i64(r, s->c_mem, "memory_mib", &mem, &h_mem, err))))
+		return rc;
 	if (name == NULL) {
 		imp_skip(c, "missing name");
 		return 0;
@@ -195,11 +224,18 @@ static int v23_pod(struct imp_ctx *c, struct v23_state *s,
 		imp_skip(c, "missing num_gpu or gpu_milli");
 		return 0;
 	}
-	if (ngpu <= 0) {
+	if (ngpu <= 0 && !c->opts->host) {
 		imp_skip(c, "CPU-only pod (num_gpu 0)");
 		return 0;
 	}
-	if (milli <= 0 || milli > 1000) {
+	if (c->opts->host && (!h_cpu || !h_mem || cpu < 0 || mem < 0)) {
+		imp_skip(c, "--host: missing cpu_milli or memory_mib");
+		return 0;
+	}
+	if (ngpu <= 0) {
+		ngpu = 0;
+		imp_note(c, "CPU-only pod kept (--host)");
+	} else if (milli <= 0 || milli > 1000) {
 		imp_skip(c, "gpu_milli outside 1..1000");
 		return 0;
 	}
@@ -239,8 +275,12 @@ static int v23_pod(struct imp_ctx *c, struct v23_state *s,
 		 "(pods name none)" : "model resnet50 and batch 32 assumed "
 		 "(pods name none; see --model, --batch)");
 	j.duration_ns = t_delete - start;
-	j.gpus = imp_scale_gpus(c, (int)(ngpu > 1000000 ? 1000000 : ngpu));
-	j.gpu_share = milli == 1000 ? 1.0 : (double)milli / 1000.0;
+	j.gpus = ngpu == 0 ? 0 :
+		imp_scale_gpus(c, (int)(ngpu > 1000000 ? 1000000 : ngpu));
+	j.gpu_share = ngpu == 0 ? 0 : milli == 1000 ? 1.0 :
+		(double)milli / 1000.0;
+	j.cpu_milli = cpu;
+	j.host_mem_mib = mem;
 	j.has_priority = 1;
 	j.priority = prio;
 	return imp_emit_job(c, &j, r->path, r->line, err);
@@ -276,6 +316,14 @@ static int v23_finish(struct imp_ctx *c, struct sim_err *err)
 		int w = snprintf(spec + k, sizeof spec - k, "%s%ldx%d:%s",
 				 i ? "," : "", s->groups[i].nodes,
 				 s->groups[i].gpus, s->groups[i].device);
+		if (w >= 0 && (size_t)w < sizeof spec - k &&
+		    s->groups[i].cpu_milli > 0) {
+			k += (size_t)w;
+			w = snprintf(spec + k, sizeof spec - k,
+				     ":cpus=%lld:mem_gb=%lld",
+				     (long long)(s->groups[i].cpu_milli / 1000),
+				     (long long)(s->groups[i].mem_mib / 1024));
+		}
 		if (w < 0 || (size_t)w >= sizeof spec - k)
 			return sim_err_set(err, SIM_ERANGE, "cluster spec too "
 					   "long");

@@ -86,6 +86,8 @@ struct imp_job {
 	const char *arrival;      /* "poisson", "file"; NULL for train */
 	double rate_per_s;
 	const char *arrival_arg;
+	int64_t cpu_milli;        /* written when the context's host_cols */
+	int64_t host_mem_mib;
 };
 
 /* The import context handed to importers. */
@@ -95,6 +97,8 @@ struct imp_ctx {
 	void *state;              /* the importer's zeroed szState bytes */
 	const char *out_stem;     /* out_path less ".csv"; NULL for stdout */
 	const char *format;
+	int host_cols;            /* set by the importer: write the optional
+				     columns cpu_milli, host_mem_mib */
 	int rebase;               /* set by the importer: times are absolute
 				     (datetimes); shift the earliest job or
 				     arrival to 0 */

@@ -35,6 +35,12 @@ const char *const trace_columns[TRACE_NCOLS] = {
 	"arrival_arg", "batch_timeout_ms",
 };
 
+const char *const trace_opt_columns[TRACE_NOPT + 1] = {
+	"cpu_milli", "host_mem_mib", NULL
+};
+
+enum { O_CPU, O_HOST_MEM };
+
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
 	C_OPT, C_PREC, C_GPUS, C_SHARE, C_MEM, C_PRIO, C_SLO, C_ARR, C_RATE,
@@ -54,6 +60,10 @@ struct trace_reader {
 	/* the row being checked */
 	struct sim_csv_rec rec;
 	long row_line;
+	/* the header: its column count and where each optional column is
+	** (-1: absent) */
+	int ncols;
+	int opt_at[TRACE_NOPT];
 	/* cross-row checks */
 	sim_time prev_submit;
 	long prev_submit_line;
@@ -79,6 +89,19 @@ static int column_of(const struct trace_reader *r, int k)
 	return sim_csv_col(&r->rec, k);
 }
 
+/* The name of column k of the header. */
+static const char *col_name(const struct trace_reader *r, int k)
+{
+	int o;
+
+	if (k < TRACE_NCOLS)
+		return trace_columns[k];
+	for (o = 0; o < TRACE_NOPT; o++)
+		if (r->opt_at[o] == k)
+			return trace_opt_columns[o];
+	return "?";
+}
+
 /* Reports one error of the current row at field k (-1: no field). */
 static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 		     const char *fmt, ...)
@@ -98,9 +121,9 @@ static int row_error(struct trace_reader *r, struct sim_err *err, int k,
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	sim_err_clear(&e);
-	if (k >= 0 && k < TRACE_NCOLS)
+	if (k >= 0 && k < r->ncols)
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s: %s", r->path,
-			    r->row_line, column_of(r, k), trace_columns[k],
+			    r->row_line, column_of(r, k), col_name(r, k),
 			    what);
 	else
 		sim_err_set(&e, SIM_EPARSE, "%s:%ld:%d: %s", r->path,
@@ -453,7 +476,7 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 	int64_t n;
 	int given;
 
-	int_field(r, err, C_GPUS, 1, 1 << 20, &n, &given);
+	int_field(r, err, C_GPUS, 0, 1 << 20, &n, &given);
 	if (given)
 		j->gpus = (int)n;
 	num_field(r, err, C_SHARE, 0, 1, &v, &given);
@@ -473,6 +496,33 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 		j->priority = (int)n;
 }
 
+/* The optional columns (docs/TRACE_FORMAT.md, "Optional columns"): the
+** host CPU and memory a job holds on its node; and the CPU-only job
+** (gpus 0), which must be a train row with duration_s. */
+static void check_optional(struct trace_reader *r, struct trace_job *j,
+			   struct sim_err *err)
+{
+	int64_t n;
+	int given;
+
+	if (r->opt_at[O_CPU] >= 0) {
+		int_field(r, err, r->opt_at[O_CPU], 0, INT64_C(1) << 40, &n,
+			  &given);
+		if (given)
+			j->cpu_milli = n;
+	}
+	if (r->opt_at[O_HOST_MEM] >= 0) {
+		int_field(r, err, r->opt_at[O_HOST_MEM], 0, INT64_C(1) << 40,
+			  &n, &given);
+		if (given)
+			j->host_mem_mib = n;
+	}
+	if (j->gpus == 0 && (j->kind != TRACE_TRAIN || j->duration_ns <= 0))
+		row_error(r, err, C_GPUS, "expected an integer in [1, %d] (0, "
+			  "a CPU-only job, needs kind train and duration_s), "
+			  "got '%s'", 1 << 20, shown(r, C_GPUS));
+}
+
 static void check_row(struct trace_reader *r, struct trace_job *j,
 		      struct sim_err *err)
 {
@@ -486,10 +536,10 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	j->prec = WL_PREC_FP32;
 	j->gpus = 1;
 	j->gpu_share = 1;
-	if (r->rec.nf != TRACE_NCOLS) {
-		row_error(r, err, r->rec.nf < TRACE_NCOLS ? K_END :
-			  TRACE_NCOLS, "expected %d fields (the header's "
-			  "columns), got %d", TRACE_NCOLS, r->rec.nf);
+	if (r->rec.nf != r->ncols) {
+		row_error(r, err, r->rec.nf < r->ncols ? K_END : r->ncols,
+			  "expected %d fields (the header's columns), got %d",
+			  r->ncols, r->rec.nf);
 		return;
 	}
 	check_id(r, j, err);
@@ -528,6 +578,7 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	} else
 		row_error(r, err, C_KIND, "expected train, infer or llm, got "
 			  "'%s'", shown(r, C_KIND));
+	check_optional(r, j, err);
 }
 
 /* ---- lines ---- */
@@ -569,6 +620,36 @@ static int check_magic(struct trace_reader *r, struct sim_err *err)
 			   "it", r->path, TRACE_MAGIC);
 }
 
+/* The optional columns after the 19: known names, each once, any
+** order. */
+static int check_opt_header(struct trace_reader *r, struct sim_err *err)
+{
+	const struct sim_csv_rec *h = &r->rec;
+	int k;
+
+	for (k = 0; k < TRACE_NOPT; k++)
+		r->opt_at[k] = -1;
+	for (k = TRACE_NCOLS; k < h->nf; k++) {
+		int o;
+		for (o = 0; o < TRACE_NOPT; o++)
+			if (strcmp(h->f[k], trace_opt_columns[o]) == 0)
+				break;
+		if (o == TRACE_NOPT)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "unknown column '%s' after the %d "
+					   "of v1 (optional columns: "
+					   "cpu_milli, host_mem_mib)", r->path,
+					   h->col[k], h->f[k], TRACE_NCOLS);
+		if (r->opt_at[o] >= 0)
+			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
+					   "column '%s' twice", r->path,
+					   h->col[k], h->f[k]);
+		r->opt_at[o] = k;
+	}
+	r->ncols = h->nf;
+	return 0;
+}
+
 static int check_header(struct trace_reader *r, struct sim_err *err)
 {
 	const struct sim_csv_rec *h = &r->rec;
@@ -597,12 +678,7 @@ static int check_header(struct trace_reader *r, struct sim_err *err)
 					   "'%s'", r->path, h->col[k], k + 1,
 					   trace_columns[k], h->f[k]);
 	}
-	if (h->nf > TRACE_NCOLS)
-		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: expected "
-				   "%d columns, got %d (extra '%s')", r->path,
-				   h->col[TRACE_NCOLS], TRACE_NCOLS, h->nf,
-				   h->f[TRACE_NCOLS]);
-	return 0;
+	return check_opt_header(r, err);
 }
 
 int trace_open(struct trace_reader **out, const char *path,

@@ -46,7 +46,8 @@ struct trace_job {
 	sim_time iter_ns;             /* measured iteration time; 0 unknown */
 	enum wl_optimizer opt;
 	enum wl_precision prec;
-	int gpus;                     /* GPUs (replicas for a service) */
+	int gpus;                     /* GPUs (replicas for a service); 0: a
+					 CPU-only training job */
 	double gpu_share;             /* (0, 1]: fraction of each GPU; 1 whole */
 	uint64_t mem_bytes;           /* measured per-GPU memory; 0 unknown */
 	int priority;                 /* higher is more important; default 0 */
@@ -58,6 +59,9 @@ struct trace_job {
 					 FILE: path, relative to the trace */
 	sim_time batch_timeout_ns;
 	long line;                    /* line in the trace file */
+	/* optional columns (docs/TRACE_FORMAT.md, "Optional columns") */
+	int64_t cpu_milli;            /* host CPU it holds, millicores; 0 */
+	int64_t host_mem_mib;         /* host memory it holds, MiB; 0 */
 };
 
 struct trace_reader;
@@ -136,6 +140,11 @@ const char *trace_arrivals_path(const struct trace_arrivals *a);
 #define TRACE_NCOLS 19
 extern const char *const trace_columns[TRACE_NCOLS];
 #define TRACE_MAGIC "# colosim-trace v1"
+
+/* Optional columns a header may add after the 19, each at most once, in
+** any order (NULL-terminated; docs/TRACE_FORMAT.md). */
+#define TRACE_NOPT 2
+extern const char *const trace_opt_columns[TRACE_NOPT + 1];
 
 /*
 ** Every error of a row, not only the first: when a sink is set, trace_next

@@ -17,7 +17,7 @@
 
 enum { O_OUT, O_COMPRESS, O_SAMPLE, O_GPU_SCALE, O_MAX_GPUS, O_SEED,
        O_MODEL, O_MODEL_MAP, O_DEVICE_MAP, O_BATCH, O_SLO_MS, O_RATE,
-       O_REPLICAS, O_KEEP_PENDING, O_LLM, O_QUIET };
+       O_REPLICAS, O_KEEP_PENDING, O_HOST, O_LLM, O_QUIET };
 
 static const struct cli_opt opts[] = {
 	[O_OUT] = { "output", 'o', "OUT", "the trace to write (default: "
@@ -48,6 +48,10 @@ static const struct cli_opt opts[] = {
 	[O_KEEP_PENDING] = { "keep-pending", 0, NULL, "alibaba-v2023: keep "
 			     "never-scheduled pods, with\nduration = deletion "
 			     "- creation" },
+	[O_HOST] = { "host", 0, NULL, "alibaba-v2023: the pods' CPU and "
+		     "memory (cpu_milli,\nhost_mem_mib columns; CPU-only pods "
+		     "kept) and the nodes'\n(cpus=N:mem_gb=X in the cluster "
+		     "spec), for bestfit and fgd" },
 	[O_LLM] = { "llm", 0, NULL, "azure-llm-2023: llm services (each "
 		    "request's tokens\nserved by LLM replicas; "
 		    "docs/TRACE_FORMAT.md)" },
@@ -181,6 +185,7 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_MODEL_MAP: o->model_map = v; return 0;
 	case O_DEVICE_MAP: o->device_map = v; return 0;
 	case O_KEEP_PENDING: o->keep_pending = 1; return 0;
+	case O_HOST: o->host = 1; return 0;
 	case O_LLM: o->llm = 1; return 0;
 	case O_QUIET: a->quiet = 1; return 0;
 	}

@@ -15,6 +15,7 @@
 
 #include "experiments/openb.h"
 #include "experiments/cli/cli.h"
+#include "plots/plot.h"
 
 /* The inputs' folder: ../shared/traces when it is there (the project's
 ** shared copy), else data/traces (where `colosim traces fetch` puts
@@ -154,7 +155,8 @@ static int replay_all(const struct openb_args *a, struct openb_data *d,
 	for (i = 0; i < o->n && rc == 0; i++) {
 		t0 = now_s(CLOCK_MONOTONIC);
 		c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		rc = openb_replay(d, o->pols[i], a->threshold, &o->runs[i], err);
+		rc = openb_replay(d, o->pols[i], a->threshold, a->out, NULL,
+				  &o->runs[i], err);
 		o->wall[i] = now_s(CLOCK_MONOTONIC) - t0;
 		o->cpu[i] = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 		if (rc == 0)
@@ -166,8 +168,8 @@ static int replay_all(const struct openb_args *a, struct openb_data *d,
 		rc = openb_write_csv(o->csv, o->names, o->cv, o->n, OPENB_KMAX,
 				     err);
 	if (rc == 0 && a->plot)
-		rc = openb_write_plot(a->out, o->names, o->cv, o->n,
-				      OPENB_KMAX, err);
+		rc = plot_openb(a->out, NULL, NULL, o->names, o->cv, o->n,
+				OPENB_KMAX, err);
 	if (rc == 0 && a->db != NULL) {
 		struct openb_store_info info = { a->experiment, a->nodes,
 						 a->arrivals, a->tiebreak,
@@ -210,7 +212,7 @@ static void print_summary(const struct openb_args *a,
 		printf("stored experiment '%s' in %s (colosim report %s)\n",
 		       a->experiment, a->db, a->db);
 	if (a->plot)
-		printf("wrote %s/openb-alloc.png (data and script beside it)\n",
+		printf("wrote %s/openb-alloc.png (data beside it; plots/openb.gp)\n",
 		       a->out);
 }
 
@@ -260,7 +262,7 @@ static int cmd_openb(int argc, char **argv)
 		return cli_report(&err);
 	}
 	printf("openb: %zu nodes, %lld GPUs, %zu arrivals (loaded in %.3f s)\n",
-	       d.cluster.nnodes, (long long)d.cluster.gpus_total, d.narr,
+	       d.nnodes, (long long)d.gpus_total, d.narr,
 	       now_s(CLOCK_MONOTONIC) - t0);
 	rc = replay_all(&a, &d, &o, &err);
 	if (rc == 0)

@@ -15,6 +15,7 @@
 ** random stream, made on first use.
 */
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,10 @@ struct pol_job_info pol_job(const struct world *w, int j)
 	o.swaps = job->swaps;
 	o.nplaced = job->nplaced;
 	o.alloc_bytes = job->nplaced > 0 ? job->tenants[0].mem_bytes : 0;
+	o.share_milli = world_job_share_milli(w, j);
+	o.cpu_milli = job->tj.cpu_milli;
+	o.host_mem_mib = job->tj.host_mem_mib;
+	o.node = world_job_node(w, j);
 	return o;
 }
 
@@ -236,6 +241,31 @@ struct pol_gpu_info pol_gpu(const struct world *w, int g)
 	o.nbusy = gp->nbusy;
 	o.nslices = gp->nslices;
 	o.sms = gp->dev->sms;
+	o.share_free_milli = world_gpu_share_free(w, g);
+	o.nshare = world_gpu_nshare(w, g);
+	return o;
+}
+
+struct pol_node_info pol_node(const struct world *w, int n)
+{
+	struct world_node wn;
+	struct pol_node_info o;
+
+	memset(&o, 0, sizeof o);
+	if (world_node(w, n, &wn) != 0) {
+		o.node = o.gpu = o.dev = -1;
+		return o;
+	}
+	o.node = n;
+	o.gpu = wn.gpu;
+	o.ngpus = wn.ngpus;
+	o.dev = wn.ngpus > 0 ? w->view->gpu_dev[wn.gpu] : -1;
+	o.cpu_milli = wn.cpu_milli;
+	o.cpu_free_milli = wn.cpu_free_milli;
+	o.mem_mib = wn.mem_mib;
+	o.mem_free_mib = wn.mem_free_mib;
+	o.rank = wn.rank;
+	o.version = wn.version;
 	return o;
 }
 
@@ -572,6 +602,40 @@ int pol_place(struct world *w, int j, const int *gpus, int n,
 	struct world_place_opts o;
 
 	return world_place(w, j, gpus, n, place_opts(opts, &o), err);
+}
+
+int pol_place_share(struct world *w, int j, int node, const int *gpus, int n,
+		    struct sim_err *err)
+{
+	return world_place_share(w, j, node, gpus, n, err);
+}
+
+int pol_trace_rows(struct world *w, const char *path,
+		   int (*fn)(void *ctx, const struct pol_trace_row *row),
+		   void *ctx, struct sim_err *err)
+{
+	struct trace_reader *tr;
+	struct trace_job tj;
+	struct pol_trace_row row;
+	int rc;
+
+	if ((rc = trace_open(&tr, path != NULL ? path : w->trace_path,
+			     err)) != 0)
+		return rc;
+	while ((rc = trace_next(tr, &tj, err)) == 1) {
+		long m = lround(tj.gpu_share * 1000);
+		row.zId = tj.id;
+		row.kind = (enum pol_job_kind)tj.kind;
+		row.gpus = tj.gpus;
+		row.share_milli = tj.gpus == 0 ? 0 : m < 1 ? 1 :
+			m > 1000 ? 1000 : (int)m;
+		row.cpu_milli = tj.cpu_milli;
+		row.host_mem_mib = tj.host_mem_mib;
+		if ((rc = fn(ctx, &row)) != 0)
+			break;
+	}
+	trace_close(tr);
+	return rc;
 }
 
 int pol_preempt(struct world *w, int j, struct sim_err *err)

@@ -63,10 +63,17 @@ int world__hook_rc(struct world *w, int rc, const char *hook)
 static int on_schedule(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
+	int rc;
+
 	(void)s; (void)arg;
 	w->sched_pending = 0;
-	return world__hook_rc(w, w->pol->xSchedule(w, w->pol_state),
-			      "schedule");
+	rc = world__hook_rc(w, w->pol->xSchedule(w, w->pol_state),
+			    "schedule");
+	if (rc == 0 && w->on_pass != NULL && (rc = w->on_pass(w->pass_ctx,
+							     w)) != 0)
+		return sim_fail(&w->sim, rc, "after a scheduling pass: %s",
+				sim_strerror(rc));
+	return rc;
 }
 
 int world__request_schedule(struct world *w)
@@ -203,11 +210,17 @@ double world__train_total_ns(const struct world *w, const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
 			     int n)
 {
+	/* A time the trace gives was measured at the job's share: a share
+	** placement (world_frac.c) sets share_speed_, its speed alone at
+	** that share, so that it runs in that time (docs/MODEL.md,
+	** "Fractional GPUs"); a time of the workload model is the whole
+	** GPU's. */
+	double scale = job->share_speed_ > 0 ? job->share_speed_ : 1.0;
 	double iter;
 
 	if (job->tj.duration_ns > 0)
-		return (double)job->tj.duration_ns;
-	iter = job->tj.iter_ns > 0 ? (double)job->tj.iter_ns :
+		return (double)job->tj.duration_ns * scale;
+	iter = job->tj.iter_ns > 0 ? (double)job->tj.iter_ns * scale :
 		(double)wl_train_iter_ns(job->model, d, job->tj.batch,
 					 job->tj.prec) +
 		allreduce_ns(w, job, d, gpus, n);
@@ -217,8 +230,9 @@ double world__train_total_ns(const struct world *w, const struct world_job *job,
 /* ---- job completion ----------------------------------------------------- */
 
 /* Frees a job's placement arrays (its tenants are detached already). */
-void world__free_placement(struct world_job *job)
+void world__free_placement(struct world *w, struct world_job *job)
 {
+	world__kinds_leave(w, job);
 	free(job->tenants);
 	free(job->gpu_ids);
 	free(job->work0_);
@@ -242,7 +256,7 @@ static void release_placement(struct world *w, struct world_job *job)
 		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
 			sim_fail(&w->sim, rc, "job %s: GPU %d: %s", job->tj.id,
 				 job->gpu_ids[k], sim_strerror(rc));
-	world__free_placement(job);
+	world__free_placement(w, job);
 }
 
 void world__job_open(struct world *w, struct world_job *job, int open)
@@ -418,6 +432,15 @@ static int on_arrival(struct sim *s, void *ctx, uint64_t arg)
 	j = w->njobs - 1;
 	if ((rc = world__pending_add(w, j)) != 0)
 		return rc;
+	if (w->njobs > 0 && world__job(w, j)->tj.gpus == 0 &&
+	    w->pol->iVersion < 3) {
+		/* A CPU-only job runs on a node, not a GPU: only a policy of
+		** interface version 3 places one (pol_place_share). */
+		if ((rc = world_fail_job(w, j, "CPU-only job (0 GPUs): the "
+					 "policy places GPU jobs only")) != 0)
+			return rc;
+		return read_ahead(w);
+	}
 	r = world__job(w, j)->kind_;
 	if (r->kind->xArrive != NULL &&
 	    (rc = r->kind->xArrive(w, r->state, world__job(w, j))) != 0)
@@ -591,6 +614,8 @@ int world_create(struct world **out, const struct world_config *cfg,
 	** (docs/MODEL.md, "Data-parallel training"). */
 	w->nic_bytes_per_s = cfg->nic_bytes_per_s > 0 ? cfg->nic_bytes_per_s :
 		100e9 / 8.0;
+	w->on_pass = cfg->on_pass;
+	w->pass_ctx = cfg->pass_ctx;
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
 	if ((rc = world__builtin_init(w, cfg, err)) != 0 ||
 	    (rc = alloc_core(w, cfg, err)) != 0 ||

@@ -90,6 +90,10 @@ struct world_job {
 					     memory: placing it pays the H2D
 					     copy (world_swap_in) */
 	int swaps;                        /* swap-outs so far */
+	/* fractional GPUs (sim/world/world_frac.c): its speed alone at its
+	** share when it holds a share placement, else 0; a trace-given time
+	** is scaled by it (world__train_total_ns) */
+	double share_speed_;
 };
 
 struct world_config {
@@ -124,6 +128,14 @@ struct world_config {
 	** uniform draw per row from the replication's stream, order kept
 	** (sim/world/world_jitter.c; docs/RESULTS.md).  0: the trace's times. */
 	sim_time arrival_jitter_ns;
+	/* Fractional GPUs (docs/MODEL.md, "Fractional GPUs"): each node's
+	** tie-break rank, nnodes entries, borrowed during create (NULL: the
+	** node index), which share policies read (pol_node). */
+	const int64_t *node_rank;
+	/* Called after every scheduling pass with pass_ctx (experiments'
+	** probes: colosim openb's allocation curve); non-zero fails the run. */
+	int (*on_pass)(void *ctx, struct world *w);
+	void *pass_ctx;
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };
@@ -320,6 +332,55 @@ int world_load_model(struct world *w, int g, const struct zoo_model *m,
 ** or in use, SIM_ENOENT if absent. */
 int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 		      struct sim_err *err);
+
+/* ---- fractional GPUs and host resources (sim/world/world_frac.c) ----------
+** (docs/MODEL.md, "Fractional GPUs".)  A node has host CPU (millicores)
+** and memory (MiB) from the cluster spec (cpus=N:mem_gb=X; 0 when not
+** given: not modelled, never a constraint).  A share placement
+** (world_place_share) holds a training job's gpu_share, in thousandths,
+** of each of its GPUs, all on one node, plus its cpu_milli and
+** host_mem_mib of that node, until it leaves; a CPU-only job (0 GPUs)
+** holds the node's CPU and memory alone. */
+
+struct world_node {
+	int node;
+	int gpu, ngpus;                   /* its GPUs: gpu .. gpu + ngpus - 1 */
+	int64_t cpu_milli, cpu_free_milli;  /* 0, 0: not modelled */
+	int64_t mem_mib, mem_free_mib;    /* 0, 0: not modelled */
+	int64_t rank;                     /* tie-break rank (node_rank) */
+	uint64_t version;                 /* bumped at every share placement
+					     or release on the node */
+};
+
+int world_nnodes(const struct world *w);
+/* Node n into *out; 0, or SIM_EINVAL for no such node. */
+int world_node(const struct world *w, int n, struct world_node *out);
+/* Thousandths of GPU g that no share placement holds (1000 when none;
+** -1 for no such GPU). */
+int world_gpu_share_free(const struct world *w, int g);
+/* Share placements on GPU g. */
+int world_gpu_nshare(const struct world *w, int g);
+/* Thousandths of GPUs held by share placements, cluster-wide. */
+int64_t world_share_alloc_milli(const struct world *w);
+/* The node of job j's share placement while it holds one, else -1. */
+int world_job_node(const struct world *w, int j);
+/* A job's gpu_share in thousandths (rounded; 0 for a CPU-only job). */
+int world_job_share_milli(const struct world *w, int j);
+
+/*
+** Places pending training job j on node `node` as a share placement: the
+** n GPUs (n == its gpus, all on that node; 0 for a CPU-only job) each give
+** it gpu_share of their compute (MPS SM cap = share) and the same share of
+** their memory (its allocation, whatever the model's footprint), and the
+** node its cpu_milli and host_mem_mib.  A GPU must be in MPS mode (or
+** exclusive, empty, for a whole-GPU share) and hold no tenant placed
+** otherwise.  SIM_ENOSPC (not fatal, nothing changed) when a GPU's free
+** share or the node's free CPU or memory does not cover the request;
+** SIM_ESTATE when the job is not pending (or swapped) or a GPU is in
+** another mode or holds other tenants; SIM_EINVAL otherwise.
+*/
+int world_place_share(struct world *w, int j, int node, const int *gpus,
+		      int n, struct sim_err *err);
 
 /* ---- swapping (sim/world/world_swap.c; docs/MODEL.md, "Swapping") ---------- */
 

@@ -52,7 +52,7 @@ static uint64_t job_mem_uncached(const struct world *w,
 
 	if (job->tj.mem_bytes > 0)
 		return job->tj.mem_bytes;
-	if (r != NULL && r->kind->iVersion >= 2 && r->kind->xJobMem != NULL)
+	if (r != NULL && r->kind->iVersion >= 3 && r->kind->xJobMem != NULL)
 		return r->kind->xJobMem(w, r->state, job, d);
 	if (job->tj.kind != TRACE_TRAIN)
 		return wl_infer_memory(job->model, d, job->tj.batch);
@@ -178,7 +178,7 @@ static int attach_all(struct world *w, struct world_job *job, const int *gpus,
 	job->work0_ = calloc((size_t)n, sizeof *job->work0_);
 	if (job->tenants == NULL || job->gpu_ids == NULL ||
 	    job->work0_ == NULL) {
-		world__free_placement(job);
+		world__free_placement(w, job);
 		return sim_err_set(err, SIM_ENOMEM, "place: out of memory");
 	}
 	for (k = 0; k < n; k++) {
@@ -195,7 +195,7 @@ static int attach_all(struct world *w, struct world_job *job, const int *gpus,
 			for (i = 0; i < k; i++)
 				gpu_detach(&w->gpus[gpus[i]], &job->tenants[i],
 					   w->sim.now);
-			world__free_placement(job);
+			world__free_placement(w, job);
 			return rc;
 		}
 	}
@@ -208,8 +208,7 @@ static int place(struct world *w, int j, const int *gpus, int n,
 {
 	struct world_job *job;
 	struct world_place_opts dflt = { 1.0, NULL, 0, 0 };
-	const struct world_reg *r;
-	int k, rc;
+	int rc;
 
 	if (o == NULL)
 		o = &dflt;
@@ -218,6 +217,16 @@ static int place(struct world *w, int j, const int *gpus, int n,
 	job = world__job(w, j);
 	if ((rc = world__offer_place(w, job, gpus, n, o, err)) != WORLD_PASS)
 		return rc;
+	return world__place_tenants(w, job, gpus, n, o, err);
+}
+
+int world__place_tenants(struct world *w, struct world_job *job,
+			 const int *gpus, int n,
+			 const struct world_place_opts *o, struct sim_err *err)
+{
+	const struct world_reg *r;
+	int j = job->idx, k, rc;
+
 	if ((rc = check_place(w, job, gpus, n, o, err)) != 0 ||
 	    (rc = attach_all(w, job, gpus, n, o, err)) != 0)
 		return rc;
@@ -287,7 +296,7 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	for (k = 0; k < job->nplaced; k++)
 		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
 			return rc;
-	world__free_placement(job);
+	world__free_placement(w, job);
 	job->state = JOB_PREEMPTED;
 	job->preemptions++;
 	if ((rc = world__pending_add(w, j)) != 0)

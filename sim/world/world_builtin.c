@@ -8,6 +8,7 @@
 ** registered at run time (world__kind_add) needs none.
 */
 #include "sim/world/service.h"
+#include "sim/world/world_frac.h"
 #include "sim/world/world_int.h"
 #include "sim/world/world_llm.h"
 #include "sim/world/world_mempool.h"
@@ -20,6 +21,9 @@ static world_init_fn *const builtin[] = {
 	svc_init,                     /* "replica": inference services */
 	world_mempool_init,           /* "mempool": the memory pool */
 	world_pool_init,              /* "pool-executor": the GPU pool */
+	world_frac_init,              /* "frac": share placements, host
+					 CPU and memory (before "swap":
+					 it refuses swaps onto shared GPUs) */
 	world_swap_init,              /* "swap": swapping */
 	world_llm_init,               /* "llm": LLM services */
 	NULL

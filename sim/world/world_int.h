@@ -41,7 +41,7 @@
 ** (iVersion says which the table has).
 */
 
-#define WORLD_KIND_VERSION 2
+#define WORLD_KIND_VERSION 3
 #define WORLD_KINDS_MAX 16            /* registrations per world */
 #define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
 #define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
@@ -117,6 +117,13 @@ struct world_kind {
 			   const struct world_job *job, struct res_job *r);
 
 	/* ---- version 2 ---- */
+	/* Job job's placement ends now: its tenants have left their GPUs
+	** (done, preempted, swapped out, or a placement undone before it
+	** began), just before its placement arrays are freed.  Called for
+	** every kind with the handler, in registration order; cannot fail. */
+	void (*xLeave)(struct world *w, void *state, struct world_job *job);
+
+	/* ---- version 3 ---- */
 	/* The per-GPU footprint of one of its jobs on device d, for
 	** world_job_mem (which caches it per device) when the trace gives
 	** no mem_mib: what a policy's fit checks read.  NULL: the workload
@@ -173,6 +180,8 @@ int world__offer_place(struct world *w, struct world_job *job,
 		       struct sim_err *err);
 int world__offer_preempt(struct world *w, struct world_job *job,
 			 struct sim_err *err);
+/* Every kind's xLeave for job (world__free_placement calls it). */
+void world__kinds_leave(struct world *w, struct world_job *job);
 
 /* The built-in features, registered in this order by world_create
 ** (world_builtin.c, a static table as Lua's linit.c).  A feature's init
@@ -241,6 +250,9 @@ struct world {
 	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
 					 NULL when off */
 	struct world_view *view;      /* the policy view's state (view.c) */
+	/* experiments' probe after every scheduling pass (world_config) */
+	int (*on_pass)(void *ctx, struct world *w);
+	void *pass_ctx;
 };
 
 /* A kind table's slot in kind_ix, before probing. */
@@ -300,8 +312,15 @@ int world__job_done(struct world *w, int j);
 /* Marks a live job open-ended (its activity would never end by itself)
 ** or no longer; the core counts them for world__maybe_stop. */
 void world__job_open(struct world *w, struct world_job *job, int open);
-/* Frees a job's placement arrays (its tenants are detached already). */
-void world__free_placement(struct world_job *job);
+/* Frees a job's placement arrays (its tenants are detached already),
+** after telling the kinds (xLeave). */
+void world__free_placement(struct world *w, struct world_job *job);
+/* world_place past the kinds' offers: checks the request, attaches one
+** tenant of job per GPU, marks it RUNNING and calls its kind's xPlaced
+** (a feature's xPlace that places the job itself calls this). */
+int world__place_tenants(struct world *w, struct world_job *job,
+			 const int *gpus, int n,
+			 const struct world_place_opts *o, struct sim_err *err);
 /* A policy hook's result: rc < 0 fails the run naming the hook. */
 int world__hook_rc(struct world *w, int rc, const char *hook);
 /* Asks the policy's xOnRequest where a request of service j goes into

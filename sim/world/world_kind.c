@@ -160,3 +160,14 @@ void world__kind_job_result(struct world *w, const struct world_job *job,
 	if (reg != NULL && reg->kind->xJobResult != NULL)
 		reg->kind->xJobResult(w, reg->state, job, r);
 }
+
+void world__kinds_leave(struct world *w, struct world_job *job)
+{
+	int i;
+
+	for (i = 0; i < w->nkinds; i++) {
+		const struct world_reg *r = &w->kinds[i];
+		if (r->kind->iVersion >= 2 && r->kind->xLeave != NULL)
+			r->kind->xLeave(w, r->state, job);
+	}
+}

@@ -266,7 +266,7 @@ static int copy_done(struct world *w, struct world_swapper *sw,
 	for (k = 0; k < job->nplaced; k++)
 		if ((rc = world__gpu_changed(w, job->gpu_ids[k])) != 0)
 			return rc;
-	world__free_placement(job);
+	world__free_placement(w, job);
 	job->state = JOB_PREEMPTED;
 	job->swapped = 1;
 	rc = as_preempt ? world__pending_add(w, j) : pending_insert(w, j);

@@ -34,8 +34,10 @@ static int train_placed(struct world *w, void *state, struct world_job *job)
 		struct gpu_work_profile prof;
 		double total = world__train_total_ns(w, job, d, job->gpu_ids,
 						     n);
+		/* a share placement's solo time is the time at its share */
 		if (job->solo_ns_ == 0 && k == 0)
-			job->solo_ns_ = total;
+			job->solo_ns_ = job->share_speed_ > 0 ?
+				total / job->share_speed_ : total;
 		job->work0_[k] = job->frac_left * total;
 		wl_train_profile(job->model, d, job->tj.batch, job->tj.prec,
 				 &prof);

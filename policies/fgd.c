@@ -1,15 +1,15 @@
 /*
-** frac_fgd.c: FGD (fragmentation gradient descent) placement of
-** fractional-GPU pods (policies/frac.h; docs/REPRODUCTION.md, "FGD
-** (USENIX ATC'23) on the openb trace").
+** fgd.c: FGD (fragmentation gradient descent) placement of fractional-GPU
+** jobs (policies/frac.h; docs/POLICIES.md, "bestfit and fgd";
+** docs/REPRODUCTION.md, "FGD (USENIX ATC'23) on the openb trace").
 **
 ** Frag(node) is a sum over the typical pods; to reproduce the simulator's
 ** truncated integer scores the sum uses its order: each typical pod adds
 ** p_t * f to one of seven buckets (lack both, lack GPU, satisfied, lack CPU,
 ** no-GPU satisfied, no-GPU lack CPU, no access), and Frag is the sum of the
-** buckets in that order, skipping "satisfied".  Frag depends only on the
-** node's model, on which typical CPU requests its free CPU covers, and on
-** the multiset of its GPUs' free milli; a hash memo keyed by exactly that
+** buckets in that order, skipping "satisfied".  Frag depends only on
+** which typical CPU requests the node's free CPU covers and on the
+** multiset of its GPUs' free milli; a hash memo keyed by exactly that
 ** returns bit-identical values and makes a full openb run take about a
 ** second instead of minutes.  The memo is cleared when half full, which
 ** changes speed only.
@@ -20,6 +20,7 @@
 
 #include "policies/frac.h"
 
+#define POLICY_NAME fgd
 #define MEMO_WORDS 5
 #define MEMO_CAP   (1u << 17)
 #define MEMO_USED  (UINT64_C(1) << 63)
@@ -31,7 +32,8 @@ struct frac_fgd_memo_slot {
 
 /* ---- typical pods ---- */
 
-/* The simulator's PodResource.Less: cpu, gpu_milli, num_gpu, spec. */
+/* The simulator's PodResource.Less: cpu, gpu_milli, num_gpu (then
+** gpu_spec, which the world does not carry: all equal). */
 static int class_cmp(const struct frac_typical *a, const struct frac_typical *b)
 {
 	if (a->cpu_milli != b->cpu_milli)
@@ -40,7 +42,7 @@ static int class_cmp(const struct frac_typical *a, const struct frac_typical *b)
 		return a->gpu_milli < b->gpu_milli ? -1 : 1;
 	if (a->num_gpu != b->num_gpu)
 		return a->num_gpu < b->num_gpu ? -1 : 1;
-	return strcmp(a->gpu_spec, b->gpu_spec);
+	return 0;
 }
 
 static int class_qcmp(const void *x, const void *y)
@@ -66,9 +68,8 @@ static int i64_qcmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-int frac_fgd_init(struct frac_fgd *f, const struct frac_cluster *c,
-		  const struct frac_pod *pods, size_t npods,
-		  double threshold_pct, struct sim_err *err)
+int frac_fgd_init(struct frac_fgd *f, const struct frac_pod *pods,
+		  size_t npods, double threshold_pct, struct sim_err *err)
 {
 	struct frac_typical *all;
 	size_t i, n = 0, take = 0;
@@ -85,17 +86,9 @@ int frac_fgd_init(struct frac_fgd *f, const struct frac_cluster *c,
 	if (all == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (i = 0; i < npods; i++) {
-		const char *spec = pods[i].gpu_spec ? pods[i].gpu_spec : "";
-
-		if (strlen(spec) >= sizeof(all[i].gpu_spec)) {
-			free(all);
-			return sim_err_set(err, SIM_ERANGE, "FGD: gpu_spec"
-					   " '%.40s...' too long", spec);
-		}
 		all[i].cpu_milli = pods[i].cpu_milli;
-		all[i].gpu_milli = pods[i].gpu_milli;
+		all[i].gpu_milli = pods[i].num_gpu > 0 ? pods[i].gpu_milli : 0;
 		all[i].num_gpu = pods[i].num_gpu;
-		strcpy(all[i].gpu_spec, spec);
 		all[i].count = 1;
 	}
 	qsort(all, npods, sizeof(*all), class_qcmp);
@@ -128,17 +121,8 @@ int frac_fgd_init(struct frac_fgd *f, const struct frac_cluster *c,
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
 	f->memo_cap = MEMO_CAP;
-	for (i = 0; i < take; i++) {
-		struct frac_typical *t = &f->t[i];
-
-		memset(&t->pod, 0, sizeof(t->pod));
-		t->pod.cpu_milli = t->cpu_milli;
-		t->pod.gpu_milli = t->gpu_milli;
-		t->pod.num_gpu = t->num_gpu;
-		t->pod.gpu_spec = t->gpu_spec;
-		frac_pod_resolve(c, &t->pod);
-		f->cpu_levels[i] = t->cpu_milli;
-	}
+	for (i = 0; i < take; i++)
+		f->cpu_levels[i] = f->t[i].cpu_milli;
 	qsort(f->cpu_levels, take, sizeof(*f->cpu_levels), i64_qcmp);
 	for (i = 0, n = 0; i < take; i++)
 		if (n == 0 || f->cpu_levels[n - 1] != f->cpu_levels[i])
@@ -167,18 +151,11 @@ void frac_fgd_fini(struct frac_fgd *f)
 enum { Q1_LACK_BOTH, Q2_LACK_GPU, Q3_SATISFIED, Q4_LACK_CPU, XL_SATISFIED,
        XR_LACK_CPU, NO_ACCESS, NFRAG };
 
-static int model_ok(int model, const struct frac_pod *p)
-{
-	if (p->any_model)
-		return 1;
-	return model >= 0 && (p->model_mask >> model) & 1;
-}
-
 /*
 ** Frag of a node shape.  cpu_ok(t) is passed as "levels covered": typical
 ** pod t's CPU request is covered iff t->cpu_rank < ncovered.
 */
-static double frag_shape(const struct frac_fgd *f, int model, size_t ncovered,
+static double frag_shape(const struct frac_fgd *f, size_t ncovered,
 			 const int32_t *gpu_free, int ngpus)
 {
 	double d[NFRAG] = { 0 }, out = 0.0;
@@ -197,10 +174,8 @@ static double frag_shape(const struct frac_fgd *f, int model, size_t ncovered,
 				t->p * (double)total;
 			continue;
 		}
-		if (!model_ok(model, &t->pod)) {
-			d[NO_ACCESS] += t->p * (double)total;
-			continue;
-		}
+		/* (NO_ACCESS, a GPU model the pod may not use, never
+		** happens: no model constraints are carried) */
 		need = t->num_gpu > 1 ? t->num_gpu : 1;
 		have = 0;
 		frag = 0;
@@ -226,11 +201,15 @@ static double frag_shape(const struct frac_fgd *f, int model, size_t ncovered,
 	return out;
 }
 
-/* Number of typical CPU levels <= cpu_free_milli. */
-static size_t cpu_covered(const struct frac_fgd *f, int64_t cpu_free_milli)
+/* Number of typical CPU levels <= cpu_free_milli (all of them when the
+** node's CPU is not modelled). */
+static size_t cpu_covered(const struct frac_fgd *f, int cpu_any,
+			  int64_t cpu_free_milli)
 {
 	size_t lo = 0, hi = f->ncpu_levels, mid;
 
+	if (cpu_any)
+		return f->ncpu_levels;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (f->cpu_levels[mid] <= cpu_free_milli)
@@ -243,7 +222,7 @@ static size_t cpu_covered(const struct frac_fgd *f, int64_t cpu_free_milli)
 
 double frac_fgd_frag(const struct frac_fgd *f, const struct frac_node *n)
 {
-	return frag_shape(f, n->model, cpu_covered(f, n->cpu_free_milli),
+	return frag_shape(f, cpu_covered(f, n->cpu_any, n->cpu_free_milli),
 			  n->gpu_free_milli, n->ngpus);
 }
 
@@ -257,13 +236,14 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-/* Frag of the shape (model, cpu_free, gpu_free[0..ngpus)), via the memo. */
-static double frag_memo(struct frac_fgd *f, int model, int64_t cpu_free_milli,
+/* Frag of the shape (CPU levels covered, gpu_free[0..ngpus)), via the
+** memo. */
+static double frag_memo(struct frac_fgd *f, size_t ncov,
 			const int32_t *gpu_free, int ngpus)
 {
 	int32_t s[FRAC_MAX_GPUS];
 	uint64_t key[MEMO_WORDS] = { 0 }, h;
-	size_t ncov = cpu_covered(f, cpu_free_milli), pos;
+	size_t pos;
 	int i, j;
 	struct frac_fgd_memo_slot *slot;
 
@@ -274,8 +254,7 @@ static double frag_memo(struct frac_fgd *f, int model, int64_t cpu_free_milli,
 			s[j] = s[j - 1];
 		s[j] = v;
 	}
-	key[0] = MEMO_USED | (uint64_t)(uint16_t)(model + 1) |
-		 (uint64_t)ncov << 16 | (uint64_t)ngpus << 32;
+	key[0] = MEMO_USED | (uint64_t)ncov << 16 | (uint64_t)ngpus << 32;
 	for (i = 0; i < ngpus; i++)
 		key[1 + i / 4] |= (uint64_t)(uint16_t)s[i] << (16 * (i % 4));
 	h = key[0];
@@ -300,7 +279,7 @@ static double frag_memo(struct frac_fgd *f, int model, int64_t cpu_free_milli,
 		slot = &f->memo[pos];
 	}
 	memcpy(slot->key, key, sizeof(key));
-	slot->frag = frag_shape(f, model, ncov, s, ngpus);
+	slot->frag = frag_shape(f, ncov, s, ngpus);
 	f->memo_used++;
 	return slot->frag;
 }
@@ -317,12 +296,14 @@ int64_t frac_fgd_node_score(struct frac_fgd *f, const struct frac_node *n,
 {
 	int32_t tmp[FRAC_MAX_GPUS];
 	int order[FRAC_MAX_GPUS];
-	int64_t cpu_after = n->cpu_free_milli - p->cpu_milli, s, best_s = 0;
+	size_t cov0 = cpu_covered(f, n->cpu_any, n->cpu_free_milli);
+	size_t cov1 = cpu_covered(f, n->cpu_any, n->cpu_free_milli -
+				  p->cpu_milli);
+	int64_t s, best_s = 0;
 	double before, after;
 	int i, j, best = -1, left;
 
-	before = frag_memo(f, n->model, n->cpu_free_milli, n->gpu_free_milli,
-			   n->ngpus);
+	before = frag_memo(f, cov0, n->gpu_free_milli, n->ngpus);
 	if (p->num_gpu == 1 && p->gpu_milli < FRAC_MILLI_PER_GPU) {
 		for (i = 0; i < n->ngpus; i++) {
 			if (n->gpu_free_milli[i] < p->gpu_milli)
@@ -337,7 +318,7 @@ int64_t frac_fgd_node_score(struct frac_fgd *f, const struct frac_node *n,
 				continue;
 			memcpy(tmp, n->gpu_free_milli, sizeof(tmp));
 			tmp[i] -= p->gpu_milli;
-			after = frag_memo(f, n->model, cpu_after, tmp, n->ngpus);
+			after = frag_memo(f, cov1, tmp, n->ngpus);
 			s = frac_fgd_score(before, after);
 			if (best < 0 || s > best_s) {
 				best = i;
@@ -364,14 +345,15 @@ int64_t frac_fgd_node_score(struct frac_fgd *f, const struct frac_node *n,
 				left--;
 			}
 	}
-	after = frag_memo(f, n->model, cpu_after, tmp, n->ngpus);
+	after = frag_memo(f, cov1, tmp, n->ngpus);
 	frac_pick_gpus_default(n, p, out);
 	return frac_fgd_score(before, after);
 }
 
-int frac_fgd_place(struct frac_fgd *f, const struct frac_cluster *c,
+int frac_fgd_place(void *state, const struct frac_node *nodes, size_t nnodes,
 		   const struct frac_pod *p, struct frac_place *out)
 {
+	struct frac_fgd *f = state;
 	struct frac_place cand;
 	int64_t s, best_s = 0;
 	size_t i;
@@ -379,15 +361,15 @@ int frac_fgd_place(struct frac_fgd *f, const struct frac_cluster *c,
 
 	/* With a single feasible node the score is not needed, but its GPU
 	** choice is FGD's all the same; scoring it changes nothing. */
-	for (i = 0; i < c->nnodes; i++) {
-		const struct frac_node *n = &c->nodes[i];
+	for (i = 0; i < nnodes; i++) {
+		const struct frac_node *n = &nodes[i];
 
 		if (!frac_node_fits(n, p))
 			continue;
 		s = frac_fgd_node_score(f, n, p, &cand);
 		if (best < 0 || s > best_s ||
 		    (s == best_s && n->tiebreak_rank <
-		     c->nodes[best].tiebreak_rank)) {
+		     nodes[best].tiebreak_rank)) {
 			best = (int)i;
 			best_s = s;
 			*out = cand;
@@ -397,8 +379,113 @@ int frac_fgd_place(struct frac_fgd *f, const struct frac_cluster *c,
 	return best < 0 ? SIM_ENOSPC : 0;
 }
 
-int frac_fgd_fn(void *state, const struct frac_cluster *c,
-		const struct frac_pod *p, struct frac_place *out)
+/* ---- the policy ---- */
+
+struct fgd_state {
+	struct frac_view v;
+	struct frac_fgd fgd;
+	double threshold;
+	const char *population;    /* valid during xInit only */
+	int nofit;
+	/* xInit's scratch: the population's pods */
+	struct frac_pod *pods;
+	size_t npods, cappods;
+};
+
+static const char *const nofit_choices[] = { "wait", "fail", NULL };
+
+static const struct pol_param_def fgd_params[] = {
+	POL_PARAM_DOUBLE("threshold", struct fgd_state, threshold, 0.01, 100,
+			 "95", "typical pods: the most frequent classes "
+			 "covering this % of the population's pods"),
+	POL_PARAM_STRING("population", struct fgd_state, population, NULL,
+			 "trace whose rows the typical pods are learnt from "
+			 "(default: the run's own trace)"),
+	POL_PARAM_CHOICE("nofit", struct fgd_state, nofit, nofit_choices,
+			 "wait", "a job that fits no node now: wait for one "
+			 "to free, or fail (the openb experiment)"),
+	POL_PARAM_END
+};
+
+static int add_row(void *ctx, const struct pol_trace_row *r)
 {
-	return frac_fgd_place(state, c, p, out);
+	struct fgd_state *st = ctx;
+
+	if (st->npods == st->cappods) {
+		size_t cap = st->cappods ? 2 * st->cappods : 1024;
+		struct frac_pod *q = realloc(st->pods, cap * sizeof *q);
+		if (q == NULL)
+			return SIM_ENOMEM;
+		st->pods = q;
+		st->cappods = cap;
+	}
+	st->pods[st->npods].cpu_milli = r->cpu_milli;
+	st->pods[st->npods].mem_mib = r->host_mem_mib;
+	st->pods[st->npods].num_gpu = r->gpus;
+	st->pods[st->npods].gpu_milli = r->share_milli;
+	st->npods++;
+	return 0;
 }
+
+static int fgd_init(struct world *w, void *state, const struct pol_params *p,
+		    struct sim_err *err)
+{
+	struct fgd_state *st = state;
+	int rc;
+
+	(void)p;
+	st->v.fail_nofit = st->nofit == 1;
+	rc = pol_trace_rows(w, st->population, add_row, st, err);
+	if (rc == SIM_ENOMEM && err != NULL && err->code == 0)
+		sim_err_set(err, rc, "policy fgd: out of memory");
+	if (rc == 0)
+		rc = frac_fgd_init(&st->fgd, st->pods, st->npods,
+				   st->threshold, err);
+	if (rc == 0) {
+		/* what the typical pods are, in the run's metrics */
+		double covered = 0;
+		size_t i;
+		for (i = 0; i < st->fgd.nt; i++)
+			covered += (double)st->fgd.t[i].count;
+		if (pol_add_metric(w, "fgd_typical_classes",
+				   (double)st->fgd.nt) != 0 ||
+		    pol_add_metric(w, "fgd_typical_share",
+				   covered / (double)st->npods) != 0)
+			rc = sim_err_set(err, SIM_ENOMEM, "policy fgd: out of "
+					 "memory");
+	}
+	free(st->pods);
+	st->pods = NULL;
+	if (rc == 0)
+		rc = frac_view_init(w, &st->v, err);
+	return rc;
+}
+
+static void fgd_fini(struct world *w, void *state)
+{
+	struct fgd_state *st = state;
+
+	(void)w;
+	free(st->pods);
+	frac_fgd_fini(&st->fgd);
+	frac_view_fini(&st->v);
+}
+
+static int fgd_schedule(struct world *w, void *state)
+{
+	struct fgd_state *st = state;
+
+	return frac_schedule(w, &st->v, frac_fgd_place, &st->fgd);
+}
+
+const struct pol_ops POL_OPS_SYMBOL(POLICY_NAME) = {
+	.iVersion = 3,
+	.zName = POL_NAME_STRING(POLICY_NAME),
+	.zDesc = "FGD (Weng et al., ATC'23): fractional GPU shares, the node "
+		 "whose fragmentation grows least",
+	.szState = sizeof(struct fgd_state),
+	.xInit = fgd_init,
+	.xFini = fgd_fini,
+	.xSchedule = fgd_schedule,
+	.aParam = fgd_params,
+};
