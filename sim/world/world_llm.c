@@ -34,10 +34,14 @@
 **
 ** On unshared GPUs (exclusive, or alone) every unit runs at speed 1, so a
 ** service replays exactly as experiments/llm_serve.c's dedicated replicas
-** (tests/test_world_llm.c checks it request by request).
+** (tests/test_world_llm.c checks the same counts, means and quantiles of
+** every latency sample).
 **
-** State: struct llm_world (the registration's: settings, run metrics, the
-** request slabs) and one struct llm_svc per LLM service, indexed by job.
+** State (world_llm_int.h): struct llm_world (the registration's: settings,
+** run metrics, the request slabs) and one struct llm_svc per LLM service,
+** indexed by job.  Files: this one (the kind, requests, iterations,
+** arrival, teardown), world_llm_set.c (settings), world_llm_place.c
+** (placement, KV pools), world_llm_res.c (window, results).
 */
 #include "sim/world/world_llm.h"
 
@@ -46,261 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/llm.h"
-#include "models/llm_sched.h"
-#include "sim/world/world_int.h"
-#include "traces/lengths.h"
-
-/* ---- settings ------------------------------------------------------------ */
-
-enum { KV_RESERVE = 0, KV_DYNAMIC, KV_OVERSUB, KV_UNBOUNDED };
-enum { LONG_ERROR = 0, LONG_SKIP, LONG_TRUNCATE };
-enum { ROUTE_LEAST = 0, ROUTE_RR };
-
-struct llm_set {
-	int sched, tp, prec, block, kv, preempt, lmode, route, mbt;
-	double util, swap_gib, slo_ttft_ms, slo_tpot_ms;
-	const char *prompt, *output;  /* valid during the fill only */
-};
-
-static const char *const sched_names[] = { "vllm", "sarathi", "orca", NULL };
-static const char *const prec_names[] = { "fp16", "bf16", "fp8", NULL };
-static const char *const kv_names[] = { "reserve", "dynamic", "oversub",
-					 "unbounded", NULL };
-static const char *const preempt_names[] = { "recompute", "swap", NULL };
-static const char *const long_names[] = { "error", "skip", "truncate",
-					   NULL };
-static const char *const route_names[] = { "least", "rr", NULL };
-
-/* The defaults: vLLM's (16-token blocks, 0.9 of HBM, 4 GiB of swap,
-** recomputation); the TPOT target and the request lengths are
-** assumptions (docs/RESULTS.md, "[llm]"): lognormal fits (MLE of the log)
-** of the Azure LLM 2023 conversation trace, 19,366 requests. */
-const struct pol_param_def world_llm_keys[] = {
-	POL_PARAM_CHOICE("sched", struct llm_set, sched, sched_names, "vllm",
-			 "replica scheduler: vLLM, Sarathi-Serve's chunked "
-			 "prefill, Orca"),
-	POL_PARAM_INT("tp", struct llm_set, tp, 1, 64, "1",
-		      "tensor-parallel degree: GPUs of one node per replica"),
-	POL_PARAM_CHOICE("prec", struct llm_set, prec, prec_names, "fp16",
-			 "weights and KV-cache precision"),
-	POL_PARAM_INT("block", struct llm_set, block, 1, 1024, "16",
-		      "tokens per KV block"),
-	POL_PARAM_DOUBLE("gpu_memory_utilization", struct llm_set, util,
-			 0.01, 1, "0.9", "fraction of each GPU's (or MIG "
-			 "slice's) HBM a replica may hold"),
-	POL_PARAM_CHOICE("kv", struct llm_set, kv, kv_names, "reserve",
-			 "reserve: the whole KV pool from placement on; "
-			 "dynamic: the blocks in use, in free memory only; "
-			 "oversub: the blocks in use, past capacity (paged); "
-			 "unbounded: no KV limit, no KV memory (no paging)"),
-	POL_PARAM_CHOICE("preempt", struct llm_set, preempt, preempt_names,
-			 "recompute", "when blocks run out: recompute or "
-			 "swap blocks to host memory"),
-	POL_PARAM_DOUBLE("swap_gib", struct llm_set, swap_gib, 0, 1e6, "4",
-			 "host swap space per replica, GiB"),
-	POL_PARAM_INT("max_num_batched_tokens", struct llm_set, mbt, 0,
-		      1 << 24, "0", "token budget of an iteration; 0: the "
-		      "scheduler's default"),
-	POL_PARAM_DOUBLE("slo_ttft_ms", struct llm_set, slo_ttft_ms, 0, 1e9,
-			 "0", "time-to-first-token target, ms; 0: the "
-			 "trace's slo_ms"),
-	POL_PARAM_DOUBLE("slo_tpot_ms", struct llm_set, slo_tpot_ms, 0.001,
-			 1e9, "100", "time-per-output-token target, ms"),
-	POL_PARAM_CHOICE("long", struct llm_set, lmode, long_names, "error",
-			 "a request over the context window: an error, "
-			 "skipped, or its prompt truncated"),
-	POL_PARAM_STRING("prompt_tokens", struct llm_set, prompt,
-			 "lognormal:761:0.985", "prompt lengths when the "
-			 "arrivals carry none (traces/lengths.h)"),
-	POL_PARAM_STRING("output_tokens", struct llm_set, output,
-			 "lognormal:151:0.859", "output lengths when the "
-			 "arrivals carry none"),
-	POL_PARAM_CHOICE("route", struct llm_set, route, route_names, "least",
-			 "routing without a policy on_request: fewest "
-			 "requests queued and running, or round robin"),
-	POL_PARAM_END
-};
-
-static const struct pol_ops set_ops = {
-	.iVersion = POL_IFACE_VERSION,
-	.zName = "llm",
-	.aParam = world_llm_keys,
-};
-
-static int known_key(const char *k)
-{
-	const struct pol_param_def *d;
-
-	for (d = world_llm_keys; d->zKey != NULL; d++)
-		if (strcmp(d->zKey, k) == 0)
-			return 1;
-	return 0;
-}
-
-/* The setting name of key "KEY" or "ID.KEY" (after the last dot). */
-static const char *key_of(const char *key)
-{
-	const char *dot = strrchr(key, '.');
-
-	return dot != NULL ? dot + 1 : key;
-}
-
-int world_llm_check(const struct pol_params *p, struct sim_err *err)
-{
-	size_t i;
-
-	for (i = 0; p != NULL && i < p->n; i++) {
-		const struct pol_param *q = &p->v[i];
-		const char *k = key_of(q->key);
-		struct pol_param one = { k, q->value, q->origin };
-		struct pol_params pp = { 1, &one };
-		struct llm_set s;
-		struct trace_len_dist d;
-		struct sim_err e;
-		int rc;
-
-		if (!known_key(k)) {
-			char list[512] = "";
-			const struct pol_param_def *x;
-			size_t len = 0;
-			for (x = world_llm_keys; x->zKey != NULL; x++)
-				len += (size_t)snprintf(list + len, len <
-					sizeof list ? sizeof list - len : 0,
-					"%s%s", len ? ", " : "", x->zKey);
-			return sim_err_set(err, SIM_EINVAL, "%s: unknown LLM "
-					   "setting '%s' (known: %s)",
-					   q->origin ? q->origin : "--llm",
-					   q->key, list);
-		}
-		if (k == q->key + 1 || (k != q->key && k[0] == '\0'))
-			return sim_err_set(err, SIM_EINVAL, "%s: LLM setting "
-					   "'%s': expected KEY or ID.KEY",
-					   q->origin ? q->origin : "--llm",
-					   q->key);
-		if ((rc = pol_params_fill(&set_ops, &pp, &s, err)) != 0)
-			return rc;
-		sim_err_clear(&e);
-		if ((strcmp(k, "prompt_tokens") == 0 ||
-		     strcmp(k, "output_tokens") == 0) &&
-		    trace_len_parse(q->value, &d, &e) != 0)
-			return sim_err_set(err, SIM_EINVAL, "%s: LLM setting %s: "
-					   "%s", q->origin ? q->origin : "--llm",
-					   q->key, e.msg);
-	}
-	return 0;
-}
-
-/* ---- state ----------------------------------------------------------------- */
-
-/* One request, from its arrival until its last token (or refusal). */
-struct lreq {
-	struct llm_req r;             /* r.owner: its service */
-	sim_time arrival, first, last;
-	int ntok;
-	struct lreq *next;            /* backlog, free list */
-};
-
-#define LREQ_SLAB 1024
-
-struct lslab {
-	struct lslab *next;
-	struct lreq req[LREQ_SLAB];
-};
-
-struct llm_rep {
-	struct llm_engine e;
-	int inited;
-	int *tix;                     /* its tenants' indices in job->tenants */
-	const struct llm_model *m;
-	uint64_t base_bytes, block_bytes;   /* per GPU */
-	int64_t max_blocks;           /* the pool's bound */
-	int64_t held;                 /* blocks the tenants hold now */
-	int busy, pending;            /* an iteration in flight; its units
-					 not yet done */
-	sim_time t_iter;              /* when it began */
-	double util;                  /* KV blocks in use / max_blocks */
-	struct sim_twacc kv;
-	double busy_ns;               /* in iterations, this window */
-};
-
-/* The measurement window a policy reads (pol_llm_window). */
-struct llm_win {
-	sim_time t0;
-	uint64_t arrivals, completed, tokens, ttft_miss, tpot_miss,
-		 iterations, preemptions;
-	struct sim_sample ttft, tpot, itl;
-};
-
-#define LLM_DEVS 4
-/* Exact end-to-end latencies kept per service for its result row before
-** the histogram takes over (as service.c's SVC_LAT_EXACT). */
-#define SVC_E2E_EXACT 1024
-
-struct llm_svc {
-	int j;
-	struct llm_world *lw;
-	struct llm_set set;
-	struct trace_len_dist dprompt, doutput;
-	struct llm_sched_cfg sched;
-	double slo_ttft_ms, slo_tpot_ms;
-	struct trace_arrivals *arr;
-	struct sim_rng rng, lrng;
-	struct trace_req next;        /* the request read ahead */
-	uint64_t req_ev;
-	int arrivals_done;
-	sim_time end_ns;
-	/* per device of the cluster: the replica's model */
-	const struct dev_profile *mdev[LLM_DEVS];
-	struct llm_model model[LLM_DEVS];
-	int mok[LLM_DEVS];            /* 1 fits with its KV cache, 0 not */
-	struct llm_mem mem[LLM_DEVS];
-	int nmodels;
-	struct lreq *bl_head, *bl_tail;
-	long nbacklog;
-	struct llm_rep *rep;
-	int *tix;                     /* the replicas' tenant indices */
-	int *rep_ix;                  /* per tenant index: its replica */
-	int nrep, rr;
-	long inflight;                /* submitted, not done */
-	struct llm_win win;
-	/* the whole run, for the service's result row (llm_job_result) */
-	uint64_t n_req, n_done, n_ok;
-	struct sim_sample e2e;
-};
-
-/* A downsampled series of the KV-cache use over time (mean over placed
-** replicas): at most SERIES_CAP points, every other dropped and the step
-** doubled when full, as the world's utilisation series. */
-#define SERIES_CAP 512
-
-struct llm_kv {
-	char *key, *value, *origin;
-};
-
-struct llm_world {
-	struct llm_kv *pv;            /* the settings, copied */
-	size_t npv;
-	struct llm_svc **svc;         /* by job index; NULL: not an LLM job */
-	int capsvc;
-	struct lslab *slabs;
-	struct lreq *free;
-	/* run metrics */
-	struct sim_sample ttft, tpot, itl, e2e;
-	uint64_t total, completed, rejected, skipped, truncated, tokens;
-	uint64_t ok_ttft, ok_tpot, ok_both;
-	double swapped_bytes;
-	sim_time t_first, t_last;
-	int have_first;
-	double kv_mean_sum;           /* per-replica time-weighted means */
-	int kv_nrep;
-	double kv_peak;
-	double util_sum;              /* current, over placed replicas */
-	int nlive;
-	sim_time s_dt, s_next;
-	int s_n;
-	double s_t[SERIES_CAP], s_v[SERIES_CAP];
-};
+#include "sim/world/world_llm_int.h"
 
 static const struct world_kind llm_kind;
 
@@ -309,7 +59,7 @@ static struct llm_world *lw_of(const struct world *w)
 	return world__kind_own(w, &llm_kind);
 }
 
-static struct llm_svc *svc_of(const struct world *w, int j)
+struct llm_svc *llm__svc(const struct world *w, int j)
 {
 	const struct llm_world *lw = lw_of(w);
 
@@ -344,63 +94,10 @@ static void lreq_free(struct llm_world *lw, struct lreq *q)
 	lw->free = q;
 }
 
-/* The service's settings: every KEY, then its own ID.KEY (the last
-** given wins), into sv->set; the length distributions parsed.  0, or the
-** run fails naming the setting's origin. */
-static int svc_settings(struct world *w, struct llm_svc *sv,
-			const struct world_job *job)
-{
-	struct llm_world *lw = sv->lw;
-	struct pol_param *pv = NULL;
-	struct pol_params pp = { 0, NULL };
-	struct sim_err e;
-	size_t i, n = 0, idlen = strlen(job->tj.id);
-	int rc;
-
-	if (lw->npv > 0 && (pv = calloc(lw->npv, sizeof *pv)) == NULL)
-		return sim_fail(&w->sim, SIM_ENOMEM, "out of memory");
-	for (i = 0; i < lw->npv; i++)
-		if (strchr(lw->pv[i].key, '.') == NULL) {
-			pv[n].key = lw->pv[i].key;
-			pv[n].value = lw->pv[i].value;
-			pv[n++].origin = lw->pv[i].origin;
-		}
-	for (i = 0; i < lw->npv; i++) {
-		const char *k = lw->pv[i].key, *dot = strrchr(k, '.');
-		if (dot != NULL && (size_t)(dot - k) == idlen &&
-		    strncmp(k, job->tj.id, idlen) == 0) {
-			pv[n].key = dot + 1;
-			pv[n].value = lw->pv[i].value;
-			pv[n++].origin = lw->pv[i].origin;
-		}
-	}
-	pp.n = n;
-	pp.v = pv;
-	sim_err_clear(&e);
-	rc = pol_params_fill(&set_ops, &pp, &sv->set, &e);
-	if (rc == 0 && (rc = trace_len_parse(sv->set.prompt, &sv->dprompt,
-					     &e)) != 0)
-		sim_err_set(&e, rc, "%s: LLM setting prompt_tokens: %.200s",
-			    pol_param_origin(&pp, "prompt_tokens") ?
-			    pol_param_origin(&pp, "prompt_tokens") : "default",
-			    e.msg);
-	if (rc == 0 && (rc = trace_len_parse(sv->set.output, &sv->doutput,
-					     &e)) != 0)
-		sim_err_set(&e, rc, "%s: LLM setting output_tokens: %.200s",
-			    pol_param_origin(&pp, "output_tokens") ?
-			    pol_param_origin(&pp, "output_tokens") : "default",
-			    e.msg);
-	free(pv);
-	sv->set.prompt = sv->set.output = NULL;
-	if (rc != 0)
-		return sim_fail(&w->sim, rc, "%s", e.msg);
-	return 0;
-}
-
 /* The replica's model on device d (made on first use), or NULL when
 ** more than LLM_DEVS device kinds were asked (the run fails) or the model
 ** cannot run there at all (*fits 0, with the reason in e). */
-static struct llm_model *model_on(struct llm_svc *sv, const struct world_job *job,
+struct llm_model *llm__model_on(struct llm_svc *sv, const struct world_job *job,
 				  const struct dev_profile *d, int *k_out,
 				  struct sim_err *e)
 {
@@ -445,7 +142,7 @@ static uint64_t llm_job_mem(const struct world *w, void *state,
 	int k;
 
 	(void)w;
-	if (sv == NULL || model_on(sv, job, d, &k, &e) == NULL || !sv->mok[k])
+	if (sv == NULL || llm__model_on(sv, job, d, &k, &e) == NULL || !sv->mok[k])
 		return 2 * d->hbm_bytes;
 	m = &sv->mem[k];
 	blocks = (sv->sched.max_model_len + sv->set.block - 1) / sv->set.block;
@@ -457,7 +154,7 @@ static uint64_t llm_job_mem(const struct world *w, void *state,
 /* ---- requests in ----------------------------------------------------------- */
 
 static int on_request(struct sim *s, void *ctx, uint64_t arg);
-static int check_later(struct world *w, int j);
+int llm__check_later(struct world *w, int j);
 
 /* Reads the service's next request into sv->next and schedules it, or
 ** marks its arrivals over.  Sizes come from the file or are drawn; one
@@ -480,7 +177,7 @@ static int read_next(struct world *w, struct llm_svc *sv)
 			sv->req_ev = 0;
 			sv->arrivals_done = 1;
 			world__job_open(w, job, 0);
-			return check_later(w, sv->j);
+			return llm__check_later(w, sv->j);
 		}
 		drawn = q->prompt_tokens == 0;
 		if (drawn) {
@@ -543,7 +240,7 @@ static int pick(struct llm_svc *sv)
 
 /* Submits q to a replica (policy route or default) and starts it if idle;
 ** a request its engine refuses (more blocks than the pool) is counted. */
-static int route(struct world *w, struct llm_svc *sv, struct lreq *q)
+int llm__route(struct world *w, struct llm_svc *sv, struct lreq *q)
 {
 	struct llm_world *lw = sv->lw;
 	struct llm_rep *rp;
@@ -575,7 +272,7 @@ static int route(struct world *w, struct llm_svc *sv, struct lreq *q)
 	if (llm_engine_submit(&rp->e, &q->r, &e) != 0) {
 		lw->rejected++;
 		lreq_free(lw, q);
-		return check_later(w, sv->j);
+		return llm__check_later(w, sv->j);
 	}
 	sv->inflight++;
 	return rp->busy ? 0 : start(w, sv, r);
@@ -584,7 +281,7 @@ static int route(struct world *w, struct llm_svc *sv, struct lreq *q)
 static int on_request(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
-	struct llm_svc *sv = svc_of(w, (int)arg);
+	struct llm_svc *sv = llm__svc(w, (int)arg);
 	struct llm_world *lw = sv->lw;
 	struct lreq *q;
 	int rc;
@@ -605,7 +302,7 @@ static int on_request(struct sim *s, void *ctx, uint64_t arg)
 		lw->t_first = w->sim.now;
 		lw->have_first = 1;
 	}
-	if ((rc = route(w, sv, q)) != 0)
+	if ((rc = llm__route(w, sv, q)) != 0)
 		return rc;
 	return read_next(w, sv);
 }
@@ -708,7 +405,7 @@ static void set_util(struct world *w, struct llm_svc *sv, struct llm_rep *rp)
 }
 
 /* The domain of tenant t on GPU g: its MIG slice, or the whole GPU. */
-static void domain(const struct gpu *g, const struct gpu_tenant *t,
+void llm__domain(const struct gpu *g, const struct gpu_tenant *t,
 		   uint64_t *cap, uint64_t *free_b)
 {
 	*cap = t->slice >= 0 ? g->slices[t->slice].hbm_bytes :
@@ -728,7 +425,7 @@ static void cap_pool(struct world *w, struct world_job *job,
 		int i = rp->tix[k];
 		uint64_t c, f;
 		int64_t b;
-		domain(&w->gpus[job->gpu_ids[i]], &job->tenants[i], &c, &f);
+		llm__domain(&w->gpus[job->gpu_ids[i]], &job->tenants[i], &c, &f);
 		b = rp->held + (int64_t)(f / rp->block_bytes);
 		if (b < cap)
 			cap = b;
@@ -837,7 +534,7 @@ static int drained(const struct llm_svc *sv)
 static int on_check(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
-	struct llm_svc *sv = svc_of(w, (int)arg);
+	struct llm_svc *sv = llm__svc(w, (int)arg);
 
 	(void)s;
 	if (world__job(w, (int)arg)->state == JOB_RUNNING && drained(sv))
@@ -847,9 +544,9 @@ static int on_check(struct sim *s, void *ctx, uint64_t arg)
 
 /* Ends the service at this instant if it has nothing left to do; through
 ** an event, so that no hook runs inside another. */
-static int check_later(struct world *w, int j)
+int llm__check_later(struct world *w, int j)
 {
-	const struct llm_svc *sv = svc_of(w, j);
+	const struct llm_svc *sv = llm__svc(w, j);
 
 	if (sv->nrep == 0 || !drained(sv))
 		return 0;
@@ -862,7 +559,7 @@ static int check_later(struct world *w, int j)
 static int llm_unit_done(struct world *w, void *state, struct gpu_tenant *t)
 {
 	struct world_job *job = world__job(w, t->id);
-	struct llm_svc *sv = svc_of(w, t->id);
+	struct llm_svc *sv = llm__svc(w, t->id);
 	int i = (int)(t - job->tenants), r = sv->rep_ix[i], rc;
 	struct llm_rep *rp = &sv->rep[r];
 	struct tok_ctx c;
@@ -886,190 +583,6 @@ static int llm_unit_done(struct world *w, void *state, struct gpu_tenant *t)
 	if ((rc = start(w, sv, r)) != 0)
 		return rc;
 	return drained(sv) ? world__job_done(w, sv->j) : 0;
-}
-
-/* ---- placement --------------------------------------------------------------- */
-
-/* Groups a placement's n GPUs into replicas of tp GPUs of one node, in
-** the order of their first GPU: tix[r * tp + k] is the k-th GPU index (in
-** gpus) of replica r.  0, or SIM_ENOSPC naming what did not group. */
-static int group(const struct world *w, const int *gpus, int n, int tp,
-		 int *tix, const char *id, struct sim_err *err)
-{
-	unsigned char *used = calloc((size_t)n, 1);
-	int i, k, m = 0, cnt;
-
-	if (used == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		if (used[i])
-			continue;
-		used[i] = 1;
-		tix[m++] = i;
-		for (cnt = 1, k = i + 1; k < n && cnt < tp; k++)
-			if (!used[k] && w->gpus[gpus[k]].node ==
-			    w->gpus[gpus[i]].node) {
-				used[k] = 1;
-				tix[m++] = k;
-				cnt++;
-			}
-		if (cnt < tp) {
-			free(used);
-			return sim_err_set(err, SIM_ENOSPC, "place: llm service "
-					   "%s needs its GPUs in groups of %d "
-					   "on one node (tensor parallelism); "
-					   "GPU %d's node %d has only %d of "
-					   "them", id, tp, gpus[i],
-					   w->gpus[gpus[i]].node, cnt);
-		}
-	}
-	free(used);
-	return 0;
-}
-
-/* xPlace: an LLM service's GPUs must form tensor-parallel groups. */
-static int llm_place(struct world *w, void *state, struct world_job *job,
-		     const int *gpus, int n, const struct world_place_opts *o,
-		     struct sim_err *err)
-{
-	struct llm_svc *sv;
-	int *tix, rc, g;
-
-	(void)state;
-	(void)o;
-	if (job->tj.kind != TRACE_LLM || n != job->tj.gpus || n < 1)
-		return WORLD_PASS;
-	sv = svc_of(w, job->idx);
-	for (g = 0; g < n; g++)
-		if (gpus[g] < 0 || gpus[g] >= w->ngpus)
-			return WORLD_PASS;    /* the core names it */
-	if (sv == NULL || sv->set.tp == 1)
-		return WORLD_PASS;
-	if ((tix = malloc((size_t)n * sizeof *tix)) == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	rc = group(w, gpus, n, sv->set.tp, tix, job->tj.id, err);
-	free(tix);
-	return rc != 0 ? rc : WORLD_PASS;
-}
-
-/* Sizes replica rp's pool on its GPUs and sets its tenants' memory. */
-static int size_replica(struct world *w, struct world_job *job,
-			struct llm_svc *sv, struct llm_rep *rp)
-{
-	const struct dev_profile *d = w->gpus[job->gpu_ids[rp->tix[0]]].dev;
-	struct llm_model *m;
-	struct llm_mem *mem;
-	struct sim_err e;
-	int64_t blocks, host;
-	int k, dk, rc;
-
-	m = model_on(sv, job, d, &dk, &e);
-	if (m == NULL || !sv->mok[dk])
-		return sim_fail(&w->sim, SIM_ENOSPC, "%s:%ld: model: llm service "
-				"%s placed on %s: %s", w->trace_path,
-				job->tj.line, job->tj.id, d->name, e.msg);
-	mem = &sv->mem[dk];
-	rp->m = m;
-	rp->base_bytes = mem->total_bytes - mem->kv_bytes;
-	rp->block_bytes = mem->block_bytes;
-	/* vLLM's pool (llm_memory) on a whole GPU with util x HBM free;
-	** less on a MIG slice or where co-tenants hold the memory */
-	blocks = mem->blocks;
-	for (k = 0; k < sv->set.tp; k++) {
-		int i = rp->tix[k];
-		const struct gpu *g = &w->gpus[job->gpu_ids[i]];
-		const struct gpu_tenant *t = &job->tenants[i];
-		uint64_t cap, f;
-		double full, lim, b;
-		int64_t had;
-		domain(g, t, &cap, &f);
-		full = lim = sv->set.util * (double)cap;
-		if (sv->set.kv != KV_OVERSUB && (double)(f + t->mem_bytes) < lim)
-			lim = (double)(f + t->mem_bytes);
-		if (t->slice >= 0 || lim < full) {
-			b = floor((lim - (double)rp->base_bytes) /
-				  (double)rp->block_bytes);
-			if (b < (double)blocks)
-				blocks = b < 0 ? 0 : (int64_t)b;
-		}
-		/* never less than the attach holds already */
-		had = t->mem_bytes > rp->base_bytes ?
-			(int64_t)((t->mem_bytes - rp->base_bytes) /
-				  rp->block_bytes) : 0;
-		if (blocks < had)
-			blocks = had;
-	}
-	if (blocks < 1)
-		return sim_fail(&w->sim, SIM_ENOSPC, "%s:%ld: model: llm service "
-				"%s: no KV block fits on GPU %d", w->trace_path,
-				job->tj.line, job->tj.id,
-				job->gpu_ids[rp->tix[0]]);
-	if (sv->set.kv == KV_UNBOUNDED)  /* llm serve --no-paging */
-		blocks = INT64_C(1) << 40;
-	rp->max_blocks = blocks;
-	host = sv->set.preempt == LLM_PREEMPT_SWAP &&
-	       sv->set.kv != KV_UNBOUNDED ?
-		(int64_t)floor(sv->set.swap_gib * 1073741824.0 /
-			       (double)mem->block_bytes) : 0;
-	sim_err_clear(&e);
-	if ((rc = llm_engine_init(&rp->e, &sv->sched, blocks, sv->set.block,
-				  host, &e)) != 0)
-		return sim_fail(&w->sim, rc, "llm service %s: %s", job->tj.id,
-				e.msg);
-	rp->inited = 1;
-	rp->held = sv->set.kv == KV_RESERVE ? blocks : 0;
-	if (sv->set.kv == KV_UNBOUNDED)
-		rp->held = 0;
-	for (k = 0; k < sv->set.tp; k++) {
-		int i = rp->tix[k];
-		sim_err_clear(&e);
-		rc = gpu_resize(&w->gpus[job->gpu_ids[i]], &job->tenants[i],
-				rp->base_bytes + (uint64_t)rp->held *
-				rp->block_bytes, w->sim.now,
-				sv->set.kv == KV_OVERSUB, &e);
-		if (rc != 0)
-			return sim_fail(&w->sim, rc, "llm service %s: %s",
-					job->tj.id, e.msg);
-	}
-	sim_twacc_init(&rp->kv, w->sim.now, 0);
-	sv->lw->nlive++;
-	return 0;
-}
-
-/* xPlaced: the replicas, their pools, the backlog routed. */
-static int llm_placed(struct world *w, void *state, struct world_job *job)
-{
-	struct llm_svc *sv = svc_of(w, job->idx);
-	int *tix, r, rc, tp = sv->set.tp, n = job->nplaced;
-	struct sim_err e;
-
-	(void)state;
-	sv->rep = calloc((size_t)(n / tp), sizeof *sv->rep);
-	sv->tix = tix = malloc((size_t)n * sizeof *tix);
-	sv->rep_ix = malloc((size_t)n * sizeof *sv->rep_ix);
-	if (sv->rep == NULL || tix == NULL || sv->rep_ix == NULL)
-		return sim_fail(&w->sim, SIM_ENOMEM, "out of memory");
-	sim_err_clear(&e);
-	if ((rc = group(w, job->gpu_ids, n, tp, tix, job->tj.id, &e)) != 0)
-		return sim_fail(&w->sim, rc, "%s", e.msg);
-	sv->nrep = n / tp;
-	for (r = 0; r < n; r++)
-		sv->rep_ix[tix[r]] = r / tp;
-	for (r = 0; r < sv->nrep; r++) {
-		sv->rep[r].tix = &tix[r * tp];
-		if ((rc = size_replica(w, job, sv, &sv->rep[r])) != 0)
-			return rc;
-	}
-	while (sv->bl_head != NULL) {
-		struct lreq *q = sv->bl_head;
-		sv->bl_head = q->next;
-		if (sv->bl_head == NULL)
-			sv->bl_tail = NULL;
-		sv->nbacklog--;
-		if ((rc = route(w, sv, q)) != 0)
-			return rc;
-	}
-	return check_later(w, job->idx);
 }
 
 /* ---- arrival, failure, close ----------------------------------------------- */
@@ -1106,7 +619,7 @@ static int check_fits(struct world *w, struct llm_svc *sv,
 			maxg = cg->gpus_per_node;
 		if (cg->gpus_per_node < sv->set.tp)
 			continue;
-		if (model_on(sv, job, cg->dev, &k, &e) == NULL)
+		if (llm__model_on(sv, job, cg->dev, &k, &e) == NULL)
 			continue;
 		if (sv->mok[k])
 			return 0;
@@ -1161,7 +674,7 @@ static int llm_arrive(struct world *w, void *state, struct world_job *job)
 	sim_sample_init(&sv->win.itl, 0);
 	sim_sample_init(&sv->e2e, SVC_E2E_EXACT);
 	sv->win.t0 = w->sim.now;
-	if ((rc = svc_settings(w, sv, job)) != 0)
+	if ((rc = llm__settings(w, sv, job)) != 0)
 		return rc;
 	llm_sched_cfg_default(&sv->sched, (enum llm_sched_kind)sv->set.sched,
 			      a->max_ctx);
@@ -1202,7 +715,7 @@ static int llm_arrive(struct world *w, void *state, struct world_job *job)
 /* Drops the requests a failed or unplaced service still holds. */
 static void arrivals_end(struct world *w, struct world_job *job)
 {
-	struct llm_svc *sv = svc_of(w, job->idx);
+	struct llm_svc *sv = llm__svc(w, job->idx);
 
 	if (sv == NULL || sv->arrivals_done)
 		return;
@@ -1226,230 +739,11 @@ static int llm_close(struct world *w, void *state, struct world_job *job)
 	(void)state;
 	arrivals_end(w, job);
 	if (job->state == JOB_RUNNING)
-		return check_later(w, job->idx);
+		return llm__check_later(w, job->idx);
 	return 0;
 }
 
-/* ---- the window, results, teardown ------------------------------------------ */
-
-static double q_or_nan(struct sim_sample *s, double q)
-{
-	return s->n ? sim_sample_quantile(s, q) : (double)NAN;
-}
-
-int world_llm_window(struct world *w, int j, struct pol_llm_window *out,
-		     struct sim_err *err)
-{
-	struct llm_svc *sv;
-	struct llm_win *wn;
-	int r;
-
-	if (j < 0 || j >= w->njobs || (sv = svc_of(w, j)) == NULL)
-		return sim_err_set(err, SIM_EINVAL, "llm_window: job %d is not "
-				   "an LLM service", j);
-	wn = &sv->win;
-	memset(out, 0, sizeof *out);
-	out->t0_ns = wn->t0;
-	out->len_ns = w->sim.now - wn->t0;
-	out->arrivals = wn->arrivals;
-	out->completed = wn->completed;
-	out->tokens = wn->tokens;
-	out->ttft_miss = wn->ttft_miss;
-	out->tpot_miss = wn->tpot_miss;
-	out->ttft_p99_ms = q_or_nan(&wn->ttft, 0.99);
-	out->tpot_mean_ms = wn->tpot.n ? wn->tpot.mean : (double)NAN;
-	out->tpot_p99_ms = q_or_nan(&wn->tpot, 0.99);
-	out->itl_mean_ms = wn->itl.n ? wn->itl.mean : (double)NAN;
-	out->itl_p99_ms = q_or_nan(&wn->itl, 0.99);
-	out->iterations = wn->iterations;
-	out->preemptions = wn->preemptions;
-	out->replicas = sv->nrep;
-	out->tp = sv->set.tp;
-	out->slo_ttft_ms = sv->slo_ttft_ms;
-	out->slo_tpot_ms = sv->slo_tpot_ms;
-	out->queued = (uint64_t)sv->nbacklog;
-	for (r = 0; r < sv->nrep; r++) {
-		const struct llm_rep *rp = &sv->rep[r];
-		double b = rp->busy_ns;
-		if (rp->busy)     /* busy_ns is offset at a reset */
-			b += (double)(w->sim.now - rp->t_iter);
-		out->busy_frac += b;
-		out->kv_util += rp->util / sv->nrep;
-		out->queued += (uint64_t)llm_engine_queued(&rp->e);
-	}
-	if (sv->nrep > 0 && out->len_ns > 0)
-		out->busy_frac /= (double)out->len_ns * sv->nrep;
-	return 0;
-}
-
-int world_llm_window_reset(struct world *w, int j, struct sim_err *err)
-{
-	struct llm_svc *sv;
-	struct llm_win *wn;
-	int r;
-
-	if (j < 0 || j >= w->njobs || (sv = svc_of(w, j)) == NULL)
-		return sim_err_set(err, SIM_EINVAL, "llm_window_reset: job %d "
-				   "is not an LLM service", j);
-	wn = &sv->win;
-	sim_sample_fini(&wn->ttft);
-	sim_sample_fini(&wn->tpot);
-	sim_sample_fini(&wn->itl);
-	memset(wn, 0, sizeof *wn);
-	sim_sample_init(&wn->ttft, 0);
-	sim_sample_init(&wn->tpot, 0);
-	sim_sample_init(&wn->itl, 0);
-	wn->t0 = w->sim.now;
-	for (r = 0; r < sv->nrep; r++) {
-		sv->rep[r].busy_ns = 0;
-		if (sv->rep[r].busy)      /* count from now on */
-			sv->rep[r].busy_ns = -(double)(w->sim.now -
-						       sv->rep[r].t_iter);
-	}
-	return 0;
-}
-
-/* A histogram of s: 80 log-spaced bins between its min and max. */
-static int add_hist(struct sim_sample *s, const char *name,
-		    struct run_result *res)
-{
-	enum { NB = 80 };
-	double lo, hi, r;
-	uint64_t counts[NB];
-	size_t k;
-	int b, rc;
-
-	if (s->n == 0)
-		return 0;
-	lo = s->min > 1e-6 ? s->min : 1e-6;
-	hi = s->max > lo ? s->max : lo * 1.0001;
-	r = log(hi / lo) / NB;
-	memset(counts, 0, sizeof counts);
-#define BIN(x) ((x) <= lo ? 0 : (int)fmin(NB - 1, floor(log((x) / lo) / r)))
-	if (!sim_sample_is_hist(s)) {
-		for (k = 0; k < s->nvals; k++)
-			counts[BIN(s->vals[k])]++;
-	} else {
-		double g = (1.0 + SIM_HIST_REL_ERR) / (1.0 - SIM_HIST_REL_ERR);
-		counts[0] += s->nzero;
-		for (k = 0; k < s->nhist; k++) {
-			double x = 2.0 * pow(g, (double)(s->hmin + (int64_t)k)) /
-				(g + 1.0);
-			counts[BIN(x)] += s->hist[k];
-		}
-	}
-#undef BIN
-	for (b = 0; b < NB; b++) {
-		struct res_hist_bin bin;
-		memset(&bin, 0, sizeof bin);
-		snprintf(bin.name, sizeof bin.name, "%s", name);
-		bin.lo = lo * exp(r * b);
-		bin.hi = lo * exp(r * (b + 1));
-		bin.count = counts[b];
-		if ((rc = run_result_add_hist(res, &bin)) != 0)
-			return rc;
-	}
-	return 0;
-}
-
-static int llm_results(struct world *w, void *state, struct run_result *res)
-{
-	struct llm_world *lw = state;
-	unsigned long long unserved = 0;
-	double kv_mean = 0;
-	uint64_t iters = 0, pre = 0, rec = 0, swo = 0;
-	int j, r, rc = 0, nrep = 0, k;
-
-	for (j = 0; j < lw->capsvc && j < w->njobs; j++) {
-		struct llm_svc *sv = lw->svc[j];
-		if (sv == NULL)
-			continue;
-		unserved += (unsigned long long)(sv->nbacklog + sv->inflight);
-		for (r = 0; r < sv->nrep; r++) {
-			const struct llm_engine *e = &sv->rep[r].e;
-			sim_time end = lw->t_last > sv->rep[r].kv.t0 ?
-				lw->t_last : w->sim.now;
-			if (!sv->rep[r].inited)
-				continue;
-			kv_mean += sim_twacc_mean(&sv->rep[r].kv, end);
-			nrep++;
-			iters += e->iterations;
-			pre += e->preemptions;
-			rec += e->recomputes;
-			swo += e->swap_outs;
-		}
-	}
-	if (lw->total == 0)
-		return 0;     /* no LLM service: no LLM metrics */
-#define SET(name, v) if (rc == 0) rc = run_result_set(res, name, (v))
-#define QS(pre, s) \
-	SET(pre "_mean_ms", lw->s.n ? lw->s.mean : (double)NAN); \
-	SET(pre "_p50_ms", world__res_quant(&lw->s, 0.50)); \
-	SET(pre "_p95_ms", world__res_quant(&lw->s, 0.95)); \
-	SET(pre "_p99_ms", world__res_quant(&lw->s, 0.99))
-	SET("llm_requests_total", (double)lw->total);
-	SET("llm_requests_completed", (double)lw->completed);
-	SET("llm_requests_rejected", (double)lw->rejected);
-	SET("llm_requests_unserved", (double)unserved);
-	SET("llm_requests_skipped", (double)lw->skipped);
-	SET("llm_requests_truncated", (double)lw->truncated);
-	QS("llm_ttft", ttft);
-	QS("llm_tpot", tpot);
-	QS("llm_itl", itl);
-	QS("llm_e2e", e2e);
-	SET("llm_slo_ttft", (double)lw->ok_ttft / (double)lw->total);
-	SET("llm_slo_tpot", (double)lw->ok_tpot / (double)lw->total);
-	SET("llm_slo_both", (double)lw->ok_both / (double)lw->total);
-	SET("llm_tokens_out", (double)lw->tokens);
-	SET("llm_out_tok_per_s", lw->t_last > lw->t_first ?
-	    (double)lw->tokens / sim_time_to_s(lw->t_last - lw->t_first) :
-	    (double)NAN);
-	SET("llm_kv_util_mean", nrep ? kv_mean / nrep : (double)NAN);
-	SET("llm_kv_util_peak", lw->kv_peak);
-	SET("llm_iterations", (double)iters);
-	SET("llm_preemptions", (double)pre);
-	SET("llm_recomputes", (double)rec);
-	SET("llm_swap_outs", (double)swo);
-	SET("llm_swapped_bytes", lw->swapped_bytes);
-#undef QS
-#undef SET
-	if (rc == 0)
-		rc = add_hist(&lw->ttft, "llm_ttft_ms", res);
-	if (rc == 0)
-		rc = add_hist(&lw->tpot, "llm_tpot_ms", res);
-	for (k = 0; rc == 0 && k < lw->s_n; k++) {
-		struct res_point p;
-		memset(&p, 0, sizeof p);
-		snprintf(p.name, sizeof p.name, "llm_kv_util");
-		p.t_s = lw->s_t[k];
-		p.value = lw->s_v[k];
-		rc = run_result_add_point(res, &p);
-	}
-	return rc;
-}
-
-/* xJobResult: the service's row (docs/RESULTS.md, "services"): requests
-** that arrived, completed, met both SLOs; the TTFT SLO; the end-to-end
-** latency of the completed ones. */
-static void llm_job_result(struct world *w, void *state,
-			   const struct world_job *job, struct res_job *r)
-{
-	struct llm_svc *sv = svc_of(w, job->idx);
-	struct sim_sample *s;
-
-	(void)state;
-	if (sv == NULL)
-		return;
-	s = &sv->e2e;
-	r->req_total = sv->n_req;
-	r->req_served = sv->n_done;
-	r->req_slo_ok = sv->n_ok;
-	r->slo_ms = sv->slo_ttft_ms;
-	r->lat_mean_ms = s->n ? s->mean : (double)NAN;
-	r->lat_p50_ms = s->n ? sim_sample_quantile(s, 0.50) : (double)NAN;
-	r->lat_p95_ms = s->n ? sim_sample_quantile(s, 0.95) : (double)NAN;
-	r->lat_p99_ms = s->n ? sim_sample_quantile(s, 0.99) : (double)NAN;
-}
+/* ---- teardown, the kind ------------------------------------------------------ */
 
 static void svc_free(struct llm_svc *sv)
 {
@@ -1507,14 +801,14 @@ static const struct world_kind llm_kind = {
 	.zName = "llm",
 	.eJob = TRACE_LLM,
 	.xFini = llm_fini,
-	.xResults = llm_results,
+	.xResults = llm__results,
 	.xUnitDone = llm_unit_done,
 	.xArrive = llm_arrive,
-	.xPlaced = llm_placed,
+	.xPlaced = llm__placed,
 	.xFail = llm_fail,
 	.xClose = llm_close,
-	.xPlace = llm_place,
-	.xJobResult = llm_job_result,
+	.xPlace = llm__place,
+	.xJobResult = llm__job_result,
 	.xJobMem = llm_job_mem,
 };
 
@@ -1567,3 +861,4 @@ int world_llm_init(struct world *w, const struct world_config *cfg,
 		llm_fini(w, lw);
 	return rc;
 }
+
