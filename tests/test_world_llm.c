@@ -539,6 +539,47 @@ static void test_drawn_sizes(void)
 	tw_close(&t);
 }
 
+/* ---- the docs ----------------------------------------------------------------- */
+
+/* docs/RESULTS.md's [llm] table is the settings table: one row "| `key` |
+** type | range | default |" per key, as pol_param_range prints it, and
+** no other row. */
+static void test_docs_table(void)
+{
+	FILE *f = fopen("docs/RESULTS.md", "rb");
+	static char doc[1 << 20];
+	const struct pol_param_def *d;
+	const char *sec, *end, *line;
+	char row[512], range[256];
+	size_t n;
+	int rows = 0, defs = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	n = fread(doc, 1, sizeof doc - 1, f);
+	doc[n] = '\0';
+	fclose(f);
+	sec = strstr(doc, "\n### `[llm]`: the LLM services' settings\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+	end = strstr(sec + 1, "\n#");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+	for (d = world_llm_keys; d->zKey != NULL; d++, defs++) {
+		const char *hit;
+		pol_param_range(d, range, sizeof range);
+		snprintf(row, sizeof row, "\n| `%s` | %s | %s | %s |", d->zKey,
+			 pol_ptype_name(d->eType), range, d->zDefault);
+		hit = strstr(sec, row);
+		if (hit == NULL || hit > end)
+			fprintf(stderr, "\n  docs/RESULTS.md [llm]: no row '%s'\n",
+				row + 1);
+		CU_ASSERT(hit != NULL && hit < end);
+	}
+	for (line = sec; line != NULL && line < end;
+	     line = strchr(line + 1, '\n'))
+		if (strncmp(line, "\n| `", 4) == 0)
+			rows++;
+	CU_ASSERT_EQUAL(rows, defs);
+}
+
 /* ---- an experiment end to end ------------------------------------------- */
 
 static long q_long(const char *db, const char *sql)
@@ -645,6 +686,7 @@ TEST_REGISTER(world_llm)
 		{ "bad input, one line each", test_bad_input },
 		{ "drawn request sizes", test_drawn_sizes },
 		{ "an experiment: config, runner, store", test_experiment },
+		{ "docs/RESULTS.md's [llm] table is the code's", test_docs_table },
 		{ NULL, NULL }
 	};
 
