@@ -204,6 +204,7 @@ bench: $(BENCH_BINS) $(BIN)
 	sh tests/bench/run.sh $(BUILD)
 	sh tests/bench/replay.sh $(BUILD)
 	sh tests/bench/llm.sh $(BUILD)
+	sh tests/bench/sched.sh $(BUILD)
 
 callgrind: $(BENCH_BINS)
 	sh tests/bench/callgrind.sh $(BUILD)

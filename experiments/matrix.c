@@ -51,6 +51,18 @@ static int range_num(char *s, double *out)
 	return sim_num_double(s, NULL, -DBL_MAX, DBL_MAX, out, NULL);
 }
 
+/* 1 if s (blanks skipped) starts like a number: a range "a..b step s"
+** does, a relative path "../x" (swept traces) does not. */
+static int starts_number(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (isdigit((unsigned char)s[0]))
+		return 1;
+	return (s[0] == '-' || s[0] == '+' || s[0] == '.') &&
+		isdigit((unsigned char)s[1]);
+}
+
 /* Expands one "a..b step s" item into v; 0 or an error. */
 static int expand_range(const char *item, const char *where, char ***v,
 			size_t *n, size_t *cap, struct sim_err *err)
@@ -125,7 +137,7 @@ int exp_sweep_values(const char *text, const char *where, char ***out,
 			rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
 			goto fail;
 		}
-		if (strstr(item, "..") != NULL) {
+		if (strstr(item, "..") != NULL && starts_number(item)) {
 			rc = expand_range(item, where, &v, &n, &cap, err);
 			free(item);
 			if (rc)

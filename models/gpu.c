@@ -21,6 +21,8 @@
 **    left and never fires before the work is done.
 */
 #include "models/gpu.h"
+
+#include "models/interleave.h"
 #include "sim/stats.h"
 
 #include <assert.h>
@@ -29,7 +31,7 @@
 #include <string.h>
 
 static const char *const mode_names[] = {
-	"exclusive", "timeslice", "mps", "mig"
+	"exclusive", "timeslice", "mps", "mig", "interleave"
 };
 
 const char *gpu_mode_name(enum gpu_mode m)
@@ -300,6 +302,41 @@ static void recompute_mig(struct gpu *g, double *sm_busy)
 	}
 }
 
+/* Interleave (docs/MODEL.md, "Multi-resource interleaving"): the busy
+** tenants' round time T from their per-resource times, best order; each
+** runs at its solo iteration time / T.  Without the times for every busy
+** tenant, or with more than 4, the GPU time-slices as timeslice does. */
+static void recompute_interleave(struct gpu *g, double *sm_busy)
+{
+	struct il_job jobs[IL_MAX_JOBS];
+	struct gpu_tenant *t;
+	double tt, f;
+	int n = 0, ok = 1;
+
+	for (t = g->tenants; t != NULL; t = t->next_) {
+		if (!t->busy)
+			continue;
+		if (n == IL_MAX_JOBS || !t->prof.has_res ||
+		    !(t->prof.iter_ms > 0)) {
+			ok = 0;
+			break;
+		}
+		jobs[n].res[0] = t->prof.res_ms[0];
+		jobs[n].res[1] = t->prof.res_ms[1];
+		jobs[n].res[2] = t->prof.res_ms[2];
+		jobs[n].iter = t->prof.iter_ms;
+		n++;
+	}
+	tt = ok && n > 0 ? il_round(jobs, n, IL_BEST, NULL) : -1;
+	f = ts_factor(g->dev, g->nbusy);
+	for (t = g->tenants; t != NULL; t = t->next_)
+		if (t->busy) {
+			double s = tt > 0 ? t->prof.iter_ms / tt : f;
+			t->speed = s / (1.0 + paging(g, t));
+			*sm_busy += s * t->prof.sat;
+		}
+}
+
 /* Derives every busy tenant's speed from the mode; updates the statistics.
 ** Progress must be settled to now. */
 static void recompute(struct gpu *g, sim_time now)
@@ -326,6 +363,9 @@ static void recompute(struct gpu *g, sim_time now)
 		break;
 	case GPU_MODE_MIG:
 		recompute_mig(g, &sm_busy);
+		break;
+	case GPU_MODE_INTERLEAVE:
+		recompute_interleave(g, &sm_busy);
 		break;
 	}
 	for (t = g->tenants; t != NULL; t = t->next_) {

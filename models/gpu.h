@@ -37,10 +37,13 @@ enum gpu_mode {
 	GPU_MODE_EXCLUSIVE = 0,   /* one tenant; speed 1 */
 	GPU_MODE_TIMESLICE,       /* round-robin: (1/n) q / (q + c) */
 	GPU_MODE_MPS,             /* SM shares, water-filled; bandwidth shared */
-	GPU_MODE_MIG              /* fixed slices; timeslice inside a slice */
+	GPU_MODE_MIG,             /* fixed slices; timeslice inside a slice */
+	GPU_MODE_INTERLEAVE       /* Muri: up to 4 tenants take turns on CPU,
+				     GPU and network (models/interleave.h) */
 };
 
-/* "exclusive", "timeslice", "mps", "mig"; NULL for an unknown value. */
+/* "exclusive", "timeslice", "mps", "mig", "interleave"; NULL for an
+** unknown value. */
 const char *gpu_mode_name(enum gpu_mode m);
 /* Parses a mode name; 0 or SIM_EINVAL. */
 int gpu_mode_parse(const char *s, enum gpu_mode *out);
@@ -49,6 +52,12 @@ struct gpu_work_profile {
 	double alpha;             /* compute-bound fraction of solo time, 0..1 */
 	double sat;               /* SM fraction usable, (0, 1] */
 	double bw_frac;           /* HBM bandwidth demand / peak at full speed */
+	/* interleave mode: one iteration's time on the CPU / data stage, the
+	** GPU and the network, and its solo iteration time (ms); has_res 0:
+	** unknown (the GPU then time-slices) */
+	int has_res;
+	double res_ms[3];
+	double iter_ms;
 };
 
 struct gpu_tenant {

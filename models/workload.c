@@ -215,6 +215,9 @@ void wl_infer_profile(const struct zoo_model *m, const struct dev_profile *d,
 	out->alpha = p.tc_ns / (p.tc_ns + p.tm_ns);
 	out->sat = sat_of(p.flops, p.flops_half);
 	out->bw_frac = fmin(1.0, p.tm_ns / l_ns);
+	out->has_res = 0;
+	out->res_ms[0] = out->res_ms[1] = out->res_ms[2] = 0;
+	out->iter_ms = 0;
 }
 
 uint64_t wl_infer_memory(const struct zoo_model *m,
@@ -277,6 +280,9 @@ void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
 	out->alpha = p.tc_ns / (p.tc_ns + p.tm_ns);
 	out->sat = sat_of(p.flops, p.flops_half);
 	out->bw_frac = fmin(1.0, p.tm_ns / fmax(p.tc_ns, p.tm_ns));
+	out->has_res = 0;          /* the world adds a trace's res_*_ms */
+	out->res_ms[0] = out->res_ms[1] = out->res_ms[2] = 0;
+	out->iter_ms = 0;
 }
 
 uint64_t wl_allreduce_bytes(const struct zoo_model *m, enum wl_precision prec,

@@ -52,6 +52,12 @@ struct base {
 	uint64_t *gone_mem, *gone_slice;
 	int *victims;           /* scratch: srtf victims, longest first */
 	double *vrem;           /* scratch: their remaining times */
+	int *onjobs;            /* scratch: jobs found on the GPUs */
+	int nonjobs_cap;
+	unsigned *seen;         /* per job: the stamp of the walk that found
+				   it */
+	int nseen;
+	unsigned stamp;
 	unsigned char *resv;    /* per GPU: reserved for a job waiting for
 				   swap copies to end (this pass only) */
 	int *cand2;             /* scratch: the reserved GPUs */
@@ -192,6 +198,8 @@ static void base_fini(struct world *w, void *state)
 	free(b->gone_slice);
 	free(b->victims);
 	free(b->vrem);
+	free(b->onjobs);
+	free(b->seen);
 	free(b->resv);
 	free(b->cand2);
 }
@@ -364,17 +372,72 @@ static void what_if(struct world *w, struct base *b, int v, int sign)
 	}
 }
 
-/* Adds (1) or removes (-1) every job swapping out to the what-if;
-** returns how many there are. */
-static int what_if_swapping(struct world *w, struct base *b, int sign)
+static int cmp_int(const void *a, const void *b)
 {
-	int k, n = 0;
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
 
-	for (k = 0; k < pol_njobs(w); k++)
-		if (pol_job_state(w, k) == POL_JOB_SWAPPING_OUT) {
-			what_if(w, b, k, sign);
+static int onjobs_push(struct base *b, int n, int j)
+{
+	if (n == b->nonjobs_cap) {
+		int c = n ? 2 * n : 64;
+		int *p = realloc(b->onjobs, (size_t)c * sizeof *p);
+		if (p == NULL)
+			return -1;
+		b->onjobs = p;
+		b->nonjobs_cap = c;
+	}
+	b->onjobs[n] = j;
+	return 0;
+}
+
+/* The jobs in `state` that hold GPUs, found through the GPUs' tenants
+** (never a scan of every job the run has seen), in job order, into
+** b->onjobs; returns how many, or -1 out of memory. */
+static int jobs_on_gpus(struct world *w, struct base *b, int state)
+{
+	int g, n = 0, nj = pol_njobs(w);
+
+	if (nj > b->nseen) {
+		unsigned *p = realloc(b->seen, (size_t)nj * sizeof *p);
+		if (p == NULL)
+			return -1;
+		memset(p + b->nseen, 0, (size_t)(nj - b->nseen) * sizeof *p);
+		b->seen = p;
+		b->nseen = nj;
+	}
+	if (++b->stamp == 0) {          /* wrapped: forget every stamp */
+		memset(b->seen, 0, (size_t)b->nseen * sizeof *b->seen);
+		b->stamp = 1;
+	}
+	for (g = 0; g < pol_ngpus(w); g++) {
+		struct pol_tenant_walk it = pol_tenants(w, g);
+		struct pol_tenant_info t;
+		while (pol_tenant_next(w, &it, &t)) {
+			if (t.job < 0 || t.job >= nj ||
+			    b->seen[t.job] == b->stamp ||
+			    pol_job_state(w, t.job) != state)
+				continue;
+			b->seen[t.job] = b->stamp;
+			if (onjobs_push(b, n, t.job) != 0)
+				return -1;
 			n++;
 		}
+	}
+	if (n > 1)
+		qsort(b->onjobs, (size_t)n, sizeof *b->onjobs, cmp_int);
+	return n;
+}
+
+/* Adds (1) or removes (-1) every job swapping out to the what-if;
+** returns how many there are, -1 out of memory. */
+static int what_if_swapping(struct world *w, struct base *b, int sign)
+{
+	int k, n = jobs_on_gpus(w, b, POL_JOB_SWAPPING_OUT);
+
+	for (k = 0; k < n; k++)
+		what_if(w, b, b->onjobs[k], sign);
 	return n;
 }
 
@@ -412,7 +475,7 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 	struct pol_job_info job = pol_job(w, j);
 	double mine = pol_job_remaining_ns(w, j, 0);
 	struct sim_err e = { 0, "" };
-	int need = job.gpus, k, i, nv = 0, fit = 0, nout, rc;
+	int need = job.gpus, k, i, n, nv = 0, fit = 0, nout, non, rc;
 
 	if ((nout = what_if_swapping(w, b, 1)) > 0 && choose(w, b, j)) {
 		memcpy(b->cand2, b->cand, (size_t)need * sizeof *b->cand2);
@@ -420,15 +483,18 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 		reserve(b, need);
 		return 0;
 	}
+	if (nout < 0 || (non = jobs_on_gpus(w, b, POL_JOB_RUNNING)) < 0)
+		return SIM_ENOMEM;
 	free(b->victims);
 	free(b->vrem);
-	b->victims = malloc((size_t)pol_njobs(w) * sizeof *b->victims);
-	b->vrem = malloc((size_t)pol_njobs(w) * sizeof *b->vrem);
+	b->victims = malloc((size_t)(non ? non : 1) * sizeof *b->victims);
+	b->vrem = malloc((size_t)(non ? non : 1) * sizeof *b->vrem);
 	if (b->victims == NULL || b->vrem == NULL)
 		return SIM_ENOMEM;
-	for (k = 0; k < pol_njobs(w); k++) {   /* longest first, stable */
+	for (n = 0; n < non; n++) {             /* longest first, stable */
 		struct pol_job_info v;
 		double r;
+		k = b->onjobs[n];
 		if (pol_job_state(w, k) != POL_JOB_RUNNING)
 			continue;
 		v = pol_job(w, k);

@@ -298,7 +298,10 @@ enum pol_gpu_mode {
 	POL_GPU_EXCLUSIVE = 0,        /* one tenant */
 	POL_GPU_TIMESLICE,            /* tenants take turns */
 	POL_GPU_MPS,                  /* SM shares, water-filled */
-	POL_GPU_MIG                   /* fixed slices */
+	POL_GPU_MIG,                  /* fixed slices */
+	POL_GPU_INTERLEAVE            /* up to 4 tenants take turns on CPU, GPU
+					 and network (docs/MODEL.md,
+					 "Multi-resource interleaving") */
 };
 
 /* A job or service as the policy sees it. */
@@ -335,6 +338,12 @@ struct pol_job_info {
 	int64_t host_mem_mib;         /* host memory it asks for, MiB */
 	int node;                     /* the node of its share placement
 					 while it holds one; -1 */
+	/* training: the trace's per-resource times of one iteration (CPU /
+	** data, GPU, network; has_res 0: not given) and its iteration time
+	** (0: not given, the workload model's) */
+	int has_res;
+	double res_ms[3];
+	sim_time iter_ns;
 };
 
 /* One GPU. */
@@ -665,6 +674,14 @@ int pol_set_gpu_mode(struct world *w, int g, enum pol_gpu_mode mode,
 		     struct sim_err *err);
 int pol_set_mig_layout(struct world *w, int g, const char *const *profiles,
 		       int n, struct sim_err *err);
+/* The round time, in ms, of the n (1..4) training jobs jobs[] interleaved
+** on the same GPUs (models/interleave.c: the best order, Muri's
+** overheads; one job: its iteration time): each does one iteration a
+** round.  -1 when n is out of range or a job lacks per-resource times
+** or an iteration time. */
+double pol_interleave_round_ms(const struct world *w, const int *jobs,
+			       int n);
+
 /* Fires xOnTimer(tag) after dt >= 0 ns. */
 int pol_set_timer(struct world *w, sim_time dt, uint64_t tag,
 		  struct sim_err *err);

@@ -23,6 +23,12 @@ extern const struct pol_ops pol_distmind_ray;
 extern const struct pol_ops pol_distmind_mps;
 extern const struct pol_ops pol_bestfit;
 extern const struct pol_ops pol_fgd;
+extern const struct pol_ops pol_srtf;
+extern const struct pol_ops pol_srsf;
+extern const struct pol_ops pol_tiresias;
+extern const struct pol_ops pol_gittins;
+extern const struct pol_ops pol_muri_s;
+extern const struct pol_ops pol_muri_l;
 extern const struct pol_ops pol_llm_harvest;
 
 const struct pol_ops *const pol_registry[] = {
@@ -37,6 +43,12 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_distmind_mps,
 	&pol_bestfit,
 	&pol_fgd,
+	&pol_srtf,
+	&pol_srsf,
+	&pol_tiresias,
+	&pol_gittins,
+	&pol_muri_s,
+	&pol_muri_l,
 	&pol_llm_harvest,
 	NULL
 };

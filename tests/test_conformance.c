@@ -129,6 +129,48 @@ static void test_seeds(void)
 		}
 }
 
+/* Every policy meets the optional columns: a CPU-only job (gpus 0) and
+** host CPU and memory.  Policies that cannot place a CPU-only job fail it
+** (the share policies run it); none may stop the run.  Found when the
+** queue-order schedulers met one: "schedule failed: invalid argument". */
+static void test_cpu_only_job(void)
+{
+	static const char text[] = "# colosim-trace v1\n"
+		"id,kind,submit_s,model,batch,iterations,duration_s,iter_ms,"
+		"optimizer,precision,gpus,gpu_share,mem_mib,priority,slo_ms,"
+		"arrival,rate,arrival_arg,batch_timeout_ms,cpu_milli,"
+		"host_mem_mib\n"
+		"A,train,0,resnet50,32,,10,,,,1,,1000,,,,,,,1000,100\n"
+		"B,train,1,resnet50,32,,10,,,,0,,,,,,,,,2000,100\n"
+		"C,train,2,resnet50,32,,5,,,,1,0.5,1000,,,,,,,500,100\n";
+	char path[512];
+	FILE *f;
+	size_t i;
+
+	snprintf(path, sizeof path, "%s/cpu-only.csv", test_tmpdir());
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+	for (i = 0; pol_registry[i] != NULL; i++) {
+		struct run_result r;
+		struct sim_err err = { 0, "" };
+		int rc;
+
+		run_result_init(&r);
+		rc = tw_run(path, pol_registry[i]->zName,
+			    "1x2:a100-80gb:cpus=8:mem_gb=64", 1, NULL, &r, &err);
+		if (rc != 0)
+			fprintf(stderr, "\n  %s: %s\n", pol_registry[i]->zName,
+				err.msg);
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r, "jobs_total"), 3, 0);
+		CU_ASSERT_DOUBLE_EQUAL(run_result_get(&r, "jobs_done") +
+				       run_result_get(&r, "jobs_failed"), 3, 0);
+		run_result_fini(&r);
+	}
+}
+
 /* Names are unique and every table is complete. */
 static void test_registry_table(void)
 {
@@ -290,6 +332,7 @@ TEST_REGISTER(conformance)
 		  test_docs_match_tables },
 		{ "every policy on every reference trace", test_registered },
 		{ "the template on every reference trace", test_template },
+		{ "every policy meets a CPU-only job", test_cpu_only_job },
 		{ "every policy under four seeds", test_seeds },
 		{ NULL, NULL }
 	};

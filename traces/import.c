@@ -33,6 +33,7 @@ extern const struct imp_format imp_fmt_alibaba_v2025;
 extern const struct imp_format imp_fmt_alibaba_genai_v2026;
 extern const struct imp_format imp_fmt_tiresias;
 extern const struct imp_format imp_fmt_azure_llm_2023;
+extern const struct imp_format imp_fmt_muri;
 
 const struct imp_format *const imp_formats[] = {
 	&imp_fmt_alibaba_v2023,
@@ -40,6 +41,7 @@ const struct imp_format *const imp_formats[] = {
 	&imp_fmt_alibaba_genai_v2026,
 	&imp_fmt_tiresias,
 	&imp_fmt_azure_llm_2023,
+	&imp_fmt_muri,
 	NULL
 };
 
@@ -260,9 +262,11 @@ static void put_text(char *buf, size_t n, size_t *k, const char *s)
 }
 
 /* The columns after submit_s, as text. */
-static int format_rest(const struct imp_job *j, int host, char *buf,
-		       size_t n)
+static int format_rest(const struct imp_ctx *c, const struct imp_job *j,
+		       char *buf, size_t n)
 {
+	int r;
+
 	char t[32];
 	size_t k = 0;
 
@@ -278,7 +282,7 @@ static int format_rest(const struct imp_job *j, int host, char *buf,
 	if (j->iter_ms > 0)
 		put(buf, n, &k, "%.10g", j->iter_ms);
 	put(buf, n, &k, ",,,");           /* optimizer, precision */
-	if (j->gpus > 0 || host)
+	if (j->gpus > 0 || c->host_cols)
 		put(buf, n, &k, "%d", j->gpus);
 	put(buf, n, &k, ",");
 	if (j->gpu_share > 0)
@@ -297,7 +301,12 @@ static int format_rest(const struct imp_job *j, int host, char *buf,
 	put(buf, n, &k, ",");
 	put_text(buf, n, &k, j->arrival_arg);
 	put(buf, n, &k, ",");             /* batch_timeout_ms */
-	if (host)
+	for (r = 0; c->res_cols && r < 3; r++) {
+		put(buf, n, &k, ",");
+		if (j->has_res)
+			put(buf, n, &k, "%.10g", j->res_ms[r]);
+	}
+	if (c->host_cols)
 		put(buf, n, &k, ",%lld,%lld", (long long)j->cpu_milli,
 		    (long long)j->host_mem_mib);
 	return k < n ? 0 : -1;
@@ -317,7 +326,7 @@ int imp_emit_job(struct imp_ctx *c, const struct imp_job *j,
 		imp_skip(c, "id longer than 63 characters");
 		return 0;
 	}
-	if (format_rest(j, c->host_cols, rest, sizeof rest) != 0)
+	if (format_rest(c, j, rest, sizeof rest) != 0)
 		return sim_err_set(err, SIM_ERANGE, "%s:%ld: job '%s': row "
 				   "too long", path, line, j->id);
 	sqlite3_reset(s->ins_job);
@@ -603,7 +612,11 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 		sqlite3_finalize(q);
 	}
 	fputs(header, out);
-	fputs(c->host_cols ? ",cpu_milli,host_mem_mib\n" : "\n", out);
+	if (c->res_cols)
+		fputs(",res_cpu_ms,res_gpu_ms,res_net_ms", out);
+	if (c->host_cols)
+		fputs(",cpu_milli,host_mem_mib", out);
+	fputs("\n", out);
 	fprintf(out, "# imported by colosim import %s (docs/TRACE_FORMAT.md, "
 		"Importers)\n", c->format);
 	if (sqlite3_prepare_v2(s->db, "SELECT id, submit_ns, kind, rest FROM "
@@ -650,6 +663,13 @@ static int check_opts(const struct imp_opts *o, struct sim_err *err)
 	if (!(o->gpu_scale > 0) || !isfinite(o->gpu_scale))
 		return sim_err_set(err, SIM_EINVAL, "--gpu-scale: expected a "
 				   "factor > 0, got %g", o->gpu_scale);
+	if (o->length != IMP_LEN_ITERATIONS && o->length != IMP_LEN_DURATION)
+		return sim_err_set(err, SIM_EINVAL, "--length: expected "
+				   "iterations or duration");
+	if (o->iter_scale < 0 || !isfinite(o->iter_scale) ||
+	    o->iter_scale > 1000)
+		return sim_err_set(err, SIM_EINVAL, "--iter-scale: expected a "
+				   "factor in (0, 1000], got %g", o->iter_scale);
 	if (o->max_gpus < 0 || o->batch < 0 || o->replicas < 0 ||
 	    o->slo_ms < 0 || o->rate_per_s < 0)
 		return sim_err_set(err, SIM_EINVAL, "negative option value");

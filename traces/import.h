@@ -54,10 +54,17 @@ struct imp_opts {
 	int host;                 /* alibaba-v2023: the pods' CPU and memory
 				     (cpu_milli, host_mem_mib columns) and
 				     the nodes' in the cluster spec */
+	/* muri: which length a row gets when it has both a duration and
+	** iterations x iteration time (IMP_LEN_*); and a factor on every
+	** iteration time (0 = 1; Muri's simulator uses 1.015) */
+	int length;
+	double iter_scale;
 	int llm;                  /* azure-llm-2023: write llm services (their
 				     requests' token counts in the request
 				     files) instead of infer services */
 };
+
+enum { IMP_LEN_ITERATIONS = 0, IMP_LEN_DURATION = 1 };
 
 void imp_opts_init(struct imp_opts *o);
 

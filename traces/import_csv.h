@@ -88,6 +88,11 @@ struct imp_job {
 	const char *arrival_arg;
 	int64_t cpu_milli;        /* written when the context's host_cols */
 	int64_t host_mem_mib;
+	/* the optional per-resource columns res_cpu_ms, res_gpu_ms,
+	** res_net_ms (written when the context's res_cols is set; 0 and
+	** has_res 0: empty) */
+	int has_res;
+	double res_ms[3];
 };
 
 /* The import context handed to importers. */
@@ -102,6 +107,9 @@ struct imp_ctx {
 	int rebase;               /* set by the importer: times are absolute
 				     (datetimes); shift the earliest job or
 				     arrival to 0 */
+	int res_cols;             /* set by the importer before its first
+				     row: the trace carries the optional
+				     res_*_ms columns */
 	struct imp_sink *sink;    /* internal */
 	struct sim_rng rng;       /* ("import.sample", 0) */
 };

@@ -36,10 +36,11 @@ const char *const trace_columns[TRACE_NCOLS] = {
 };
 
 const char *const trace_opt_columns[TRACE_NOPT + 1] = {
+	"res_cpu_ms", "res_gpu_ms", "res_net_ms", "min_gpus", "max_gpus",
 	"cpu_milli", "host_mem_mib", NULL
 };
 
-enum { O_CPU, O_HOST_MEM };
+enum { O_RES0, O_RES1, O_RES2, O_MIN_GPUS, O_MAX_GPUS, O_CPU, O_HOST_MEM };
 
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
@@ -496,15 +497,75 @@ static void check_shared(struct trace_reader *r, struct trace_job *j,
 		j->priority = (int)n;
 }
 
+/* The per-resource times: all three or none, train rows only. */
+static void check_res(struct trace_reader *r, struct trace_job *j,
+		      struct sim_err *err)
+{
+	int o, given, nres = 0;
+	double v;
+
+	for (o = O_RES0; o <= O_RES2 && r->opt_at[o] >= 0; o++) {
+		int k = r->opt_at[o];
+		if (is_empty(fld(r, k)))
+			continue;
+		nres++;
+		if (j->kind != TRACE_TRAIN) {
+			must_be_empty(r, err, k, "an infer");
+			continue;
+		}
+		num_field(r, err, k, 0, 0, &v, &given);
+		if (given && v > 1e12)
+			row_error(r, err, k, "expected milliseconds <= 1e12, "
+				  "got '%s'", shown(r, k));
+		else if (given)
+			j->res_ms[o - O_RES0] = v;
+	}
+	if (nres != 0 && nres != 3)
+		row_error(r, err, r->opt_at[O_RES0], "give all three of "
+			  "res_cpu_ms, res_gpu_ms, res_net_ms or none");
+	else if (nres == 3 && j->kind == TRACE_TRAIN)
+		j->has_res = 1;
+}
+
+/* The elastic range, min_gpus <= gpus <= max_gpus. */
+static void check_elastic(struct trace_reader *r, struct trace_job *j,
+			  struct sim_err *err)
+{
+	int o, given, ngiv = 0;
+	int64_t n[2] = { 0, 0 };
+
+	for (o = O_MIN_GPUS; o <= O_MAX_GPUS && r->opt_at[o] >= 0; o++) {
+		int k = r->opt_at[o];
+		int_field(r, err, k, 1, 1000000, &n[o - O_MIN_GPUS], &given);
+		ngiv += given;
+		if (given && j->kind != TRACE_TRAIN)
+			row_error(r, err, k, "an infer row is not elastic");
+	}
+	if (ngiv == 1)
+		row_error(r, err, r->opt_at[O_MIN_GPUS], "give both min_gpus "
+			  "and max_gpus or neither");
+	else if (ngiv == 2 && (n[0] > j->gpus || n[1] < j->gpus))
+		row_error(r, err, r->opt_at[O_MIN_GPUS], "expected min_gpus "
+			  "<= gpus <= max_gpus, got %lld <= %d <= %lld",
+			  (long long)n[0], j->gpus, (long long)n[1]);
+	else if (ngiv == 2) {
+		j->min_gpus = (int)n[0];
+		j->max_gpus = (int)n[1];
+	}
+}
+
 /* The optional columns (docs/TRACE_FORMAT.md, "Optional columns"): the
-** host CPU and memory a job holds on its node; and the CPU-only job
-** (gpus 0), which must be a train row with duration_s. */
+** per-resource times, the elastic range, the host CPU and memory a job
+** holds on its node; and the CPU-only job (gpus 0), which must be a train
+** row with duration_s. */
 static void check_optional(struct trace_reader *r, struct trace_job *j,
 			   struct sim_err *err)
 {
 	int64_t n;
 	int given;
 
+	check_res(r, j, err);
+	check_elastic(r, j, err);
 	if (r->opt_at[O_CPU] >= 0) {
 		int_field(r, err, r->opt_at[O_CPU], 0, INT64_C(1) << 40, &n,
 			  &given);
@@ -620,12 +681,12 @@ static int check_magic(struct trace_reader *r, struct sim_err *err)
 			   "it", r->path, TRACE_MAGIC);
 }
 
-/* The optional columns after the 19: known names, each once, any
-** order. */
+/* The optional columns after the 19: known names, each once; the
+** res_* three and the min/max pair go together. */
 static int check_opt_header(struct trace_reader *r, struct sim_err *err)
 {
 	const struct sim_csv_rec *h = &r->rec;
-	int k;
+	int k, nres;
 
 	for (k = 0; k < TRACE_NOPT; k++)
 		r->opt_at[k] = -1;
@@ -638,7 +699,9 @@ static int check_opt_header(struct trace_reader *r, struct sim_err *err)
 			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
 					   "unknown column '%s' after the %d "
 					   "of v1 (optional columns: "
-					   "cpu_milli, host_mem_mib)", r->path,
+					   "res_cpu_ms, res_gpu_ms, res_net_ms, "
+					   "min_gpus, max_gpus, cpu_milli, "
+					   "host_mem_mib)", r->path,
 					   h->col[k], h->f[k], TRACE_NCOLS);
 		if (r->opt_at[o] >= 0)
 			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "
@@ -646,6 +709,17 @@ static int check_opt_header(struct trace_reader *r, struct sim_err *err)
 					   h->col[k], h->f[k]);
 		r->opt_at[o] = k;
 	}
+	nres = (r->opt_at[O_RES0] >= 0) + (r->opt_at[O_RES1] >= 0) +
+		(r->opt_at[O_RES2] >= 0);
+	if (nres != 0 && nres != 3)
+		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: the "
+				   "res_cpu_ms, res_gpu_ms and res_net_ms "
+				   "columns go together", r->path,
+				   h->col[TRACE_NCOLS]);
+	if ((r->opt_at[O_MIN_GPUS] >= 0) != (r->opt_at[O_MAX_GPUS] >= 0))
+		return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: the "
+				   "min_gpus and max_gpus columns go together",
+				   r->path, h->col[TRACE_NCOLS]);
 	r->ncols = h->nf;
 	return 0;
 }

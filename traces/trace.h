@@ -60,6 +60,10 @@ struct trace_job {
 	sim_time batch_timeout_ns;
 	long line;                    /* line in the trace file */
 	/* optional columns (docs/TRACE_FORMAT.md, "Optional columns") */
+	int has_res;                  /* res_*_ms given */
+	double res_ms[3];             /* one iteration's time on the CPU /
+					 data stage, the GPU, the network */
+	int min_gpus, max_gpus;       /* elastic range; 0: not elastic */
 	int64_t cpu_milli;            /* host CPU it holds, millicores; 0 */
 	int64_t host_mem_mib;         /* host memory it holds, MiB; 0 */
 };
@@ -143,7 +147,7 @@ extern const char *const trace_columns[TRACE_NCOLS];
 
 /* Optional columns a header may add after the 19, each at most once, in
 ** any order (NULL-terminated; docs/TRACE_FORMAT.md). */
-#define TRACE_NOPT 2
+#define TRACE_NOPT 7
 extern const char *const trace_opt_columns[TRACE_NOPT + 1];
 
 /*

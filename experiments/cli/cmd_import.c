@@ -17,7 +17,8 @@
 
 enum { O_OUT, O_COMPRESS, O_SAMPLE, O_GPU_SCALE, O_MAX_GPUS, O_SEED,
        O_MODEL, O_MODEL_MAP, O_DEVICE_MAP, O_BATCH, O_SLO_MS, O_RATE,
-       O_REPLICAS, O_KEEP_PENDING, O_HOST, O_LLM, O_QUIET };
+       O_REPLICAS, O_KEEP_PENDING, O_HOST, O_LENGTH, O_ITER_SCALE, O_LLM,
+       O_QUIET };
 
 static const struct cli_opt opts[] = {
 	[O_OUT] = { "output", 'o', "OUT", "the trace to write (default: "
@@ -52,6 +53,10 @@ static const struct cli_opt opts[] = {
 		     "memory (cpu_milli,\nhost_mem_mib columns; CPU-only pods "
 		     "kept) and the nodes'\n(cpus=N:mem_gb=X in the cluster "
 		     "spec), for bestfit and fgd" },
+	[O_LENGTH] = { "length", 0, "L", "muri: iterations (default: iterations "
+		       "x\niteration_time, as Muri's simulator) or duration" },
+	[O_ITER_SCALE] = { "iter-scale", 0, "F", "muri: multiply iteration times "
+			   "by F (Muri's\nsimulator: 1.015)" },
 	[O_LLM] = { "llm", 0, NULL, "azure-llm-2023: llm services (each "
 		    "request's tokens\nserved by LLM replicas; "
 		    "docs/TRACE_FORMAT.md)" },
@@ -186,6 +191,17 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_DEVICE_MAP: o->device_map = v; return 0;
 	case O_KEEP_PENDING: o->keep_pending = 1; return 0;
 	case O_HOST: o->host = 1; return 0;
+	case O_LENGTH:
+		if (strcmp(v, "iterations") == 0)
+			o->length = IMP_LEN_ITERATIONS;
+		else if (strcmp(v, "duration") == 0)
+			o->length = IMP_LEN_DURATION;
+		else
+			return cli_usage_error("import: --length: expected "
+					       "iterations or duration, got "
+					       "'%s'", v);
+		return 0;
+	case O_ITER_SCALE: return num_opt(opt, v, &o->iter_scale);
 	case O_LLM: o->llm = 1; return 0;
 	case O_QUIET: a->quiet = 1; return 0;
 	}

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/interleave.h"
 #include "models/workload.h"
 #include "sim/world/view.h"
 #include "sim/world/world_int.h"
@@ -40,7 +41,8 @@ _Static_assert((int)POL_JOB_PENDING == (int)JOB_PENDING &&
 _Static_assert((int)POL_GPU_EXCLUSIVE == (int)GPU_MODE_EXCLUSIVE &&
 	       (int)POL_GPU_TIMESLICE == (int)GPU_MODE_TIMESLICE &&
 	       (int)POL_GPU_MPS == (int)GPU_MODE_MPS &&
-	       (int)POL_GPU_MIG == (int)GPU_MODE_MIG, "GPU modes");
+	       (int)POL_GPU_MIG == (int)GPU_MODE_MIG &&
+	       (int)POL_GPU_INTERLEAVE == (int)GPU_MODE_INTERLEAVE, "GPU modes");
 _Static_assert((int)POL_LOAD_PIPELINED == (int)WORLD_LOAD_PIPELINED &&
 	       (int)POL_LOAD_WHOLE == (int)WORLD_LOAD_WHOLE, "load modes");
 
@@ -177,7 +179,32 @@ struct pol_job_info pol_job(const struct world *w, int j)
 	o.cpu_milli = job->tj.cpu_milli;
 	o.host_mem_mib = job->tj.host_mem_mib;
 	o.node = world_job_node(w, j);
+	o.has_res = job->tj.has_res;
+	o.res_ms[0] = job->tj.res_ms[0];
+	o.res_ms[1] = job->tj.res_ms[1];
+	o.res_ms[2] = job->tj.res_ms[2];
+	o.iter_ns = job->tj.iter_ns;
 	return o;
+}
+
+double pol_interleave_round_ms(const struct world *w, const int *jobs,
+			       int n)
+{
+	struct il_job il[IL_MAX_JOBS];
+	int i;
+
+	if (n < 1 || n > IL_MAX_JOBS)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct world_job *job = world_job(w, jobs[i]);
+		if (job == NULL || !job->tj.has_res || job->tj.iter_ns <= 0)
+			return -1;
+		il[i].res[0] = job->tj.res_ms[0];
+		il[i].res[1] = job->tj.res_ms[1];
+		il[i].res[2] = job->tj.res_ms[2];
+		il[i].iter = (double)job->tj.iter_ns / 1e6;
+	}
+	return il_round(il, n, IL_BEST, NULL);
 }
 
 /* The two scalar reads policies make over every job or GPU in a pass:
@@ -678,7 +705,8 @@ int pol_set_batch(struct world *w, int j, int max_batch,
 int pol_set_gpu_mode(struct world *w, int g, enum pol_gpu_mode mode,
 		     struct sim_err *err)
 {
-	if ((int)mode < (int)POL_GPU_EXCLUSIVE || (int)mode > (int)POL_GPU_MIG)
+	if ((int)mode < (int)POL_GPU_EXCLUSIVE ||
+	    (int)mode > (int)POL_GPU_INTERLEAVE)
 		return sim_err_set(err, SIM_EINVAL, "set_gpu_mode: no mode %d",
 				   (int)mode);
 	return world_set_gpu_mode(w, g, (enum gpu_mode)mode, err);

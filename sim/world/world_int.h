@@ -339,6 +339,11 @@ static inline int world__ask_route(struct world *w, int j, int *to)
 }
 /* A training job's total solo time on device d with this placement
 ** (docs/MODEL.md, "Training jobs"). */
+/* Copies the trace's per-resource times of a training job into the
+** profile its tenants run (the interleave mode reads them;
+** sim/world/world_train.c). */
+void world__train_res(const struct world_job *job,
+		      struct gpu_work_profile *prof);
 double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,

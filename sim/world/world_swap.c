@@ -251,6 +251,7 @@ static int copy_done(struct world *w, struct world_swapper *sw,
 			struct gpu_work_profile prof;
 			wl_train_profile(job->model, w->gpus[g].dev,
 					 job->tj.batch, job->tj.prec, &prof);
+			world__train_res(job, &prof);
 			gpu_begin(&w->gpus[g], &job->tenants[k],
 				  job->work0_[k], &prof, w->sim.now);
 		}

@@ -41,10 +41,23 @@ static int train_placed(struct world *w, void *state, struct world_job *job)
 		job->work0_[k] = job->frac_left * total;
 		wl_train_profile(job->model, d, job->tj.batch, job->tj.prec,
 				 &prof);
+		world__train_res(job, &prof);
 		gpu_begin(&w->gpus[job->gpu_ids[k]], &job->tenants[k],
 			  job->work0_[k], &prof, w->sim.now);
 	}
 	return 0;
+}
+
+void world__train_res(const struct world_job *job,
+		      struct gpu_work_profile *prof)
+{
+	/* the trace's per-resource times, for the interleave mode
+	** (docs/MODEL.md, "Multi-resource interleaving") */
+	prof->has_res = job->tj.has_res && job->tj.iter_ns > 0;
+	prof->res_ms[0] = job->tj.res_ms[0];
+	prof->res_ms[1] = job->tj.res_ms[1];
+	prof->res_ms[2] = job->tj.res_ms[2];
+	prof->iter_ms = (double)job->tj.iter_ns / 1e6;
 }
 
 /* A worker finished: when it was the last busy one, the job is done. */

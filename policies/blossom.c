@@ -1,0 +1,447 @@
+/*
+** blossom.c: maximum-weight general matching (blossom.h).
+**
+** Vertices are 1..n inside (0 means none), blossoms n+1..nx.  Each vertex
+** or blossom x has a dual label lab[x]; an edge is tight when its slack
+** lab[u] + lab[v] - 2 w(u, v) is 0 (within tolerance).  The search grows
+** alternating trees from every free vertex (S = 0 outer, 1 inner, -1
+** unlabelled), shrinks odd cycles into blossoms, augments along a path
+** between two trees, and otherwise adjusts the duals by the least slack d;
+** it ends when no augmenting path exists or an outer vertex's label would
+** reach 0 (a maximum-weight, not maximum-cardinality, matching).
+*/
+#include "policies/blossom.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bl_e {
+	int u, v;
+	double w;
+};
+
+struct bl_graph {
+	int n, nx, cap;               /* vertices; vertices + blossoms; rows */
+	struct bl_e *g;               /* cap x cap */
+	double *lab;
+	int *match, *slack, *st, *pa, *S, *vis, t;
+	int *flo, *nflo;              /* flower of x: flo[x*cap ..], nflo[x] */
+	int *from;                    /* flower_from: cap x (n+1) */
+	int *q, qh, qt;               /* search queue (FIFO) */
+	int *tmp;                     /* scratch: breadth-first pushes */
+};
+
+#define E(gr, a, b) ((gr)->g[(size_t)(a) * (size_t)(gr)->cap + (size_t)(b)])
+#define FLO(gr, x) (&(gr)->flo[(size_t)(x) * (size_t)(gr)->cap])
+#define FROM(gr, x, y) ((gr)->from[(size_t)(x) * (size_t)((gr)->n + 1) + \
+				   (size_t)(y)])
+
+/* Muri's my_cmp: 0 when x and y are close (relative 1e-5) or x < y. */
+static int gt(double x, double y)
+{
+	double m = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
+
+	if (fabs(x - y) <= 1e-5 * m)
+		return 0;
+	return x > y;
+}
+
+struct bl_graph *bl_create(int n)
+{
+	struct bl_graph *g = calloc(1, sizeof *g);
+	size_t c;
+
+	if (g == NULL || n < 1)
+		return free(g), NULL;
+	g->n = n;
+	g->cap = 2 * n + 2;
+	c = (size_t)g->cap;
+	g->g = calloc(c * c, sizeof *g->g);
+	g->lab = calloc(c, sizeof *g->lab);
+	g->match = calloc(c, sizeof *g->match);
+	g->slack = calloc(c, sizeof *g->slack);
+	g->st = calloc(c, sizeof *g->st);
+	g->pa = calloc(c, sizeof *g->pa);
+	g->S = calloc(c, sizeof *g->S);
+	g->vis = calloc(c, sizeof *g->vis);
+	g->flo = calloc(c * c, sizeof *g->flo);
+	g->nflo = calloc(c, sizeof *g->nflo);
+	g->from = calloc(c * (size_t)(n + 1), sizeof *g->from);
+	g->q = calloc(c * c, sizeof *g->q);
+	g->tmp = calloc(c * 4, sizeof *g->tmp);
+	if (!g->g || !g->lab || !g->match || !g->slack || !g->st || !g->pa ||
+	    !g->S || !g->vis || !g->flo || !g->nflo || !g->from || !g->q ||
+	    !g->tmp) {
+		bl_destroy(g);
+		return NULL;
+	}
+	for (int u = 0; u < g->cap; u++)
+		for (int v = 0; v < g->cap; v++) {
+			E(g, u, v).u = u;
+			E(g, u, v).v = v;
+		}
+	return g;
+}
+
+void bl_destroy(struct bl_graph *g)
+{
+	if (g == NULL)
+		return;
+	free(g->g);
+	free(g->lab);
+	free(g->match);
+	free(g->slack);
+	free(g->st);
+	free(g->pa);
+	free(g->S);
+	free(g->vis);
+	free(g->flo);
+	free(g->nflo);
+	free(g->from);
+	free(g->q);
+	free(g->tmp);
+	free(g);
+}
+
+void bl_edge(struct bl_graph *g, int u, int v, double w)
+{
+	E(g, u + 1, v + 1).w = w;
+	E(g, v + 1, u + 1).w = w;
+}
+
+static double dist(const struct bl_graph *g, const struct bl_e *e)
+{
+	return g->lab[e->u] + g->lab[e->v] - E(g, e->u, e->v).w * 2.0;
+}
+
+static void update_slack(struct bl_graph *g, int u, int x)
+{
+	if (g->slack[x] == 0 ||
+	    dist(g, &E(g, u, x)) < dist(g, &E(g, g->slack[x], x)))
+		g->slack[x] = u;
+}
+
+static void set_slack(struct bl_graph *g, int x)
+{
+	g->slack[x] = 0;
+	for (int u = 1; u <= g->n; u++)
+		if (E(g, u, x).w > 0 && g->st[u] != x && g->S[g->st[u]] == 0)
+			update_slack(g, u, x);
+}
+
+/* Pushes the vertices of x (x itself, or a blossom's leaves breadth
+** first) onto the search queue. */
+static void q_push(struct bl_graph *g, int x)
+{
+	int h = 0, t = 0;
+
+	g->tmp[t++] = x;
+	while (h < t) {
+		int y = g->tmp[h++];
+		if (y <= g->n) {
+			g->q[g->qt++] = y;
+			continue;
+		}
+		for (int i = 0; i < g->nflo[y]; i++)
+			g->tmp[t++] = FLO(g, y)[i];
+	}
+}
+
+static void set_st(struct bl_graph *g, int x, int b)
+{
+	g->st[x] = b;
+	if (x <= g->n)
+		return;
+	for (int i = 0; i < g->nflo[x]; i++)
+		set_st(g, FLO(g, x)[i], b);
+}
+
+static void reverse(int *a, int lo, int hi)     /* [lo, hi) */
+{
+	for (hi--; lo < hi; lo++, hi--) {
+		int t = a[lo];
+		a[lo] = a[hi];
+		a[hi] = t;
+	}
+}
+
+/* Position of xr in blossom b's flower, the flower turned so that the
+** path from the base to xr has even length. */
+static int get_pr(struct bl_graph *g, int b, int xr)
+{
+	int *f = FLO(g, b), n = g->nflo[b], pr = 0;
+
+	while (pr < n && f[pr] != xr)
+		pr++;
+	if (pr % 2 == 1) {
+		reverse(f, 1, n);
+		return n - pr;
+	}
+	return pr;
+}
+
+static void rotate(int *a, int n, int k)        /* a[k..n) then a[0..k) */
+{
+	reverse(a, 0, k);
+	reverse(a, k, n);
+	reverse(a, 0, n);
+}
+
+static void set_match(struct bl_graph *g, int u, int v)
+{
+	g->match[u] = E(g, u, v).v;
+	if (u > g->n) {
+		struct bl_e e = E(g, u, v);
+		int xr = FROM(g, u, e.u), pr = get_pr(g, u, xr);
+		for (int i = 0; i < pr; i++)
+			set_match(g, FLO(g, u)[i], FLO(g, u)[i ^ 1]);
+		set_match(g, xr, v);
+		rotate(FLO(g, u), g->nflo[u], pr);
+	}
+}
+
+static void augment(struct bl_graph *g, int u, int v)
+{
+	for (;;) {
+		int xnv = g->st[g->match[u]];
+		set_match(g, u, v);
+		if (xnv == 0)
+			return;
+		set_match(g, xnv, g->st[g->pa[xnv]]);
+		u = g->st[g->pa[xnv]];
+		v = xnv;
+	}
+}
+
+static int get_lca(struct bl_graph *g, int u, int v)
+{
+	g->t++;
+	while (u != 0 || v != 0) {
+		if (u != 0) {
+			int t;
+			if (g->vis[u] == g->t)
+				return u;
+			g->vis[u] = g->t;
+			u = g->st[g->match[u]];
+			if (u != 0)
+				u = g->st[g->pa[u]];
+			t = u;
+			u = v;
+			v = t;
+		} else {
+			u = v;
+			v = 0;
+		}
+	}
+	return 0;
+}
+
+static void add_blossom(struct bl_graph *g, int u, int lca, int v)
+{
+	int b = g->n + 1, x, y, *f;
+
+	while (b <= g->nx && g->st[b] != 0)
+		b++;
+	if (b > g->nx)
+		g->nx++;
+	g->lab[b] = 0;
+	g->S[b] = 0;
+	g->match[b] = g->match[lca];
+	f = FLO(g, b);
+	g->nflo[b] = 0;
+	f[g->nflo[b]++] = lca;
+	for (x = u; x != lca; x = g->st[g->pa[y]]) {
+		f[g->nflo[b]++] = x;
+		f[g->nflo[b]++] = y = g->st[g->match[x]];
+		q_push(g, y);
+	}
+	reverse(f, 1, g->nflo[b]);
+	for (x = v; x != lca; x = g->st[g->pa[y]]) {
+		f[g->nflo[b]++] = x;
+		f[g->nflo[b]++] = y = g->st[g->match[x]];
+		q_push(g, y);
+	}
+	set_st(g, b, b);
+	for (x = 1; x <= g->nx; x++) {
+		E(g, b, x).w = 0;
+		E(g, x, b).w = 0;
+	}
+	for (x = 1; x <= g->n; x++)
+		FROM(g, b, x) = 0;
+	for (int i = 0; i < g->nflo[b]; i++) {
+		int xs = f[i];
+		for (x = 1; x <= g->nx; x++)
+			if (!gt(E(g, b, x).w, 0) ||
+			    dist(g, &E(g, xs, x)) < dist(g, &E(g, b, x))) {
+				E(g, b, x) = E(g, xs, x);
+				E(g, x, b) = E(g, x, xs);
+			}
+		for (x = 1; x <= g->n; x++)
+			if (FROM(g, xs, x) != 0)
+				FROM(g, b, x) = xs;
+	}
+	set_slack(g, b);
+}
+
+static void expand_blossom(struct bl_graph *g, int b)
+{
+	int *f = FLO(g, b), xr, pr, i;
+
+	for (i = 0; i < g->nflo[b]; i++)
+		set_st(g, f[i], f[i]);
+	xr = FROM(g, b, E(g, b, g->pa[b]).u);
+	pr = get_pr(g, b, xr);
+	for (i = 0; i < pr; i += 2) {
+		int xs = f[i], xns = f[i + 1];
+		g->pa[xs] = E(g, xns, xs).u;
+		g->S[xs] = 1;
+		g->S[xns] = 0;
+		g->slack[xs] = 0;
+		set_slack(g, xns);
+		q_push(g, xns);
+	}
+	g->S[xr] = 1;
+	g->pa[xr] = g->pa[b];
+	for (i = pr + 1; i < g->nflo[b]; i++) {
+		int xs = f[i];
+		g->S[xs] = -1;
+		set_slack(g, xs);
+	}
+	g->st[b] = 0;
+}
+
+static int on_found_edge(struct bl_graph *g, const struct bl_e *e)
+{
+	int u = g->st[e->u], v = g->st[e->v];
+
+	if (g->S[v] == -1) {
+		int nu;
+		g->pa[v] = e->u;
+		g->S[v] = 1;
+		nu = g->st[g->match[v]];
+		g->slack[v] = g->slack[nu] = 0;
+		g->S[nu] = 0;
+		q_push(g, nu);
+	} else if (g->S[v] == 0) {
+		int lca = get_lca(g, u, v);
+		if (lca == 0) {
+			augment(g, u, v);
+			augment(g, v, u);
+			return 1;
+		}
+		add_blossom(g, u, lca, v);
+	}
+	return 0;
+}
+
+/* One search: 1 if it augmented the matching. */
+static int matching(struct bl_graph *g)
+{
+	int x, u, v, b;
+
+	for (x = 0; x <= g->nx; x++) {
+		g->S[x] = -1;
+		g->slack[x] = 0;
+	}
+	g->qh = g->qt = 0;
+	for (x = 1; x <= g->nx; x++)
+		if (g->st[x] == x && g->match[x] <= 0) {
+			g->pa[x] = 0;
+			g->S[x] = 0;
+			q_push(g, x);
+		}
+	if (g->qh == g->qt)
+		return 0;
+	for (;;) {
+		double d = HUGE_VAL;
+		while (g->qh < g->qt) {
+			u = g->q[g->qh++];
+			if (g->S[g->st[u]] == 1)
+				continue;
+			for (v = 1; v <= g->n; v++)
+				if (E(g, u, v).w > 0 && g->st[u] != g->st[v]) {
+					if (!gt(dist(g, &E(g, u, v)), 0)) {
+						if (on_found_edge(g, &E(g, u, v)))
+							return 1;
+					} else {
+						update_slack(g, u, g->st[v]);
+					}
+				}
+		}
+		for (b = g->n + 1; b <= g->nx; b++)
+			if (g->st[b] == b && g->S[b] == 1 && g->lab[b] / 2 < d)
+				d = g->lab[b] / 2;
+		for (x = 1; x <= g->nx; x++)
+			if (g->st[x] == x && g->slack[x] != 0) {
+				double s = dist(g, &E(g, g->slack[x], x));
+				if (g->S[x] == -1 && s < d)
+					d = s;
+				else if (g->S[x] == 0 && s / 2 < d)
+					d = s / 2;
+			}
+		for (u = 1; u <= g->n; u++) {
+			if (g->S[g->st[u]] == 0) {
+				if (!gt(g->lab[u], d))
+					return 0;
+				g->lab[u] -= d;
+			} else if (g->S[g->st[u]] == 1) {
+				g->lab[u] += d;
+			}
+		}
+		for (b = g->n + 1; b <= g->nx; b++)
+			if (g->st[b] == b) {
+				if (g->S[g->st[b]] == 0)
+					g->lab[b] += d * 2;
+				else if (g->S[g->st[b]] == 1)
+					g->lab[b] -= d * 2;
+			}
+		g->qh = g->qt = 0;
+		for (x = 1; x <= g->nx; x++)
+			if (g->st[x] == x && g->slack[x] != 0 &&
+			    g->st[g->slack[x]] != x &&
+			    !gt(dist(g, &E(g, g->slack[x], x)), 0) &&
+			    on_found_edge(g, &E(g, g->slack[x], x)))
+				return 1;
+		for (b = g->n + 1; b <= g->nx; b++)
+			if (g->st[b] == b && g->S[b] == 1 && !gt(g->lab[b], 0))
+				expand_blossom(g, b);
+	}
+}
+
+int bl_solve(struct bl_graph *g, int *mate)
+{
+	double wmax = 0;
+	int u, v, pairs = 0, any = 0;
+
+	g->nx = g->n;
+	g->t = 0;
+	for (u = 0; u < g->cap; u++) {
+		g->match[u] = 0;
+		g->pa[u] = 0;
+		g->st[u] = u;
+		g->nflo[u] = 0;
+		g->vis[u] = 0;
+	}
+	for (u = 0; u <= g->n; u++)
+		for (v = 0; v <= g->n; v++)
+			FROM(g, u, v) = u == v ? u : 0;
+	for (u = 1; u <= g->n; u++)
+		for (v = 1; v <= g->n; v++) {
+			if (E(g, u, v).w > wmax)
+				wmax = E(g, u, v).w;
+			any |= E(g, u, v).w > 0;
+		}
+	for (u = 0; u <= g->n; u++)
+		g->lab[u] = wmax;
+	if (any)
+		while (matching(g))
+			;
+	for (u = 1; u <= g->n; u++) {
+		v = g->match[u];
+		mate[u - 1] = v > 0 && g->match[v] == u ? v - 1 : -1;
+		if (v > 0 && g->match[v] == u && v < u)
+			pairs++;
+	}
+	return pairs;
+}

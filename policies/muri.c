@@ -1,0 +1,668 @@
+/*
+** muri.c: Muri (SIGCOMM'22): multi-resource interleaving of up to four
+** training jobs with the same GPU count on the same GPUs, the groups
+** chosen by maximum-weight matching (policies/blossom.c) on Muri's
+** resource-use weight (models/interleave.c), re-decided at every arrival
+** and completion.  Two orders, as Muri's simulator
+** (Rivendile/Muri simulator/run_sim.py multi_resource_blossom_same_sim_jobs
+** with gputime):
+**
+**   muri-s  remaining solo time x GPUs, smallest first (duration known)
+**   muri-l  attained service, wall time run x GPUs, smallest first
+**           (duration unknown)
+**
+** A pass (docs/POLICIES.md, "muri-s, muri-l"):
+**   1. jobs in that order (stable); walking it on an empty cluster with the
+**      placement (qsched.h, node by default as Muri's yarn), each job that
+**      fits opens a slot that admits it and the next three jobs of its GPU
+**      count (the candidates);
+**   2. while the candidates need more GPUs than the cluster has, up to four
+**      rounds: per GPU count, a graph of the current groups with an edge
+**      between two whose union has at most four jobs, weighted by
+**      il_used_ratio; a maximum-weight matching; matched pairs merge, in
+**      the matching's order, until the candidates fit;
+**   3. a group whose round time exceeds the sum of its jobs' solo
+**      iteration times is split ("autopack"); groups are ordered by their
+**      smallest key and taken, fit-first, on an empty cluster;
+**   4. the chosen groups are placed, larger GPU counts first, each group's
+**      jobs on the same GPUs; groups already running as such stay.
+** GPUs are in interleave mode (models/gpu.h): a group's jobs run at their
+** solo iteration time over the group's round time.  Jobs without
+** per-resource times (res_*_ms) run alone (a group of one).
+*/
+#include "policies/qsched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/blossom.h"
+
+#define MURI_KEYS 32
+#define IL_MAX_JOBS 4                 /* Muri's packing_num, the most */
+
+/* One job's times in ms, for the memo's type table and the weight. */
+struct il_job {
+	double res[3];
+	double iter;
+};
+
+struct mpack {
+	int n;
+	int job[IL_MAX_JOBS];
+	double key;                   /* smallest member key */
+	int gpus;
+};
+
+/* Round times memoised by the group's job types (jobs with the same
+** per-resource and iteration times share a type): the matching asks for
+** the same few groups many times a pass. */
+#define MURI_MEMO 4096
+struct memo_slot {
+	int key[IL_MAX_JOBS];         /* sorted type ids, -1 padded; key[0]
+					 == -2: empty */
+	double tt;
+};
+
+struct type_slot {
+	double v[4];                  /* res0..2, iter */
+	int id;                       /* -1: empty */
+};
+
+struct muri {
+	struct qsched q;
+	struct memo_slot *memo;
+	struct type_slot *types;
+	int ntypes;
+	int *type_of;                 /* per job */
+	int ntype_of;
+	int attained;                 /* muri-l */
+	const char *name;
+	int placement;                /* parameters */
+	int max_pack;
+	int autopack;
+	/* scratch, sized to the active jobs */
+	struct mpack *pk, *pk2;       /* groups; the next round's */
+	int npk, npk2, cap;
+	int *used, *mate, *cand;
+	int nkeys, keys[MURI_KEYS];
+	int *gpus_of;                 /* per pack: its GPUs (max GPUs each) */
+	int *placed;                  /* per pack: 1 when placed this pass */
+};
+
+static const struct pol_param_def muri_params[] = {
+	POL_PARAM_CHOICE("placement", struct muri, placement, qs_place_names,
+			 "node", "node: a group within one node, larger ones on "
+			 "whole nodes (Muri's yarn); any: any free GPUs"),
+	POL_PARAM_INT("max_pack", struct muri, max_pack, 1, IL_MAX_JOBS, "4",
+		      "most jobs interleaved on the same GPUs (packing_num)"),
+	POL_PARAM_BOOL("autopack", struct muri, autopack, "1",
+		       "split a group slower than its jobs one after another"),
+	POL_PARAM_END
+};
+
+static int muri_init_common(struct world *w, struct muri *m, const char *name,
+			    const struct pol_params *p, struct sim_err *err)
+{
+	int rc, g;
+
+	(void)p;
+	m->name = name;
+	m->memo = malloc(MURI_MEMO * sizeof *m->memo);
+	m->types = malloc(MURI_MEMO * sizeof *m->types);
+	if (m->memo == NULL || m->types == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	for (g = 0; g < MURI_MEMO; g++) {
+		m->memo[g].key[0] = -2;
+		m->types[g].id = -1;
+	}
+	if ((rc = qs_init(&m->q, w, m->placement, err)) != 0)
+		return rc;
+	for (g = 0; g < pol_ngpus(w); g++)
+		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_INTERLEAVE,
+					   err)) != 0)
+			return rc;
+	return 0;
+}
+
+static int muris_init(struct world *w, void *s, const struct pol_params *p,
+		      struct sim_err *err)
+{
+	return muri_init_common(w, s, "muri-s", p, err);
+}
+
+static int muril_init(struct world *w, void *s, const struct pol_params *p,
+		      struct sim_err *err)
+{
+	((struct muri *)s)->attained = 1;
+	return muri_init_common(w, s, "muri-l", p, err);
+}
+
+static void muri_fini(struct world *w, void *s)
+{
+	struct muri *m = s;
+	(void)w;
+	qs_fini(&m->q);
+	free(m->memo);
+	free(m->types);
+	free(m->type_of);
+	free(m->pk);
+	free(m->pk2);
+	free(m->used);
+	free(m->mate);
+	free(m->cand);
+	free(m->gpus_of);
+	free(m->placed);
+}
+
+static struct il_job il_of(struct world *w, int j);
+
+static unsigned hash_dbl(const double *v, int n)
+{
+	unsigned h = 2166136261u;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const unsigned char *b = (const unsigned char *)&v[i];
+		size_t k;
+		for (k = 0; k < sizeof v[i]; k++)
+			h = (h ^ b[k]) * 16777619u;
+	}
+	return h;
+}
+
+/* The type id of job j's (res, iter); -1 when the table is full. */
+static int type_id(struct muri *m, struct world *w, int j)
+{
+	struct il_job x = il_of(w, j);
+	double v[4] = { x.res[0], x.res[1], x.res[2], x.iter };
+	unsigned h = hash_dbl(v, 4) & (MURI_MEMO - 1);
+	int probes;
+
+	for (probes = 0; probes < MURI_MEMO; probes++) {
+		struct type_slot *t = &m->types[h];
+		if (t->id < 0) {
+			if (m->ntypes >= MURI_MEMO / 2)
+				return -1;
+			memcpy(t->v, v, sizeof v);
+			t->id = m->ntypes++;
+			return t->id;
+		}
+		if (memcmp(t->v, v, sizeof v) == 0)
+			return t->id;
+		h = (h + 1) & (MURI_MEMO - 1);
+	}
+	return -1;
+}
+
+static int muri_arrival(struct world *w, void *s, int j)
+{
+	struct muri *m = s;
+	int rc = qs_arrive(&m->q, w, j, m->name);
+
+	if (rc < 0)
+		return rc;
+	if (j >= m->ntype_of) {
+		int n = m->ntype_of ? 2 * m->ntype_of : 256, k;
+		int *p;
+		while (n <= j)
+			n *= 2;
+		p = realloc(m->type_of, (size_t)n * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		for (k = m->ntype_of; k < n; k++)
+			p[k] = -1;
+		m->type_of = p;
+		m->ntype_of = n;
+	}
+	m->type_of[j] = type_id(m, w, j);
+	return 0;
+}
+
+static int muri_finish(struct world *w, void *s, int j)
+{
+	struct muri *m = s;
+	(void)w;
+	qs_finish(&m->q, j);
+	return 0;
+}
+
+static int grow(struct muri *m, struct world *w)
+{
+	int n = m->q.nact + 1;
+
+	if (n <= m->cap)
+		return 0;
+	n = n < 64 ? 64 : 2 * n;
+	free(m->pk);
+	free(m->pk2);
+	free(m->used);
+	free(m->mate);
+	free(m->cand);
+	free(m->gpus_of);
+	free(m->placed);
+	m->pk = malloc((size_t)n * sizeof *m->pk);
+	m->pk2 = malloc((size_t)n * sizeof *m->pk2);
+	m->used = malloc((size_t)n * sizeof *m->used);
+	m->mate = malloc((size_t)n * sizeof *m->mate);
+	m->cand = malloc((size_t)n * sizeof *m->cand);
+	m->gpus_of = malloc((size_t)n * (size_t)pol_ngpus(w) *
+			    sizeof *m->gpus_of);
+	m->placed = malloc((size_t)n * sizeof *m->placed);
+	m->cap = n;
+	return m->pk && m->pk2 && m->used && m->mate && m->cand &&
+		m->gpus_of && m->placed ? 0 : SIM_ENOMEM;
+}
+
+/* The interleaving model's view of job j (times in ms). */
+static struct il_job il_of(struct world *w, int j)
+{
+	struct pol_job_info ji = pol_job(w, j);
+	struct il_job o;
+
+	o.res[0] = ji.res_ms[0];
+	o.res[1] = ji.res_ms[1];
+	o.res[2] = ji.res_ms[2];
+	o.iter = (double)ji.iter_ns / 1e6;
+	return o;
+}
+
+static int groupable(struct world *w, int j)
+{
+	struct pol_job_info ji = pol_job(w, j);
+	return ji.has_res && ji.iter_ns > 0;
+}
+
+static double pack_round_raw(struct muri *m, struct world *w,
+			     const struct mpack *a, const struct mpack *b)
+{
+	int jobs[IL_MAX_JOBS];
+	int n = 0, i;
+
+	(void)m;
+	for (i = 0; i < a->n; i++)
+		jobs[n++] = a->job[i];
+	for (i = 0; b != NULL && i < b->n; i++)
+		jobs[n++] = b->job[i];
+	return pol_interleave_round_ms(w, jobs, n);
+}
+
+static double pack_round(struct muri *m, struct world *w,
+			 const struct mpack *a, const struct mpack *b)
+{
+	int key[IL_MAX_JOBS] = { -1, -1, -1, -1 }, n = 0, i, k;
+	unsigned h;
+	struct memo_slot *e;
+
+	for (i = 0; i < a->n; i++)
+		key[n++] = m->type_of[a->job[i]];
+	for (i = 0; b != NULL && i < b->n; i++)
+		key[n++] = m->type_of[b->job[i]];
+	for (i = 0; i < n; i++)
+		if (key[i] < 0)
+			return pack_round_raw(m, w, a, b);
+	for (i = 1; i < n; i++)                 /* sort the ids */
+		for (k = i; k > 0 && key[k - 1] > key[k]; k--) {
+			int t = key[k];
+			key[k] = key[k - 1];
+			key[k - 1] = t;
+		}
+	h = 2166136261u;
+	for (i = 0; i < IL_MAX_JOBS; i++)
+		h = (h ^ (unsigned)(key[i] + 2)) * 16777619u;
+	e = &m->memo[h & (MURI_MEMO - 1)];
+	if (e->key[0] != -2 && memcmp(e->key, key, sizeof key) == 0)
+		return e->tt;
+	memcpy(e->key, key, sizeof key);        /* direct-mapped: replace */
+	e->tt = pack_round_raw(m, w, a, b);
+	return e->tt;
+}
+
+static double used_ratio(struct muri *m, struct world *w,
+			 const struct mpack *a, const struct mpack *b)
+{
+	double used = 0, tt;
+	int i;
+
+	for (i = 0; i < a->n; i++) {
+		struct il_job x = il_of(w, a->job[i]);
+		used += x.res[0] + x.res[1] + x.res[2];
+	}
+	for (i = 0; i < b->n; i++) {
+		struct il_job x = il_of(w, b->job[i]);
+		used += x.res[0] + x.res[1] + x.res[2];
+	}
+	tt = pack_round(m, w, a, b);
+	return tt > 0 ? used / (tt * 4.0) : 0;
+}
+
+/* 1 if the union of packs a and b fits one GPU's memory (GPU 0's
+** device, the yardstick of every comparison here): Muri's simulator does
+** not model GPU memory; colosim does not pair jobs that cannot share. */
+static int mem_fits(struct world *w, const struct mpack *a,
+		    const struct mpack *b)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		sum += pol_job_mem(w, a->job[i], 0);
+	for (i = 0; i < b->n; i++)
+		sum += pol_job_mem(w, b->job[i], 0);
+	return sum <= pol_gpu(w, 0).hbm_bytes;
+}
+
+static int key_index(struct muri *m, int gpus)
+{
+	int k;
+
+	for (k = 0; k < m->nkeys; k++)
+		if (m->keys[k] == gpus)
+			return k;
+	if (m->nkeys == MURI_KEYS)
+		return -1;
+	m->keys[m->nkeys] = gpus;
+	return m->nkeys++;
+}
+
+/* Step 1: the candidates, as packs of one, grouped by GPU count in the
+** order the counts first appear; returns the GPUs they need. */
+static long candidates(struct muri *m, struct world *w)
+{
+	int k, i;
+	long need = 0;
+
+	m->nkeys = 0;
+	for (k = 0; k < m->q.nact; k++) {
+		m->used[k] = 0;
+		key_index(m, pol_job(w, m->q.act[k]).gpus);
+	}
+	qs_whatif(&m->q, w);
+	m->npk = 0;
+	for (k = 0; k < m->q.nact; k++) {
+		int j = m->q.act[k], g = pol_job(w, j).gpus;
+		int ki = key_index(m, g), taken = 0;
+		if (m->used[k] || ki < 0 || !qs_fits(&m->q, g))
+			continue;
+		/* admit the next max_pack jobs of this GPU count (this one
+		** first: the earlier ones are taken already) */
+		for (i = k; i < m->q.nact && taken < m->max_pack; i++) {
+			int jj = m->q.act[i];
+			if (m->used[i] || pol_job(w, jj).gpus != g)
+				continue;
+			if (taken > 0 && (!groupable(w, jj) ||
+					  !groupable(w, j)))
+				break;     /* without resource times: alone */
+			m->used[i] = 1;
+			m->cand[m->npk] = ki;
+			m->pk[m->npk].n = 1;
+			m->pk[m->npk].job[0] = jj;
+			m->pk[m->npk].key = m->q.job[jj].key;
+			m->pk[m->npk].gpus = g;
+			m->npk++;
+			taken++;
+			need += g;
+		}
+	}
+	return need;
+}
+
+/* Step 2, one round: per GPU count, match the current packs (m->pk, key
+** index in m->cand) and merge matched pairs while *need > cluster GPUs.
+** The next round's packs are written to m->pk2, then swapped in.  The
+** new order is the matching's: a pair where its later member stood. */
+static int blossom_round(struct muri *m, struct world *w, long *need)
+{
+	long cluster = pol_ngpus(w);
+	int k, ki, n2 = 0;
+
+	for (ki = 0; ki < m->nkeys; ki++) {
+		int idx[512], n = 0, u, v;
+		struct bl_graph *g;
+		int any = 0;
+
+		for (k = 0; k < m->npk && n < 512; k++)
+			if (m->cand[k] == ki)
+				idx[n++] = k;
+		if (n == 0)
+			continue;
+		for (u = 0; u < n; u++)
+			m->mate[u] = -1;
+		g = n > 1 ? bl_create(n) : NULL;
+		if (n > 1 && g == NULL)
+			return SIM_ENOMEM;
+		for (u = 0; g != NULL && u < n; u++)
+			for (v = u + 1; v < n; v++) {
+				const struct mpack *a = &m->pk[idx[u]];
+				const struct mpack *b = &m->pk[idx[v]];
+				double wt;
+				if (a->n + b->n > m->max_pack ||
+				    !mem_fits(w, a, b))
+					continue;
+				wt = used_ratio(m, w, a, b);
+				if (wt > 0 && !(wt <= 1e-5 * wt)) {
+					bl_edge(g, u, v, wt);
+					any = 1;
+				}
+			}
+		if (any)
+			bl_solve(g, m->mate);
+		bl_destroy(g);
+		for (u = 0; u < n; u++) {
+			int mate = m->mate[u];
+			if (mate >= 0 && mate > u)
+				continue;          /* taken at its partner */
+			if (mate >= 0 && *need > cluster) {
+				struct mpack p = m->pk[idx[mate]];
+				const struct mpack *b = &m->pk[idx[u]];
+				int i;
+				for (i = 0; i < b->n; i++)
+					p.job[p.n++] = b->job[i];
+				if (b->key < p.key)
+					p.key = b->key;
+				*need -= p.gpus;
+				m->pk2[n2] = p;
+				m->used[n2++] = ki;
+			} else {
+				if (mate >= 0) {
+					m->pk2[n2] = m->pk[idx[mate]];
+					m->used[n2++] = ki;
+				}
+				m->pk2[n2] = m->pk[idx[u]];
+				m->used[n2++] = ki;
+			}
+		}
+	}
+	memcpy(m->pk, m->pk2, (size_t)n2 * sizeof *m->pk);
+	memcpy(m->cand, m->used, (size_t)n2 * sizeof *m->cand);
+	m->npk = n2;
+	return 0;
+}
+
+/* Step 3: split groups that run slower interleaved than one after
+** another; order by smallest key (stable); keep those that fit an empty
+** cluster in that order.  The kept packs end in m->pk[0..npk). */
+static void autopack(struct muri *m, struct world *w)
+{
+	int k, i, n2 = 0;
+
+	for (k = 0; k < m->npk; k++) {
+		const struct mpack *p = &m->pk[k];
+		double sum = 0;
+		for (i = 0; i < p->n; i++)
+			sum += il_of(w, p->job[i]).iter;
+		if (m->autopack && p->n > 1 && pack_round(m, w, p, NULL) / sum > 1)
+			for (i = 0; i < p->n; i++) {
+				struct mpack one = { 1, { p->job[i] },
+						     m->q.job[p->job[i]].key,
+						     p->gpus };
+				m->pk2[n2++] = one;
+			}
+		else
+			m->pk2[n2++] = *p;
+	}
+	for (k = 1; k < n2; k++) {              /* stable by key */
+		struct mpack x = m->pk2[k];
+		for (i = k; i > 0 && m->pk2[i - 1].key > x.key; i--)
+			m->pk2[i] = m->pk2[i - 1];
+		m->pk2[i] = x;
+	}
+	qs_whatif(&m->q, w);
+	m->npk = 0;
+	for (k = 0; k < n2; k++)
+		if (qs_fits(&m->q, m->pk2[k].gpus))
+			m->pk[m->npk++] = m->pk2[k];
+}
+
+/* 1 if pack p runs as such now: every member running, all on the same
+** GPUs, with no other tenant there. */
+static int intact(struct muri *m, struct world *w, const struct mpack *p)
+{
+	struct pol_job_info a = pol_job(w, p->job[0]);
+	int i, k;
+
+	(void)m;
+	for (i = 0; i < p->n; i++) {
+		struct pol_job_info x = pol_job(w, p->job[i]);
+		if (x.state != POL_JOB_RUNNING || x.nplaced != a.nplaced)
+			return 0;
+		for (k = 0; k < x.nplaced; k++)
+			if (pol_job_tenant(w, p->job[i], k).gpu !=
+			    pol_job_tenant(w, p->job[0], k).gpu)
+				return 0;
+	}
+	for (k = 0; k < a.nplaced; k++)
+		if (pol_gpu(w, pol_job_tenant(w, p->job[0], k).gpu).ntenants !=
+		    p->n)
+			return 0;
+	return 1;
+}
+
+/* Places pack p's members on the GPUs in q->gpus. */
+static int place_pack(struct muri *m, struct world *w, const struct mpack *p)
+{
+	struct sim_err e = { 0, "" };
+	int gp[1024], i, rc;
+
+	if (p->gpus > 1024)
+		return 0;
+	memcpy(gp, m->q.gpus, (size_t)p->gpus * sizeof *gp);
+	for (i = 0; i < p->n; i++) {
+		struct pol_job_info x = pol_job(w, p->job[i]);
+		if (x.state != POL_JOB_PENDING && x.state != POL_JOB_PREEMPTED)
+			continue;
+		rc = pol_place(w, p->job[i], gp, p->gpus, NULL, &e);
+		if (rc < 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
+			return rc;
+	}
+	return 0;
+}
+
+/* Step 4: realise the chosen packs, larger GPU counts first. */
+static int realise(struct muri *m, struct world *w)
+{
+	struct sim_err e = { 0, "" };
+	int k, i, rc, repacked = 0;
+
+	for (k = 1; k < m->npk; k++) {          /* stable by GPUs, desc */
+		struct mpack x = m->pk[k];
+		for (i = k; i > 0 && m->pk[i - 1].gpus < x.gpus; i--)
+			m->pk[i] = m->pk[i - 1];
+		m->pk[i] = x;
+	}
+	for (k = 0; k < m->q.nact; k++)
+		m->q.job[m->q.act[k]].want = 0;
+	for (k = 0; k < m->npk; k++) {
+		m->placed[k] = intact(m, w, &m->pk[k]);
+		for (i = 0; i < m->pk[k].n; i++)
+			m->q.job[m->pk[k].job[i]].want = 1 + m->placed[k];
+	}
+	/* off: jobs not chosen, and members of packs not running as such */
+	for (k = 0; k < m->q.nact; k++) {
+		int j = m->q.act[k];
+		if (m->q.job[j].want != 2 &&
+		    pol_job(w, j).state == POL_JOB_RUNNING &&
+		    (rc = pol_preempt(w, j, &e)) != 0)
+			return rc;
+	}
+again:
+	for (k = 0; k < m->npk; k++) {
+		if (m->placed[k])
+			continue;
+		if (!qs_choose(&m->q, w, m->pk[k].gpus)) {
+			if (repacked)
+				continue;
+			repacked = 1;
+			for (i = 0; i < m->q.nact; i++)
+				if (pol_job(w, m->q.act[i]).state ==
+				    POL_JOB_RUNNING &&
+				    (rc = pol_preempt(w, m->q.act[i], &e)) != 0)
+					return rc;
+			for (i = 0; i < m->npk; i++)
+				m->placed[i] = 0;
+			pol_add_metric(w, "qsched_repacks", 1);
+			goto again;
+		}
+		if ((rc = place_pack(m, w, &m->pk[k])) != 0)
+			return rc;
+		m->placed[k] = 1;
+	}
+	return 0;
+}
+
+static int muri_schedule(struct world *w, void *s)
+{
+	struct muri *m = s;
+	long need;
+	int k, round, rc;
+
+	if ((rc = grow(m, w)) != 0)
+		return rc;
+	qs_settle(&m->q, w);
+	for (k = 0; k < m->q.nact; k++) {
+		int j = m->q.act[k];
+		double g = (double)pol_job(w, j).gpus;
+		m->q.job[j].key = m->attained ? m->q.job[j].total_exec_ns * g :
+			pol_job_remaining_ns(w, j, 0) * g;
+	}
+	qs_sort(&m->q);
+	need = candidates(m, w);
+	/* the first round always runs (its matching orders the packs), the
+	** next ones while the candidates need more GPUs than there are */
+	for (round = 0; round < m->max_pack; round++) {
+		if ((rc = blossom_round(m, w, &need)) != 0)
+			return rc;
+		if (need <= pol_ngpus(w))
+			break;
+	}
+	autopack(m, w);
+	return realise(m, w);
+}
+
+const struct pol_ops pol_muri_s = {
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "muri-s",
+	.zDesc = "Muri-S: multi-resource interleaving of up to 4 same-size "
+		 "jobs, blossom-matched, shortest remaining service first "
+		 "(SIGCOMM'22)",
+	.szState = sizeof(struct muri),
+	.xInit = muris_init,
+	.xFini = muri_fini,
+	.xOnArrival = muri_arrival,
+	.xOnFinish = muri_finish,
+	.xSchedule = muri_schedule,
+	.aParam = muri_params,
+};
+
+const struct pol_ops pol_muri_l = {
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "muri-l",
+	.zDesc = "Muri-L: multi-resource interleaving, blossom-matched, least "
+		 "attained service first (durations unknown; SIGCOMM'22)",
+	.szState = sizeof(struct muri),
+	.xInit = muril_init,
+	.xFini = muri_fini,
+	.xOnArrival = muri_arrival,
+	.xOnFinish = muri_finish,
+	.xSchedule = muri_schedule,
+	.aParam = muri_params,
+};

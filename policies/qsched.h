@@ -1,0 +1,104 @@
+/*
+** qsched.h: the core shared by the preemptive queue-order schedulers
+** (srtf, srsf, tiresias, gittins; docs/POLICIES.md, "Cluster
+** schedulers").  Each pass, as the schedulers of Tiresias and Muri do it:
+**
+**   1. the policy orders its active jobs (pending and running training
+**      jobs; finished ones leave) by (klass, key), a stable sort, so ties
+**      keep the order of the previous pass and new jobs come last;
+**   2. the desired set is taken in that order on an EMPTY cluster, each
+**      job that fits taken, the others skipped (fit-first: a job that does
+**      not fit does not stop the pass);
+**   3. running jobs outside the desired set are preempted, and the desired
+**      pending jobs placed.
+**
+** Placement (QS_PLACE_*): `any` counts GPUs (the "count" scheme of both
+** peer simulators: any free GPUs, lowest index first); `node`
+** consolidates as the peers' "yarn" scheme (switch.py try_single_node_alloc
+** / try_cross_node_alloc): a job of at most one node's GPUs on one node
+** (the first, in index order, with enough free GPUs), a larger one on
+** idle whole nodes plus one node for the rest.  When the desired set fits
+** an empty cluster but not around the running jobs' current GPUs, the
+** pass re-packs: it preempts the running jobs and places the whole set
+** afresh (the peers re-place every job at every event, for free), counted
+** in the run metric qsched_repacks.
+**
+** Cost: a pass is O(A log A)-ish in the active jobs A (an insertion sort
+** over an order that changed little since the last pass) plus the GPUs;
+** no structure holds a finished job.
+*/
+#ifndef COLOSIM_POLICIES_QSCHED_H
+#define COLOSIM_POLICIES_QSCHED_H
+
+#include <stddef.h>
+
+#include "policies/policy.h"
+
+enum { QS_PLACE_ANY = 0, QS_PLACE_NODE = 1 };
+
+/* Per job (indexed by job), kept for the active ones. */
+struct qs_job {
+	double exec_ns;               /* wall time spent running since the
+					 last reset (Tiresias's executed) */
+	double total_exec_ns;         /* wall time spent running, in all */
+	double pend_ns;               /* time pending since it last ran
+					 (Tiresias's last_pending_time) */
+	sim_time last_ns;             /* settled up to here */
+	int active;                   /* in the active order */
+	int want;                     /* in this pass's desired set */
+	int klass;                    /* primary key: smaller first */
+	double key, key2;             /* then these: smaller first */
+	long seq;                     /* then this: smaller first (0 for
+					 all: the previous pass's order) */
+	double aux;                   /* the policy's own */
+};
+
+struct qsched {
+	int placement;                /* QS_PLACE_* */
+	struct qs_job *job;           /* per job; grows with arrivals */
+	int njob;
+	int *act;                     /* active jobs, in priority order */
+	int nact, act_cap;
+	/* the cluster's nodes: first GPU and size of each */
+	int nnodes, max_node;
+	int *node_first, *node_size;
+	/* scratch */
+	int *node_free, *node_taken, *gpus;
+	int whatif_free;              /* qs_whatif: free GPUs (any) */
+};
+
+/* Sets up for world w with the given placement; 0 or SIM_ENOMEM. */
+int qs_init(struct qsched *q, struct world *w, int placement,
+	    struct sim_err *err);
+void qs_fini(struct qsched *q);
+/* The choices of every scheduler's `placement` parameter, in QS_PLACE_*
+** order. */
+extern const char *const qs_place_names[];
+
+/* A job arrived: a training job that could ever run joins the active
+** order at its end (1); anything else is failed with a reason naming
+** `policy` (0).  Negative on error. */
+int qs_arrive(struct qsched *q, struct world *w, int j, const char *policy);
+/* A job finished: it leaves the active order. */
+void qs_finish(struct qsched *q, int j);
+
+/* Settles every active job's times (exec, total, pending) up to now. */
+void qs_settle(struct qsched *q, struct world *w);
+
+/* Sorts the active order by (klass, key, key2, seq), stable. */
+void qs_sort(struct qsched *q);
+
+/* A what-if cluster for policies that choose their own sets: qs_whatif
+** empties it; qs_fits takes g GPUs from it under the placement (1) or
+** leaves it (0). */
+void qs_whatif(struct qsched *q, struct world *w);
+int qs_fits(struct qsched *q, int g);
+/* Chooses g GPUs on the actual cluster (exclusive use: GPUs without
+** tenants) into q->gpus under the placement; 1 if found. */
+int qs_choose(struct qsched *q, struct world *w, int g);
+
+/* Steps 2 and 3 of the pass over the active order.  0 or a negative
+** SIM_E* code for a broken invariant. */
+int qs_apply(struct qsched *q, struct world *w);
+
+#endif
