@@ -188,6 +188,11 @@ static int hv_schedule(struct world *w, void *state)
 		struct pol_place_opts o = { .sm_cap = 1.0 };
 		int harvest;
 
+		if (job.gpus < 1) {
+			pol_fail_job(w, j, "a CPU-only job: llm-harvest places "
+				     "GPU work only");
+			continue;
+		}
 		if (!pol_job_fits_empty(w, j)) {
 			pol_fail_job(w, j, "larger than any GPU set");
 			continue;
