@@ -406,6 +406,57 @@ static void test_tp_groups(void)
 	tw_close(&t);
 }
 
+/* ---- routing through the policy hook -------------------------------------- */
+
+static int last_schedule(struct world *w, void *state)
+{
+	struct pol_pending_walk it = POL_PENDING_WALK;
+	int j, gpus[2] = { 0, 1 };
+
+	(void)state;
+	while ((j = pol_pending_next(w, &it)) >= 0)
+		if (pol_place(w, j, gpus, pol_job(w, j).gpus, NULL, NULL) < 0)
+			return SIM_EINVAL;
+	return 0;
+}
+
+/* Every request to the last replica. */
+static int last_route(struct world *w, void *state, int j, int *replica)
+{
+	(void)state;
+	*replica = pol_job(w, j).nplaced - 1;
+	return 0;
+}
+
+static const struct pol_ops last_ops = {
+	.iVersion = 2, .zName = "last", .zDesc = "routes to the last replica",
+	.xSchedule = last_schedule, .xOnRequest = last_route,
+};
+
+static void test_policy_routes(void)
+{
+	struct llm_serve_req q[100];
+	struct world_config cfg = tw_config(&last_ops);
+	struct pol_param pv[16];
+	struct pol_params pp;
+	struct tw_world t;
+	char buf[64];
+
+	make_reqs(q, 100, 0.05, 9);
+	llm_params("route=rr", buf, sizeof buf, pv, &pp);
+	cfg.llm = &pp;
+	cfg.max_events = 0;
+	CU_ASSERT_EQUAL_FATAL(tw_simulate(&t, write_llm("route", q, 100,
+						       "llama-2-7b", 2),
+					  "1x2:" DEV, &cfg, NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "llm_requests_completed"),
+			       100, 0);
+	/* GPU 0's replica never ran an iteration; GPU 1's did */
+	CU_ASSERT_DOUBLE_EQUAL(world_gpu(t.w, 0)->sm.area, 0, 0);
+	CU_ASSERT(world_gpu(t.w, 1)->sm.area > 0);
+	tw_close(&t);
+}
+
 /* ---- bad input ---------------------------------------------------------------- */
 
 /* Runs trace body (one llm row naming requests file reqs with text rtext)
@@ -683,6 +734,7 @@ TEST_REGISTER(world_llm)
 		{ "KV memory: reserve, dynamic, oversub", test_memory },
 		{ "timeslice slows both tenants", test_timeslice_slows_both },
 		{ "tensor-parallel groups", test_tp_groups },
+		{ "requests routed by the policy", test_policy_routes },
 		{ "bad input, one line each", test_bad_input },
 		{ "drawn request sizes", test_drawn_sizes },
 		{ "an experiment: config, runner, store", test_experiment },

@@ -85,6 +85,7 @@ static struct lreq *lreq_new(struct llm_world *lw)
 	}
 	lw->free = q->next;
 	memset(q, 0, sizeof *q);
+	lw->held++;
 	return q;
 }
 
@@ -92,6 +93,7 @@ static void lreq_free(struct llm_world *lw, struct lreq *q)
 {
 	q->next = lw->free;
 	lw->free = q;
+	lw->held--;
 }
 
 /* The replica's model on device d (made on first use), or NULL when
@@ -288,6 +290,13 @@ static int on_request(struct sim *s, void *ctx, uint64_t arg)
 
 	(void)s;
 	sv->req_ev = 0;
+	if (lw->held >= lw->max_held) {  /* the world's bound: refused */
+		lw->total++;
+		sv->n_req++;
+		sv->win.arrivals++;
+		lw->rejected++;
+		return read_next(w, sv);
+	}
 	if ((q = lreq_new(lw)) == NULL)
 		return sim_fail(&w->sim, SIM_ENOMEM, "out of memory");
 	q->r.id = lw->total;
@@ -839,6 +848,8 @@ int world_llm_init(struct world *w, const struct world_config *cfg,
 	sim_sample_init(&lw->itl, 0);
 	sim_sample_init(&lw->e2e, 0);
 	lw->s_dt = SIM_NS_PER_S;
+	lw->max_held = cfg->max_queued_requests > 0 ?
+		cfg->max_queued_requests : WORLD_MAX_QUEUED_DEFAULT;
 	if (p != NULL && p->n > 0) {
 		lw->pv = calloc(p->n, sizeof *lw->pv);
 		rc = lw->pv == NULL;

@@ -118,6 +118,10 @@ struct llm_world {
 	int capsvc;
 	struct lslab *slabs;
 	struct lreq *free;
+	uint64_t held, max_held;      /* requests held now (arrived, not
+					 done or refused); the bound: the
+					 world's max_queued_requests, as for
+					 infer services */
 	/* run metrics */
 	struct sim_sample ttft, tpot, itl, e2e;
 	uint64_t total, completed, rejected, skipped, truncated, tokens;
