@@ -342,6 +342,22 @@ int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
 	return rc;
 }
 
+int trace_arrivals_open_ended(const struct trace_job *job)
+{
+	struct trace_rate seg[TRACE_RATES_MAX];
+	int n;
+
+	if (job->duration_ns > 0)
+		return 0;
+	if (job->arrival == TRACE_ARR_POISSON)
+		return 1;
+	if (job->arrival != TRACE_ARR_RATES)
+		return 0;
+	/* the reader checked the list; a bad one reads as ending */
+	n = trace_parse_rates(job->arrival_arg, seg, TRACE_RATES_MAX, NULL);
+	return n > 0 && seg[n - 1].rate_per_s > 0;
+}
+
 const char *trace_arrivals_path(const struct trace_arrivals *a)
 {
 	return a->path;

@@ -135,6 +135,10 @@ struct trace_req {
 /* As trace_arrivals_next, with the request's sizes. */
 int trace_arrivals_next_req(struct trace_arrivals *a, struct trace_req *out,
 			    struct sim_err *err);
+/* 1 if a service's arrivals never end by themselves: no duration_s, and
+** Poisson or a rate series whose last rate is not 0 (docs/TRACE_FORMAT.md,
+** "Arrival processes": such a service is open). */
+int trace_arrivals_open_ended(const struct trace_job *job);
 /* The arrival file's path ("" for a process without one). */
 const char *trace_arrivals_path(const struct trace_arrivals *a);
 

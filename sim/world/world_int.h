@@ -353,6 +353,11 @@ double world__train_total_ns(const struct world *w,
 double world__res_quant(struct sim_sample *s, double q);
 double world__res_mean(const struct sim_sample *s);
 int world__res_lat_hist(struct sim_sample *s, struct run_result *res);
+/* s binned into nb log-spaced bins between its min (at least 1e-6) and
+** max: counts[0..nb), bin b = [lo e^(r b), lo e^(r (b + 1))).  0 (counts
+** zeroed) when s is empty, else 1 with *lo and *r. */
+int world__res_bins(struct sim_sample *s, int nb, uint64_t *counts,
+		    double *lo, double *r);
 
 /* sim/world/world_plog.c: the placement log.  sync(g) records the tenants
 ** of GPU g that came and went (called by world__gpu_changed); results adds

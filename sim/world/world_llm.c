@@ -509,6 +509,7 @@ static int start(struct world *w, struct llm_svc *sv, int r)
 	** not expressible in this GPU model's profile: the bandwidth demand
 	** is spread over the whole iteration (docs/MODEL.md, "LLM replicas
 	** in the world"). */
+	memset(&prof, 0, sizeof prof);  /* fields this file does not set: 0 */
 	prof.alpha = sp.alpha;
 	prof.sat = sp.sat;
 	prof.bw_frac = sp.bw_busy * sp.duty;
@@ -595,22 +596,6 @@ static int llm_unit_done(struct world *w, void *state, struct gpu_tenant *t)
 }
 
 /* ---- arrival, failure, close ----------------------------------------------- */
-
-/* 1 if the service's arrivals never end by themselves (service.c). */
-static int open_ended(const struct trace_job *tj)
-{
-	const char *last;
-
-	if (tj->duration_ns > 0)
-		return 0;
-	if (tj->arrival == TRACE_ARR_POISSON)
-		return 1;
-	if (tj->arrival != TRACE_ARR_RATES)
-		return 0;
-	last = strrchr(tj->arrival_arg, ';');
-	last = last != NULL ? last + 1 : tj->arrival_arg;
-	return atof(last) > 0;
-}
 
 /* Checks that the service can run on some node of the cluster: a node of
 ** tp GPUs whose device holds the model with its KV cache. */
@@ -717,7 +702,7 @@ static int llm_arrive(struct world *w, void *state, struct world_job *job)
 	sv->end_ns = job->tj.duration_ns > 0 ?
 		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :
 		SIM_TIME_MAX;
-	world__job_open(w, job, open_ended(&job->tj));
+	world__job_open(w, job, trace_arrivals_open_ended(&job->tj));
 	return read_next(w, sv);
 }
 

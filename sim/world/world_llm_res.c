@@ -91,31 +91,12 @@ static int add_hist(struct sim_sample *s, const char *name,
 		    struct run_result *res)
 {
 	enum { NB = 80 };
-	double lo, hi, r;
 	uint64_t counts[NB];
-	size_t k;
+	double lo, r;
 	int b, rc;
 
-	if (s->n == 0)
+	if (!world__res_bins(s, NB, counts, &lo, &r))
 		return 0;
-	lo = s->min > 1e-6 ? s->min : 1e-6;
-	hi = s->max > lo ? s->max : lo * 1.0001;
-	r = log(hi / lo) / NB;
-	memset(counts, 0, sizeof counts);
-#define BIN(x) ((x) <= lo ? 0 : (int)fmin(NB - 1, floor(log((x) / lo) / r)))
-	if (!sim_sample_is_hist(s)) {
-		for (k = 0; k < s->nvals; k++)
-			counts[BIN(s->vals[k])]++;
-	} else {
-		double g = (1.0 + SIM_HIST_REL_ERR) / (1.0 - SIM_HIST_REL_ERR);
-		counts[0] += s->nzero;
-		for (k = 0; k < s->nhist; k++) {
-			double x = 2.0 * pow(g, (double)(s->hmin + (int64_t)k)) /
-				(g + 1.0);
-			counts[BIN(x)] += s->hist[k];
-		}
-	}
-#undef BIN
 	for (b = 0; b < NB; b++) {
 		struct res_hist_bin bin;
 		memset(&bin, 0, sizeof bin);
