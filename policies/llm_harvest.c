@@ -304,6 +304,26 @@ static int adjust(struct world *w, struct hv *h, int s, int dir)
 	return 0;
 }
 
+/* A training job capped beside a service that has left gets its GPUs
+** whole again. */
+static int uncap(struct world *w, struct hv *h, int j)
+{
+	struct pol_job_info job = pol_job(w, j);
+	int k, svc, train;
+
+	if (job.kind != POL_TRAIN || job.state != POL_JOB_RUNNING ||
+	    job.nplaced == 0 || pol_job_tenant(w, j, 0).sm_cap >= 1)
+		return 0;
+	for (k = 0; k < job.nplaced; k++) {
+		holders(w, pol_job_tenant(w, j, k).gpu, &svc, &train);
+		if (svc > 0)
+			return 0;
+	}
+	if (j < h->capjobs)
+		h->share[j] = -1;
+	return pol_set_share(w, j, 1.0, NULL);
+}
+
 static int hv_timer(struct world *w, void *state, uint64_t tag)
 {
 	struct hv *h = state;
@@ -311,6 +331,10 @@ static int hv_timer(struct world *w, void *state, uint64_t tag)
 
 	(void)tag;
 	h->tick++;
+	for (j = 0; j < n; j++)
+		if (pol_job_state(w, j) == POL_JOB_RUNNING &&
+		    (rc = uncap(w, h, j)) < 0)
+			return rc;
 	for (j = 0; j < n; j++) {
 		struct pol_llm_window win;
 		double sig, target;

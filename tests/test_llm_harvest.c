@@ -20,7 +20,7 @@
 
 static const char body[] =
 	"chat,llm,0,llama-3-8b,256,,120,,,,1,,,,1000,poisson,3,,\n"
-	"T,train,0,resnet50,64,,100,,,mixed,1,,,,,,,,\n";
+	"T,train,0,resnet50,64,,150,,,mixed,1,,,,,,,,\n";
 
 /* Opens (not runs) the two-job trace under policy with LLM settings. */
 static int open_run(struct tw_world *t, const char *name, const char *policy,
@@ -100,6 +100,11 @@ static void test_loose_target_grows(void)
 				       "kv=dynamic,slo_tpot_ms=100000", NULL), 0);
 	tw_until(&t, sim_time_from_s(10));
 	CU_ASSERT_DOUBLE_EQUAL(share_of(&t, "T"), 0.9, 1e-9);
+	/* the service gone (120 s and its drain), the GPU is whole again */
+	tw_until(&t, sim_time_from_s(140));
+	CU_ASSERT_EQUAL(pol_job(t.w, tw_find(&t, "chat")).state, POL_JOB_DONE);
+	CU_ASSERT_EQUAL(pol_job(t.w, tw_find(&t, "T")).state, POL_JOB_RUNNING);
+	CU_ASSERT_DOUBLE_EQUAL(share_of(&t, "T"), 1.0, 1e-12);
 	CU_ASSERT_EQUAL(tw_finish(&t), 0);
 	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "harvest_cuts"), 0, 0);
 	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "harvest_pauses"), 0, 0);
