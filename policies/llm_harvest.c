@@ -177,6 +177,33 @@ static int pick(struct world *w, struct hv *h, int j, int n, int *harvest)
 	return got == n;
 }
 
+/* Service j was placed on h->cand[0..n): the training job on each of
+** those GPUs is capped at share_init (the shares change after the walks:
+** no action inside a tenant walk). */
+static int cap_beside(struct world *w, struct hv *h, int j, int n)
+{
+	int k, rc;
+
+	for (k = 0; k < n; k++) {
+		struct pol_tenant_walk tw = pol_tenants(w, h->cand[k]);
+		struct pol_tenant_info t;
+		int tj = -1;
+		while (pol_tenant_next(w, &tw, &t))
+			if (t.job >= 0 && t.job != j &&
+			    pol_job(w, t.job).kind == POL_TRAIN)
+				tj = t.job;
+		if (tj < 0)
+			continue;
+		if ((rc = grow(h, tj)) != 0)
+			return rc;
+		if (h->share[tj] < 0 || h->share[tj] > h->share_init)
+			h->share[tj] = h->share_init;
+		if ((rc = pol_set_share(w, tj, h->share[tj], NULL)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int hv_schedule(struct world *w, void *state)
 {
 	struct hv *h = state;
@@ -209,41 +236,9 @@ static int hv_schedule(struct world *w, void *state)
 		rc = pol_place(w, j, h->cand, job.gpus, &o, NULL);
 		if (rc != 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
 			return rc;
-		/* a service placed beside training: cap that training */
-		if (rc == 0 && is_service(&job)) {
-			int k;
-			for (k = 0; k < job.gpus; k++) {
-				struct pol_tenant_walk tw =
-					pol_tenants(w, h->cand[k]);
-				struct pol_tenant_info t;
-				while (pol_tenant_next(w, &tw, &t)) {
-					if (t.job < 0 || t.job == j ||
-					    pol_job(w, t.job).kind != POL_TRAIN)
-						continue;
-					if ((rc = grow(h, t.job)) != 0)
-						return rc;
-					if (h->share[t.job] < 0 ||
-					    h->share[t.job] > h->share_init)
-						h->share[t.job] = h->share_init;
-					break;
-				}
-			}
-			/* the shares change after the walk: no action inside
-			** a tenant walk */
-			for (k = 0; k < job.gpus; k++) {
-				struct pol_tenant_walk tw =
-					pol_tenants(w, h->cand[k]);
-				struct pol_tenant_info t;
-				int tj = -1;
-				while (pol_tenant_next(w, &tw, &t))
-					if (t.job >= 0 && t.job != j &&
-					    pol_job(w, t.job).kind == POL_TRAIN)
-						tj = t.job;
-				if (tj >= 0 && (rc = pol_set_share(w, tj,
-						h->share[tj], NULL)) < 0)
-					return rc;
-			}
-		}
+		if (rc == 0 && is_service(&job) &&
+		    (rc = cap_beside(w, h, j, job.gpus)) < 0)
+			return rc;
 	}
 	return 0;
 }

@@ -76,6 +76,43 @@ int llm__place(struct world *w, void *state, struct world_job *job,
 }
 
 /* Sizes replica rp's pool on its GPUs and sets its tenants' memory. */
+/* The pool bound of replica rp: vLLM's (llm_memory: `whole` blocks) on
+** whole GPUs with util x HBM free; less on a MIG slice or where
+** co-tenants hold the memory; never less than the attach holds. */
+static int64_t pool_blocks(const struct world *w,
+			   const struct world_job *job,
+			   const struct llm_svc *sv, const struct llm_rep *rp,
+			   int64_t whole)
+{
+	int64_t blocks = whole;
+	int k;
+
+	for (k = 0; k < sv->set.tp; k++) {
+		int i = rp->tix[k];
+		const struct gpu *g = &w->gpus[job->gpu_ids[i]];
+		const struct gpu_tenant *t = &job->tenants[i];
+		uint64_t cap, f;
+		double full, lim, b;
+		int64_t had;
+		llm__domain(g, t, &cap, &f);
+		full = lim = sv->set.util * (double)cap;
+		if (sv->set.kv != KV_OVERSUB && (double)(f + t->mem_bytes) < lim)
+			lim = (double)(f + t->mem_bytes);
+		if (t->slice >= 0 || lim < full) {
+			b = floor((lim - (double)rp->base_bytes) /
+				  (double)rp->block_bytes);
+			if (b < (double)blocks)
+				blocks = b < 0 ? 0 : (int64_t)b;
+		}
+		had = t->mem_bytes > rp->base_bytes ?
+			(int64_t)((t->mem_bytes - rp->base_bytes) /
+				  rp->block_bytes) : 0;
+		if (blocks < had)
+			blocks = had;
+	}
+	return blocks;
+}
+
 static int size_replica(struct world *w, struct world_job *job,
 			struct llm_svc *sv, struct llm_rep *rp)
 {
@@ -95,33 +132,7 @@ static int size_replica(struct world *w, struct world_job *job,
 	rp->m = m;
 	rp->base_bytes = mem->total_bytes - mem->kv_bytes;
 	rp->block_bytes = mem->block_bytes;
-	/* vLLM's pool (llm_memory) on a whole GPU with util x HBM free;
-	** less on a MIG slice or where co-tenants hold the memory */
-	blocks = mem->blocks;
-	for (k = 0; k < sv->set.tp; k++) {
-		int i = rp->tix[k];
-		const struct gpu *g = &w->gpus[job->gpu_ids[i]];
-		const struct gpu_tenant *t = &job->tenants[i];
-		uint64_t cap, f;
-		double full, lim, b;
-		int64_t had;
-		llm__domain(g, t, &cap, &f);
-		full = lim = sv->set.util * (double)cap;
-		if (sv->set.kv != KV_OVERSUB && (double)(f + t->mem_bytes) < lim)
-			lim = (double)(f + t->mem_bytes);
-		if (t->slice >= 0 || lim < full) {
-			b = floor((lim - (double)rp->base_bytes) /
-				  (double)rp->block_bytes);
-			if (b < (double)blocks)
-				blocks = b < 0 ? 0 : (int64_t)b;
-		}
-		/* never less than the attach holds already */
-		had = t->mem_bytes > rp->base_bytes ?
-			(int64_t)((t->mem_bytes - rp->base_bytes) /
-				  rp->block_bytes) : 0;
-		if (blocks < had)
-			blocks = had;
-	}
+	blocks = pool_blocks(w, job, sv, rp, mem->blocks);
 	if (blocks < 1)
 		return sim_fail(&w->sim, SIM_ENOSPC, "%s:%ld: model: llm service "
 				"%s: no KV block fits on GPU %d", w->trace_path,
