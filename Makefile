@@ -3,7 +3,8 @@
 #   make              build build/colosim and build/libcolosim.a
 #   make check        build and run every test (CUnit suites, golden, conformance)
 #   make bench        engine benchmarks (PHOLD, hold) side by side with SimPy,
-#                     the whole replay, LLM serving
+#                     the whole replay, LLM serving, the scale grid
+#                     (tests/bench/grid.py)
 #   make demo         the reference experiment of README.md
 #   make deps         install missing Debian packages (.ci/deps)
 #   make microbench   build the CUDA calibration suite when nvcc exists
@@ -15,7 +16,9 @@
 # Switches: WERROR=1 (warnings are errors), SANITIZE=1 (ASan + UBSan, objects
 # go to build-san/ so both builds can live side by side), FUZZ=1 (clang with
 # libFuzzer's instrumentation, ASan + UBSan, objects in build-fuzz/; used by
-# make fuzz), OPT=-O0 etc.
+# make fuzz), OPT=-O0 etc., MPI=auto|1|0 (the MPI sweep runner,
+# experiments/runner_mpi.c: auto builds it when pkg-config finds Open MPI or
+# MPICH, 1 requires it, 0 leaves it out; docs/SCALE.md).
 
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -51,10 +54,25 @@ WARN    := $(filter-out -Werror,$(WARN)) -Wno-double-promotion \
            -Wno-string-concatenation
 endif
 
+# MPI: only experiments/runner_mpi.c includes <mpi.h> (as a system header,
+# so that its warnings are not ours); everything links the MPI library.
+MPI ?= auto
+MPI_PKG := $(firstword $(foreach p,ompi-c mpich,$(shell pkg-config --exists $(p) 2>/dev/null && echo $(p))))
+ifeq ($(MPI),auto)
+MPI := $(if $(MPI_PKG),1,0)
+endif
+ifeq ($(MPI),1)
+ifeq ($(MPI_PKG),)
+$(error MPI=1 but pkg-config finds neither ompi-c nor mpich: install libopenmpi-dev, or build with MPI=0)
+endif
+MPI_CFLAGS := -DCOLOSIM_MPI=1 $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(MPI_PKG)))
+MPI_LIBS   := $(shell pkg-config --libs $(MPI_PKG))
+endif
+
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libcsv ships no pkg-config file in Debian: link it by name.
-LIBS     := $(PKG_LIBS) -lcsv -lm
+LIBS     := $(PKG_LIBS) $(MPI_LIBS) -lcsv -lm
 CPPFLAGS += -I. -D_POSIX_C_SOURCE=200809L
 CFLAGS   := -std=c11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += $(SANFLAGS)
@@ -81,7 +99,8 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/main.o $(BUILD)/tests/
 TEST_BIN   := $(BUILD)/colosim-tests
 SUITES_INC := $(BUILD)/tests/suites.inc
 
-BENCH_BINS := $(BUILD)/bench/phold $(BUILD)/bench/hold $(BUILD)/bench/bareheap
+BENCH_BINS := $(BUILD)/bench/phold $(BUILD)/bench/hold $(BUILD)/bench/bareheap \
+              $(BUILD)/bench/rusage
 
 # Fuzz harnesses (tests/fuzz/, docs/FUZZING.md): tests/fuzz/fuzz_NAME.c is
 # target NAME; fuzz_import.c is built once per importer as import-FORMAT.
@@ -104,7 +123,7 @@ FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
                 $(FUZZ_IMPORTERS:%=$(BUILD)/tests/fuzz/import-%.o)
 .SECONDARY: $(FUZZ_OBJ)
 
-.PHONY: all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden \
+.PHONY: FORCE all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden \
 	fuzz fuzz-bins fuzz-regress allocfail
 
 all: $(BIN) $(LIB)
@@ -127,6 +146,16 @@ $(CMDS_INC): $(CLI_SRC) Makefile
 	@mkdir -p $(@D)
 	@printf '%s\n' $(foreach n,$(CMD_NAMES),"CMD($(n))") > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+# The MPI switch, recorded so that flipping it rebuilds runner_mpi.o.
+MPI_STAMP := $(BUILD)/mpi.stamp
+$(MPI_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo "MPI=$(MPI) $(MPI_CFLAGS) $(MPI_LIBS)" > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+FORCE:
+$(BUILD)/experiments/runner_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/experiments/runner_mpi.o: $(MPI_STAMP)
 
 # The install prefix, the last place sim/datadir.c looks for data files.
 $(BUILD)/sim/datadir.o: CPPFLAGS += -DCOLOSIM_PREFIX='"$(PREFIX)"'
@@ -200,11 +229,15 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+# The scale grid's size knobs (BENCH_MAX_JOBS, BENCH_MAX_GPUS, BENCH_TIMEOUT,
+# BENCH_POLICIES, BENCH_KINDS) are read from the environment; the default is
+# the quick grid (docs/PERFORMANCE.md, "Scale grid").
 bench: $(BENCH_BINS) $(BIN)
 	sh tests/bench/run.sh $(BUILD)
 	sh tests/bench/replay.sh $(BUILD)
 	sh tests/bench/llm.sh $(BUILD)
 	sh tests/bench/sched.sh $(BUILD)
+	python3 tests/bench/grid.py $(BUILD)
 
 callgrind: $(BENCH_BINS)
 	sh tests/bench/callgrind.sh $(BUILD)
