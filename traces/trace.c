@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "models/llm.h"
 #include "models/zoo.h"
 #include "sim/csv.h"
 #include "sim/num.h"
@@ -366,22 +367,27 @@ static void check_train(struct trace_reader *r, struct trace_job *j,
 	must_be_empty(r, err, C_TIMEOUT, "a train");
 }
 
+/* An infer row, or an llm row (what: "an infer", "an llm"). */
 static void check_infer(struct trace_reader *r, struct trace_job *j,
-			struct sim_err *err)
+			const char *what, struct sim_err *err)
 {
 	const char *arr = fld(r, C_ARR);
 	int given;
 
-	must_be_empty(r, err, C_ITER, "an infer");
-	must_be_empty(r, err, C_ITERMS, "an infer");
-	must_be_empty(r, err, C_OPT, "an infer");
-	must_be_empty(r, err, C_PREC, "an infer");
+	must_be_empty(r, err, C_ITER, what);
+	must_be_empty(r, err, C_ITERMS, what);
+	must_be_empty(r, err, C_OPT, what);
+	must_be_empty(r, err, C_PREC, what);
 	time_field(r, err, C_DUR, 1, 0, &j->duration_ns, &given);
 	time_field(r, err, C_SLO, 1, 1, &j->slo_ns, &given);
 	if (!given && is_empty(fld(r, C_SLO)))
-		row_error(r, err, C_SLO, "an infer row needs slo_ms "
-			  "(milliseconds > 0)");
-	time_field(r, err, C_TIMEOUT, 0, 1, &j->batch_timeout_ns, &given);
+		row_error(r, err, C_SLO, "%s row needs slo_ms (milliseconds "
+			  "> 0)", what);
+	if (j->kind == TRACE_LLM)   /* continuous batching: no timeout */
+		must_be_empty(r, err, C_TIMEOUT, what);
+	else
+		time_field(r, err, C_TIMEOUT, 0, 1, &j->batch_timeout_ns,
+			   &given);
 	if (strcasecmp(arr, "poisson") == 0) {
 		j->arrival = TRACE_ARR_POISSON;
 		num_field(r, err, C_RATE, 0, 1, &j->rate_per_s, &given);
@@ -633,10 +639,20 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 		check_train(r, j, err);
 	} else if (strcasecmp(fld(r, C_KIND), "infer") == 0) {
 		j->kind = TRACE_INFER;
-		check_infer(r, j, err);
+		check_infer(r, j, "an infer", err);
+	} else if (strcasecmp(fld(r, C_KIND), "llm") == 0) {
+		j->kind = TRACE_LLM;
+		check_infer(r, j, "an llm", err);
+		if (m != NULL && llm_arch_find(m->name) == NULL) {
+			char names[512];
+			llm_arch_names(names, sizeof names);
+			row_error(r, err, C_MODEL, "an llm row needs an LLM "
+				  "architecture (%s), got '%s'", names,
+				  shown(r, C_MODEL));
+		}
 	} else
-		row_error(r, err, C_KIND, "expected train or infer, got '%s'",
-			  shown(r, C_KIND));
+		row_error(r, err, C_KIND, "expected train, infer or llm, got "
+			  "'%s'", shown(r, C_KIND));
 	check_optional(r, j, err);
 }
 
