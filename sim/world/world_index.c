@@ -247,7 +247,7 @@ int world__index_check(const struct world *w)
 {
 	const struct world_gix *x = w->gix;
 	uint64_t used = 0;
-	int g, idle = 0, slfree = 0;
+	int g, o, idle = 0, slfree = 0;
 
 	for (g = 0; g < w->ngpus; g++) {
 		struct gix_gpu v;
@@ -257,8 +257,23 @@ int world__index_check(const struct world *w)
 		    v.smnz != x->g[g].smnz ||
 		    sim_maxtree_get(&x->t_free, g) != member(v.free) ||
 		    sim_maxtree_get(&x->t_idle, g) !=
-		    (v.nt == 0 ? member(v.free) : 0))
+		    (v.nt == 0 ? member(v.free) : 0) ||
+		    sim_maxtree_get(&x->t_slice, g) !=
+		    (v.slmax >= 0 ? member(v.slmax) : 0) ||
+		    !(x->smnz[g / 64] >> (g % 64) & 1) != !v.smnz)
 			return g;
+		for (o = 0; o < 2; o++) {
+			const struct sim_oset *os = &x->os[o][x->gpu_dev[g]];
+			int64_t k1, k2;
+			int h;
+			if (!x->have[o])
+				continue;
+			h = x->oh[o][g];
+			oset_key(&v, o, &k1, &k2);
+			if (sim_oset_id(os, h) != g ||
+			    sim_oset_k1(os, h) != k1 || sim_oset_k2(os, h) != k2)
+				return g;
+		}
 		idle += v.nt == 0;
 		slfree += v.nslfree;
 		used += v.used_clip;

@@ -306,7 +306,7 @@ static inline struct world_job *world__job(const struct world *w, int j)
 /* ---- the core's calls ---------------------------------------------------- */
 
 /* Job j entered the pending queue (after world__pending_add): the
-** policy's xOnQueue, if it has one (version 3). */
+** policy's xOnQueue, if it has one (version 4). */
 int world__job_queued(struct world *w, int j);
 /* Requests one scheduling pass at this instant (idempotent). */
 int world__request_schedule(struct world *w);
