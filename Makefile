@@ -6,6 +6,7 @@
 #                     the whole replay, LLM serving, the scale grid
 #                     (tests/bench/grid.py)
 #   make demo         the reference experiment of README.md
+#   make validate     fit the co-location models, write docs/VALIDATION.md
 #   make deps         install missing Debian packages (.ci/deps)
 #   make microbench   build the CUDA calibration suite when nvcc exists
 #   make install PREFIX=/usr/local   (install-policy-dev: the plugin headers
@@ -131,7 +132,7 @@ FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
 .SECONDARY: $(FUZZ_OBJ)
 
 .PHONY: FORCE all check check-only deps-quiet test bench demo deps install \
-	install-policy-dev clean microbench callgrind golden \
+	install-policy-dev clean microbench callgrind golden validate refit \
 	fuzz fuzz-bins fuzz-regress allocfail
 
 all: $(BIN) $(LIB)
@@ -262,6 +263,18 @@ callgrind: $(BENCH_BINS)
 golden: $(BIN)
 	sh tests/golden/regen.sh $(BIN)
 
+# The co-location fits on the public measurements (../shared/measurements,
+# skipped with a message where absent): writes docs/VALIDATION.md.
+# `make refit` also regenerates models/train_fits.c and prints the fitted
+# device-profile lines (docs/VALIDATION.md says where they go).
+MEAS ?= ../shared/measurements
+validate: $(BIN)
+	$(BIN) fit --data $(MEAS) --validation docs/VALIDATION.md
+
+refit: $(BIN)
+	$(BIN) fit --data $(MEAS) --validation docs/VALIDATION.md \
+		--fits-c models/train_fits.c --keys /dev/stdout
+
 # The README's main command: installs what is missing, builds, runs the
 # reference experiment into results/demo.db, prints the report and writes
 # the figures under results/demo/.
@@ -284,7 +297,7 @@ microbench:
 # The policy plugin interface alone (no build): policies/policy.h, the
 # three base headers it includes, and colosim-policy.pc, so that a plugin
 # builds with `pkg-config --cflags colosim-policy` (docs/POLICIES.md).
-POLICY_HEADERS := sim/err.h sim/rng.h sim/time.h
+POLICY_HEADERS := sim/err.h sim/oset.h sim/rng.h sim/time.h
 install-policy-dev:
 	install -d $(DESTDIR)$(PREFIX)/include/colosim/policies \
 		$(DESTDIR)$(PREFIX)/include/colosim/sim \

@@ -42,6 +42,11 @@
 		     (uint64_t)sizeof(struct res_series) << 24 |          \
 		     (uint64_t)sizeof(struct res_lat_bin) << 36 |         \
 		     (uint64_t)sizeof(struct res_place) << 48)
+/* and of the named histograms and series (schema 3) */
+#define WIRE_LAYOUT2 ((uint64_t)sizeof(struct res_hist_bin) |            \
+		      (uint64_t)sizeof(struct res_point) << 12)
+_Static_assert(sizeof(struct res_hist_bin) < 4096 &&
+	       sizeof(struct res_point) < 4096, "WIRE_LAYOUT2 packs them too");
 _Static_assert(sizeof(struct res_metric) < 4096 &&
 	       sizeof(struct res_job) < 4096 &&
 	       sizeof(struct res_series) < 4096 &&
@@ -52,11 +57,11 @@ _Static_assert(sizeof(struct res_metric) < 4096 &&
 struct wire_head {
 	uint32_t magic;
 	int32_t rc;
-	uint64_t layout;
+	uint64_t layout, layout2;
 	uint32_t msglen;
 	uint64_t events;
 	double wall_s;
-	uint64_t nmetrics, njobs, nseries, nlat, nplace;
+	uint64_t nmetrics, njobs, nseries, nlat, nplace, nhists, npoints;
 };
 
 struct slot {
@@ -145,6 +150,7 @@ static int wire_write(wire_put_fn put, void *ctx, int rc,
 	memset(&h, 0, sizeof h);
 	h.magic = WIRE_MAGIC;
 	h.layout = WIRE_LAYOUT;
+	h.layout2 = WIRE_LAYOUT2;
 	h.rc = rc;
 	if (rc == 0) {
 		h.events = res->events;
@@ -154,6 +160,8 @@ static int wire_write(wire_put_fn put, void *ctx, int rc,
 		h.nseries = res->nseries;
 		h.nlat = res->nlat;
 		h.nplace = res->nplace;
+		h.nhists = res->nhists;
+		h.npoints = res->npoints;
 	} else {
 		h.msglen = (uint32_t)strlen(err->msg);
 	}
@@ -163,7 +171,9 @@ static int wire_write(wire_put_fn put, void *ctx, int rc,
 	    put(ctx, res->jobs, h.njobs * sizeof *res->jobs) ||
 	    put(ctx, res->series, h.nseries * sizeof *res->series) ||
 	    put(ctx, res->lat, h.nlat * sizeof *res->lat) ||
-	    put(ctx, res->place, h.nplace * sizeof *res->place))
+	    put(ctx, res->place, h.nplace * sizeof *res->place) ||
+	    put(ctx, res->hists, h.nhists * sizeof *res->hists) ||
+	    put(ctx, res->points, h.npoints * sizeof *res->points))
 		return -1;
 	return 0;
 }
@@ -217,15 +227,17 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 		return -1;
 	memcpy(&h, buf, sizeof h);
 	if (h.magic != WIRE_MAGIC || h.layout != WIRE_LAYOUT ||
-	    h.msglen >= SIM_ERR_MSG_MAX)
+	    h.layout2 != WIRE_LAYOUT2 || h.msglen >= SIM_ERR_MSG_MAX)
 		return -1;
 	need = sizeof h + h.msglen;
 	if (h.nmetrics > len || h.njobs > len || h.nseries > len ||
-	    h.nlat > len || h.nplace > len)
+	    h.nlat > len || h.nplace > len || h.nhists > len ||
+	    h.npoints > len)
 		return -1;
 	need += h.nmetrics * sizeof *res->metrics + h.njobs * sizeof *res->jobs +
 		h.nseries * sizeof *res->series + h.nlat * sizeof *res->lat +
-		h.nplace * sizeof *res->place;
+		h.nplace * sizeof *res->place + h.nhists * sizeof *res->hists +
+		h.npoints * sizeof *res->points;
 	if (need != len)
 		return -1;
 	off = sizeof h;
@@ -252,6 +264,8 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 	TAKE(series, nseries, capseries)
 	TAKE(lat, nlat, caplat)
 	TAKE(place, nplace, capplace)
+	TAKE(hists, nhists, caphists)
+	TAKE(points, npoints, cappoints)
 #undef TAKE
 	/* Strings came over a pipe: make sure each is terminated. */
 	{
@@ -263,6 +277,10 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 			res->jobs[i].kind[sizeof res->jobs[i].kind - 1] = 0;
 			res->jobs[i].model[sizeof res->jobs[i].model - 1] = 0;
 		}
+		for (i = 0; i < res->nhists; i++)
+			res->hists[i].name[sizeof res->hists[i].name - 1] = 0;
+		for (i = 0; i < res->npoints; i++)
+			res->points[i].name[sizeof res->points[i].name - 1] = 0;
 	}
 	return 0;
 }

@@ -42,6 +42,11 @@
 **      the GPUs' free share (pol_gpu_info's), share placements
 **      (pol_place_share), a trace's rows (pol_trace_rows); CPU-only jobs
 **      (0 GPUs), which the world fails at arrival under an older policy.
+**   4  xOnQueue (a job entered the pending queue) and szJob
+**      (pol_job_priv, a policy's state per job); the world's GPU
+**      indexes (pol_gpus_idle, pol_gpu_next_fit, pol_gpu_order_first,
+**      ..., "indexes" below) and the GPUs changed since the last pass;
+**      ordered sets for a policy's own indexes (sim/oset.h).
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -55,10 +60,11 @@
 #include <stdint.h>
 
 #include "sim/err.h"
+#include "sim/oset.h"
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 3
+#define POL_IFACE_VERSION 4
 
 struct world;
 
@@ -175,6 +181,18 @@ struct pol_ops {
 	/* The parameters, ending with POL_PARAM_END; NULL: none.  Any key not
 	** in it is an error naming its origin. */
 	const struct pol_param_def *aParam;
+
+	/* ---- version 4 ---- */
+	/* Job j entered the pending queue: it arrived (after xOnArrival),
+	** was preempted, or its swap-out ended (a scheduling pass follows).
+	** Runs inside the action that put it there when that is the
+	** policy's own (pol_preempt).  For a policy that keeps its own index
+	** of the pending jobs; a job leaves the queue only by the policy's
+	** actions (placed, failed, served by the pool) or by finishing. */
+	int (*xOnQueue)(struct world *w, void *state, int job);
+	/* Bytes of private state per job (pol_job_priv), allocated zeroed
+	** on first use and freed with the job's record; 0: none. */
+	size_t szJob;
 };
 
 /* For a policy whose name is a C identifier (the template's recipe): the
@@ -333,7 +351,9 @@ int pol_param_choice(const struct pol_params *p, const char *key,
 ** 0..pol_ngpus()-1 node by node, device kinds 0..pol_ndevs()-1.  An index
 ** out of range gives a zeroed struct with its index field -1. */
 
-enum pol_job_kind { POL_TRAIN = 0, POL_INFER = 1 };
+/* POL_LLM: an LLM service (its replicas' engines run in iterations; its
+** `gpus` are replicas x tensor-parallel degree: pol_llm_window). */
+enum pol_job_kind { POL_TRAIN = 0, POL_INFER = 1, POL_LLM = 2 };
 
 /* Lifecycle (sim/world/world.h): PENDING -> RUNNING -> DONE; RUNNING ->
 ** PREEMPTED -> RUNNING ...; PENDING -> FAILED; with swapping, RUNNING ->
@@ -494,6 +514,11 @@ struct pol_work_profile {
 	double alpha;                 /* compute-bound fraction of solo time */
 	double sat;                   /* SM fraction it can use, (0, 1] */
 	double bw_frac;               /* HBM bandwidth demand / peak */
+	double duty;                  /* GPU-busy fraction of its solo time,
+					 (0, 1]; the rest is host-side time
+					 (input pipeline, launches) that
+					 co-runners can fill; 1: always busy
+					 (docs/MODEL.md, "Duty cycles") */
 };
 
 sim_time pol_now(const struct world *w);
@@ -502,6 +527,11 @@ int pol_ngpus(const struct world *w);
 int pol_nnodes(const struct world *w);
 int pol_ndevs(const struct world *w);
 
+/* Job j's private state of szJob bytes (version 4), zeroed on first use;
+** NULL when szJob is 0, for no such job, or when out of memory.  Lives as
+** long as the job's record: while the job is live and through its
+** xOnFinish; a finished job's may be freed after (world.h, world_job). */
+void *pol_job_priv(const struct world *w, int j);
 /* Job j (any state), by value. */
 struct pol_job_info pol_job(const struct world *w, int j);
 /* Its state alone: pol_job(w, j).state without the copy, for loops over
@@ -624,6 +654,35 @@ int pol_svc_window(struct world *w, int j, struct pol_svc_window *out,
 /* Starts a new window for service j now. */
 int pol_svc_window_reset(struct world *w, int j, struct sim_err *err);
 
+/* What LLM service j (kind POL_LLM) did since its window was last reset
+** (or it arrived): docs/POLICIES.md, "LLM services". */
+struct pol_llm_window {
+	sim_time t0_ns, len_ns;       /* window start and length */
+	uint64_t arrivals;            /* requests that arrived */
+	uint64_t completed;           /* requests whose last token came */
+	uint64_t tokens;              /* output tokens produced */
+	uint64_t ttft_miss, tpot_miss;   /* completed over each SLO */
+	double ttft_p99_ms;           /* of the first tokens produced */
+	double tpot_mean_ms, tpot_p99_ms;   /* of the completed requests */
+	double itl_mean_ms, itl_p99_ms;     /* every gap between two tokens */
+	uint64_t iterations;          /* engine iterations ended */
+	double busy_frac;             /* time its replicas spent in
+					 iterations / (window x replicas) */
+	uint64_t preemptions;         /* sequences preempted */
+	double kv_util;               /* KV blocks in use / pool, now, mean
+					 over replicas */
+	uint64_t queued;              /* requests not yet running, now */
+	int replicas;                 /* placed replicas (0: pending) */
+	int tp;                       /* GPUs per replica */
+	double slo_ttft_ms, slo_tpot_ms;    /* the service's targets */
+};
+/* Fills *out (the caller's) for LLM service j; sorts the window's samples
+** for their quantiles, hence the non-const world.  0 or SIM_EINVAL. */
+int pol_llm_window(struct world *w, int j, struct pol_llm_window *out,
+		   struct sim_err *err);
+/* Starts a new window for LLM service j now. */
+int pol_llm_window_reset(struct world *w, int j, struct sim_err *err);
+
 /* The GPU pool and the memory pool (docs/POLICIES.md, "DistMind"):
 ** memory servers; the servers holding job j's model shards (into
 ** servers[4], returns how many); whether GPU g is in the pool; its load
@@ -640,6 +699,63 @@ int pol_pool_queued(const struct world *w);
 sim_time pol_pool_busy_ns(const struct world *w, int g);
 int pol_pool_serving(const struct world *w, int j);
 uint64_t pol_pool_loads(const struct world *w);
+
+/* ---- indexes (version 4; sim/world/world_index.c) ------------------------
+** The world keeps these up to date on every GPU change, so that a pass
+** finds the GPUs a job can use without a scan of the cluster: each call
+** is O(1) or O(log G).  "Free" is a GPU's memory not allocated
+** (pol_gpu_free(w, g, -1)); "idle" a GPU with no tenant; an "empty slice"
+** a MIG slice with no memory allocated.  A walk (order_first / _next,
+** most_free) is valid until the policy's next action. */
+
+/* Idle GPUs; empty MIG slices over every MIG GPU. O(1). */
+int pol_gpus_idle(const struct world *w);
+int pol_slices_free(const struct world *w);
+/* GPU g's device kind (pol_gpu(w, g).dev without the copy); -1. */
+int pol_gpu_dev(const struct world *w, int g);
+
+enum pol_fit {
+	POL_FIT_FREE = 0,             /* any GPU, by its free memory */
+	POL_FIT_IDLE,                 /* idle GPUs, by their free memory */
+	POL_FIT_SLICE                 /* MIG GPUs, by their largest empty
+					 slice's memory */
+};
+/* The lowest GPU index >= from with at least `bytes` under `how`, or -1
+** (first fit: g = -1; while ((g = pol_gpu_next_fit(w, g + 1, B, how))
+** >= 0) ...). */
+int pol_gpu_next_fit(const struct world *w, int from, uint64_t bytes,
+		     enum pol_fit how);
+/* The most bytes any GPU offers under `how` (0: none). */
+uint64_t pol_gpu_max_fit(const struct world *w, enum pol_fit how);
+/* The n-th most bytes a GPU offers under `how`, into *bytes: 1, or 0 when
+** fewer than n GPUs offer any (a job of n GPUs needing more than this
+** fits nowhere now).  O(n log G). */
+int pol_gpu_nth_fit(const struct world *w, int n, enum pol_fit how,
+		    uint64_t *bytes);
+
+enum pol_gpu_order {
+	POL_ORDER_BEST_FIT = 0,       /* least free memory first */
+	POL_ORDER_LEAST_LOADED        /* fewest tenants, then most free */
+};
+/* The GPUs of device kind dev with at least `bytes` free in order `ord`,
+** ties by lowest index: the first, and the one after g; -1 at the end.
+** The order's index is built on the first call (O(G log G)). */
+int pol_gpu_order_first(const struct world *w, int dev,
+			enum pol_gpu_order ord, uint64_t bytes);
+int pol_gpu_order_next(const struct world *w, int dev,
+		       enum pol_gpu_order ord, uint64_t bytes, int g);
+/* The first GPU after g in that order whose key (free memory; least
+** loaded: and tenants) differs from g's: past a run of equal GPUs. */
+int pol_gpu_order_skip(const struct world *w, int dev,
+		       enum pol_gpu_order ord, uint64_t bytes, int g);
+/* The GPUs of kind dev by free memory, most first (ties: highest index
+** first): the first (before = -1), then the one after `before`. */
+int pol_gpu_most_free(const struct world *w, int dev, int before);
+/* The GPUs whose tenants, memory or speeds changed since the last
+** scheduling pass ended, each once: what a policy's own per-GPU index
+** needs to look at again.  Emptied when a pass returns. */
+int pol_nchanged(const struct world *w);
+int pol_changed_at(const struct world *w, int k);
 
 /* ---- the actions (sim/world/view.c over sim/world/world_act.c and friends)
 ** Each checks its whole request first; refused, it returns a SIM_E* code

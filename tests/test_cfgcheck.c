@@ -388,7 +388,7 @@ static void test_resume(void)
 				      "'100': not set"));
 }
 
-/* A database of schema 2 (before config_canon) migrates when opened for
+/* A database of schema 3 (before config_canon) migrates when opened for
 ** writing and its experiment resumes. */
 static void test_schema2_migrates(void)
 {
@@ -404,8 +404,8 @@ static void test_schema2_migrates(void)
 	CU_ASSERT_EQUAL(exec_sql(db, "ALTER TABLE experiments DROP COLUMN "
 				 "config_canon; ALTER TABLE experiments DROP "
 				 "COLUMN replications; PRAGMA user_version = "
-				 "2"), SQLITE_OK);
-	CU_ASSERT_EQUAL(q_int(db, "PRAGMA user_version"), 2);
+				 "3"), SQLITE_OK);
+	CU_ASSERT_EQUAL(q_int(db, "PRAGMA user_version"), 3);
 	cfg = put("v1.ini", "; resumed\n" RES "replications = 2\n"
 		  "policy = mps\n");
 	CU_ASSERT_EQUAL(run(cfg, db, 1, &st, &err), 0);
@@ -458,7 +458,7 @@ TEST_REGISTER(cfgcheck)
 		  test_whole_check },
 		{ "the canonical form resume compares", test_canonical_form },
 		{ "resume by the parsed config", test_resume },
-		{ "a schema 2 database migrates and resumes",
+		{ "a schema 3 database migrates and resumes",
 		  test_schema2_migrates },
 		{ "run --dry-run prints the matrix", test_dry_run },
 		{ "the streamed matrix's shape", test_matrix_shape },

@@ -149,7 +149,7 @@ static int arrive(struct world *w, const struct world_kind *k, struct probe *p,
 		  int i, double work_ns)
 {
 	static const struct gpu_work_profile prof = {
-		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 1.0
 	};
 	struct gpu_tenant *t = &p->t[i];
 	struct sim_err err = { 0, "" };

@@ -69,11 +69,22 @@ static int on_schedule(struct sim *s, void *ctx, uint64_t arg)
 	w->sched_pending = 0;
 	rc = world__hook_rc(w, w->pol->xSchedule(w, w->pol_state),
 			    "schedule");
+	world__index_pass_done(w);
 	if (rc == 0 && w->on_pass != NULL && (rc = w->on_pass(w->pass_ctx,
 							     w)) != 0)
 		return sim_fail(&w->sim, rc, "after a scheduling pass: %s",
 				sim_strerror(rc));
 	return rc;
+}
+
+int world__job_queued(struct world *w, int j)
+{
+	int rc;
+
+	if (w->pol->iVersion < 4 || w->pol->xOnQueue == NULL)
+		return 0;
+	rc = w->pol->xOnQueue(w, w->pol_state, j);
+	return rc < 0 ? world__hook_rc(w, rc, "on_queue") : 0;
 }
 
 int world__request_schedule(struct world *w)
@@ -114,6 +125,67 @@ static int gpu_arm(struct world *w, int g)
 	return 0;
 }
 
+/* The host parts of the busy tenants on GPU g's node share its cores
+** (docs/MODEL.md, "Host CPU contention"): finds the node's stretch with
+** gpu_host_stretch() and hands it to every busy tenant there; the GPUs
+** whose speeds moved are rescheduled (without coming back here). */
+static int node_host_cpu(struct world *w, int g)
+{
+	enum { MAX_LOADS = 512 };
+	struct gpu_host_load l[MAX_LOADS];
+	int node = w->gpus[g].node, first = g, last = g, i, n = 0, rc = 0;
+	double cpus = cluster_node_cpus(w->cl, node), cores = 0, h = 1.0;
+	struct gpu_tenant *t;
+
+	int stretched = 0;
+
+	while (first > 0 && w->gpus[first - 1].node == node)
+		first--;
+	while (last + 1 < w->ngpus && w->gpus[last + 1].node == node)
+		last++;
+	for (i = first; i <= last; i++)
+		for (t = w->gpus[i].tenants; t != NULL; t = t->next_) {
+			if (t->busy && t->prof.duty > 0 && t->prof.duty < 1)
+				cores += WORLD_HOST_CORES;
+			stretched |= t->host_stretch > 1;
+		}
+	/* the demand cannot pass the cores: nothing stretches (the usual
+	** case: return before any work when nothing is stretched either) */
+	if (cores <= cpus && !stretched)
+		return 0;
+	if (cores > cpus) {
+		for (i = first; i <= last; i++)
+			for (t = w->gpus[i].tenants; t != NULL; t = t->next_)
+				if (t->busy && t->prof.duty > 0 &&
+				    t->prof.duty < 1 && n < MAX_LOADS)
+					gpu_host_load_of(t, WORLD_HOST_CORES,
+							 &l[n++]);
+		if (n < MAX_LOADS)
+			h = gpu_host_stretch(l, n, cpus);
+	}
+	w->cpu_guard_ = 1;
+	for (i = first; i <= last && rc == 0; i++) {
+		int moved = 0;
+
+		for (t = w->gpus[i].tenants; t != NULL; t = t->next_) {
+			double want = t->busy && t->prof.duty > 0 &&
+				      t->prof.duty < 1 ? h : 1.0;
+			double have = t->host_stretch > 1 ? t->host_stretch :
+				      1.0;
+
+			if (fabs(want - have) > 1e-12 * want) {
+				(void)gpu_set_host_stretch(&w->gpus[i], t,
+							   want, w->sim.now);
+				moved = 1;
+			}
+		}
+		if (moved)
+			rc = world__gpu_changed(w, i);
+	}
+	w->cpu_guard_ = 0;
+	return rc;
+}
+
 int world__gpu_changed(struct world *w, int g)
 {
 	struct gpu_tenant *t;
@@ -126,6 +198,7 @@ int world__gpu_changed(struct world *w, int g)
 	if (rc0 != 0)
 		return sim_fail(&w->sim, rc0, "placement log: %s",
 				sim_strerror(rc0));
+	world__index_gpu(w, g);
 	if (w->tl != NULL && (rc0 = world__tl_sync(w, g)) != 0)
 		return sim_fail(&w->sim, rc0, "timeline: %s",
 				sim_strerror(rc0));
@@ -143,7 +216,9 @@ int world__gpu_changed(struct world *w, int g)
 		t->due_ns = t->busy ? gpu_finish_time(t, now) : SIM_TIME_NEVER;
 		t->due = t->due_ns != SIM_TIME_NEVER;
 	}
-	return gpu_arm(w, g);
+	if ((rc = gpu_arm(w, g)) != 0 || w->cpu_guard_)
+		return rc;
+	return node_host_cpu(w, g);
 }
 
 void world__pending_remove(struct world *w, int j)
@@ -451,6 +526,8 @@ static int on_arrival(struct sim *s, void *ctx, uint64_t arg)
 	if (w->pol->xOnArrival != NULL &&
 	    (rc = w->pol->xOnArrival(w, w->pol_state, j)) < 0)
 		return world__hook_rc(w, rc, "on_arrival");
+	if ((rc = world__job_queued(w, j)) != 0)
+		return rc;
 	if ((rc = world__request_schedule(w)) != 0)
 		return rc;
 	return read_ahead(w);
@@ -463,7 +540,7 @@ static int on_sample(struct sim *s, void *ctx, uint64_t arg);
 static void series_record(struct world *w)
 {
 	struct world_series *se = &w->series;
-	int g, k;
+	int g, k, full;
 	double hbm = 0, cap = 0, sm = 0;
 
 	if (se->n == se->cap) {       /* full: keep every other, halve rate */
@@ -476,14 +553,22 @@ static void series_record(struct world *w)
 		se->n = se->cap / 2;
 		se->dt *= 2;
 	}
-	for (g = 0; g < w->ngpus; g++) {
+	/* The cluster's sums from the indexes (the busy GPUs alone: the
+	** same sums, bit for bit); every GPU only for the per-GPU rows or
+	** past 2^53 bytes. */
+	full = world__index_totals(w, &hbm, &cap, &sm) != 0;
+	if (full)
+		hbm = cap = sm = 0;
+	for (g = 0; (full || se->per_gpu) && g < w->ngpus; g++) {
 		const struct gpu *gp = &w->gpus[g];
 		double used = (double)gp->mem_used;
 		double c = (double)gp->dev->hbm_bytes;
 		double f = used > c ? 1.0 : used / c;
-		hbm += used > c ? c : used;
-		cap += c;
-		sm += gp->sm.value;
+		if (full) {
+			hbm += used > c ? c : used;
+			cap += c;
+			sm += gp->sm.value;
+		}
 		if (se->per_gpu) {
 			se->v[(size_t)se->n * se->width + 2 + 2 * g] = f;
 			se->v[(size_t)se->n * se->width + 3 + 2 * g] =
@@ -528,7 +613,7 @@ static int check_policy(const struct pol_ops *pol, struct sim_err *err)
 static int alloc_core(struct world *w, const struct world_config *cfg,
 		      struct sim_err *err)
 {
-	int g;
+	int g, rc;
 
 	w->ngpus = cfg->cluster->ngpus;
 	w->gpus = calloc((size_t)w->ngpus, sizeof *w->gpus);
@@ -540,6 +625,8 @@ static int alloc_core(struct world *w, const struct world_config *cfg,
 		const struct dev_profile *d = cluster_gpu_dev(w->cl, g, &node);
 		gpu_init(&w->gpus[g], d, g, node, GPU_MODE_EXCLUSIVE, 0);
 	}
+	if ((rc = world__index_init(w, err)) != 0)
+		return rc;
 	w->series.cap = cfg->series_points > 1 ? cfg->series_points : 512;
 	w->series.cap &= ~1;
 	w->series.per_gpu = w->ngpus <= 64;
@@ -651,6 +738,7 @@ void world_destroy(struct world *w)
 		free(job->gpu_ids);
 		free(job->tenants);
 		free(job->work0_);
+		free(job->pol_priv_);
 	}
 	for (j = 0; j < w->nchunks; j++)
 		free(w->jobs[j]);
@@ -662,6 +750,7 @@ void world_destroy(struct world *w)
 	free(w->xmetrics);
 	free(w->pol_state);
 	world__view_fini(w);
+	world__index_fini(w);
 	if (w->tr != NULL)
 		trace_close(w->tr);
 	world__plog_fini(w);

@@ -43,14 +43,18 @@ uint64_t world_gpu_free(const struct world *w, int g, int slice)
 	return gpu_mem_free(&w->gpus[g], slice);
 }
 
-static uint64_t job_mem_uncached(const struct world_job *job,
+static uint64_t job_mem_uncached(const struct world *w,
+				 const struct world_job *job,
 				 const struct dev_profile *d)
 {
+	const struct world_reg *r = job->kind_;
 	struct wl_train_mem m;
 
 	if (job->tj.mem_bytes > 0)
 		return job->tj.mem_bytes;
-	if (job->tj.kind == TRACE_INFER)
+	if (r != NULL && r->kind->iVersion >= 3 && r->kind->xJobMem != NULL)
+		return r->kind->xJobMem(w, r->state, job, d);
+	if (job->tj.kind != TRACE_TRAIN)
 		return wl_infer_memory(job->model, d, job->tj.batch);
 	wl_train_memory(job->model, d, job->tj.batch, job->tj.opt,
 			job->tj.prec, &m);
@@ -69,9 +73,9 @@ uint64_t world_job_mem(const struct world *w, int j, int g)
 		if (job->mem_dev_[k] == d)
 			return job->mem_bytes_[k];
 	if (k == 4)
-		return job_mem_uncached(job, d);
+		return job_mem_uncached(w, job, d);
 	job->mem_dev_[k] = d;
-	job->mem_bytes_[k] = job_mem_uncached(job, d);
+	job->mem_bytes_[k] = job_mem_uncached(w, job, d);
 	return job->mem_bytes_[k];
 }
 
@@ -83,7 +87,7 @@ void world_job_footprint(const struct world *w, int j, int g,
 
 	*peak = *trough = world_job_mem(w, j, g);
 	*peak_frac = 1.0;
-	if (job->tj.mem_bytes > 0 || job->tj.kind == TRACE_INFER)
+	if (job->tj.mem_bytes > 0 || job->tj.kind != TRACE_TRAIN)
 		return;
 	wl_train_memory(job->model, w->gpus[g].dev, job->tj.batch,
 			job->tj.opt, job->tj.prec, &m);
@@ -97,7 +101,7 @@ double world_job_remaining_ns(const struct world *w, int j, int g)
 	const struct dev_profile *d = w->gpus[g].dev;
 	int k;
 
-	if (job->tj.kind == TRACE_INFER)
+	if (job->tj.kind != TRACE_TRAIN)
 		return (double)wl_infer_batch_ns(job->model, d, job->tj.batch);
 	if (job->state == JOB_RUNNING && job->nplaced > 0) {
 		/* Progress of the slowest worker as of now (each GPU is
@@ -123,13 +127,15 @@ double world_job_remaining_ns(const struct world *w, int j, int g)
 int world_job_fits_empty(const struct world *w, int j)
 {
 	struct world_job *job = world__job(w, j);
-	int g, n = 0;
+	int d, n = 0;
 
 	if (job->fits_empty_ != 0)
 		return job->fits_empty_ == 1;
-	for (g = 0; g < w->ngpus; g++)
-		if (world_job_mem(w, j, g) <= w->gpus[g].dev->hbm_bytes)
-			n++;
+	/* per device kind: its GPUs hold the job alike */
+	for (d = 0; d < world_ndevs(w); d++)
+		if (world_job_mem(w, j, world_dev_gpu(w, d)) <=
+		    world_dev(w, d)->hbm_bytes)
+			n += world_dev_ngpus(w, d);
 	job->fits_empty_ = n >= job->tj.gpus ? 1 : 2;
 	return job->fits_empty_ == 1;
 }
@@ -274,7 +280,7 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	if (job->state != JOB_RUNNING || job->tj.kind != TRACE_TRAIN)
 		return sim_err_set(err, SIM_ESTATE, "preempt: job %s is %s%s",
 				   job->tj.id, job_state_name(job->state),
-				   job->tj.kind == TRACE_INFER ?
+				   job->tj.kind != TRACE_TRAIN ?
 				   " (services are not preempted)" : "");
 	if ((rc = world__offer_preempt(w, job, err)) != WORLD_PASS)
 		return rc;
@@ -297,6 +303,8 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	job->preemptions++;
 	if ((rc = world__pending_add(w, j)) != 0)
 		return sim_err_set(err, rc, "preempt: out of memory");
+	if ((rc = world__job_queued(w, j)) != 0)
+		return rc;
 	return world__request_schedule(w);
 }
 
@@ -350,16 +358,22 @@ int world_set_gpu_mode(struct world *w, int g, enum gpu_mode mode,
 		sim_twacc_set(&gp->hbm, w->sim.now, 0);
 		sim_twacc_set(&gp->sm, w->sim.now, 0);
 	}
+	world__index_gpu(w, g);
 	return 0;
 }
 
 int world_set_mig_layout(struct world *w, int g, const char *const *profiles,
 			 int n, struct sim_err *err)
 {
+	int rc;
+
 	if (g < 0 || g >= w->ngpus)
 		return sim_err_set(err, SIM_EINVAL, "set_mig_layout: no GPU %d",
 				   g);
-	return gpu_set_mig_layout(&w->gpus[g], profiles, n, w->sim.now, err);
+	rc = gpu_set_mig_layout(&w->gpus[g], profiles, n, w->sim.now, err);
+	if (rc == 0)
+		world__index_gpu(w, g);
+	return rc;
 }
 
 static int on_timer(struct sim *s, void *ctx, uint64_t tag)

@@ -24,6 +24,8 @@
 
 #include <assert.h>
 
+#include "sim/maxtree.h"
+#include "sim/oset.h"
 #include "sim/world/world.h"
 
 /* ---- tenant kinds ---------------------------------------------------------
@@ -41,7 +43,7 @@
 ** (iVersion says which the table has).
 */
 
-#define WORLD_KIND_VERSION 2
+#define WORLD_KIND_VERSION 3
 #define WORLD_KINDS_MAX 16            /* registrations per world */
 #define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
 #define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
@@ -122,6 +124,15 @@ struct world_kind {
 	** began), just before its placement arrays are freed.  Called for
 	** every kind with the handler, in registration order; cannot fail. */
 	void (*xLeave)(struct world *w, void *state, struct world_job *job);
+
+	/* ---- version 3 ---- */
+	/* The per-GPU footprint of one of its jobs on device d, for
+	** world_job_mem (which caches it per device) when the trace gives
+	** no mem_mib: what a policy's fit checks read.  NULL: the workload
+	** model's (a service's weights and batch, a training job's peak). */
+	uint64_t (*xJobMem)(const struct world *w, void *state,
+			    const struct world_job *job,
+			    const struct dev_profile *d);
 };
 
 /* A registration: a kind and its state.  Lives in struct world (stable
@@ -243,10 +254,17 @@ struct world {
 	struct world_view *view;      /* the policy view's state (view.c) */
 	struct world_tl *tl;          /* the timeline (world_timeline.c);
 					 NULL when not recorded */
+	struct world_gix *gix;        /* the GPU indexes (world_index.c) */
 	/* experiments' probe after every scheduling pass (world_config) */
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
+	int cpu_guard_;               /* in node_host_cpu(): no re-entry */
 };
+
+/* Cores a busy tenant's host-side part keeps busy (the training loop's
+** process; its input workers are not modelled separately): an assumption
+** of docs/MODEL.md, "Host CPU contention". */
+#define WORLD_HOST_CORES 1.0
 
 /* A kind table's slot in kind_ix, before probing. */
 static inline unsigned world__kind_hash(const struct world_kind *k)
@@ -289,6 +307,9 @@ static inline struct world_job *world__job(const struct world *w, int j)
 
 /* ---- the core's calls ---------------------------------------------------- */
 
+/* Job j entered the pending queue (after world__pending_add): the
+** policy's xOnQueue, if it has one (version 4). */
+int world__job_queued(struct world *w, int j);
 /* Requests one scheduling pass at this instant (idempotent). */
 int world__request_schedule(struct world *w);
 /* Stops the run when the trace is over and no job is live; first asks
@@ -346,6 +367,11 @@ double world__train_total_ns(const struct world *w,
 double world__res_quant(struct sim_sample *s, double q);
 double world__res_mean(const struct sim_sample *s);
 int world__res_lat_hist(struct sim_sample *s, struct run_result *res);
+/* s binned into nb log-spaced bins between its min (at least 1e-6) and
+** max: counts[0..nb), bin b = [lo e^(r b), lo e^(r (b + 1))).  0 (counts
+** zeroed) when s is empty, else 1 with *lo and *r. */
+int world__res_bins(struct sim_sample *s, int nb, uint64_t *counts,
+		    double *lo, double *r);
 
 /* sim/world/world_plog.c: the placement log.  sync(g) records the tenants
 ** of GPU g that came and went (called by world__gpu_changed); results adds
@@ -369,6 +395,21 @@ void world__plog_fini(struct world *w);
 int world__jitter_init(struct world *w, sim_time j_ns, struct sim_err *err);
 int world__jitter_row(struct world *w, struct trace_job *tj);
 void world__jitter_fini(struct world *w);
+/* sim/world/world_index.c: the GPU indexes (world.h, "indexes").  init
+** after the GPUs exist; gpu(g) re-reads GPU g (world__gpu_changed and the
+** mode / layout actions call it); pass_done empties the changed set (after
+** each scheduling pass); totals gives a sample's cluster sums (-1: too
+** large to be exact, sum the GPUs instead); check returns -1 when every
+** entry matches the GPUs, else the first GPU that does not (ngpus: a
+** count); failed: an ordered set could not be built (out of memory). */
+int world__index_init(struct world *w, struct sim_err *err);
+void world__index_fini(struct world *w);
+void world__index_gpu(struct world *w, int g);
+void world__index_pass_done(struct world *w);
+int world__index_totals(const struct world *w, double *hbm, double *cap,
+			double *sm);
+int world__index_check(const struct world *w);
+int world__index_failed(const struct world *w);
 /* sim/world/view.c: the policy view's state (device kinds, the policy's
 ** random stream): made before xInit, freed by world_destroy. */
 int world__view_init(struct world *w, struct sim_err *err);
