@@ -9,7 +9,8 @@
 #   make validate     fit the co-location models, write docs/VALIDATION.md
 #   make deps         install missing Debian packages (.ci/deps)
 #   make microbench   build the CUDA calibration suite when nvcc exists
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (install-policy-dev: the plugin headers
+#                     and colosim-policy.pc alone)
 #   make fuzz         libFuzzer campaign over every harness of tests/fuzz/
 #                     (clang; FUZZ_SECONDS=N each, default 60)
 #   make allocfail    the allocation-failure walk (tests/alloc/)
@@ -90,6 +91,12 @@ CLI_SRC  := $(sort $(wildcard experiments/cli/*.c))
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 CMD_NAMES := $(patsubst experiments/cli/cmd_%.c,%,$(filter experiments/cli/cmd_%.c,$(CLI_SRC)))
 CMDS_INC := $(BUILD)/cli/cmds.inc
+# policies/template.c as bytes, for `colosim policy new`.
+TEMPLATE_INC := $(BUILD)/cli/template.inc
+# The binaries export their symbols, so that a policy plugin (a shared
+# object loaded with --plugin: docs/POLICIES.md) resolves the policy API
+# (policies/policy.h) against the colosim that loads it.
+EXPORT_DYNAMIC := -rdynamic
 
 # Test suites: tests/test_NAME.c defines `int test_NAME_add(void)`; the list
 # of suites is generated from the file names, so adding a suite is adding a file.
@@ -124,7 +131,8 @@ FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
                 $(FUZZ_IMPORTERS:%=$(BUILD)/tests/fuzz/import-%.o)
 .SECONDARY: $(FUZZ_OBJ)
 
-.PHONY: FORCE all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden validate refit \
+.PHONY: FORCE all check check-only deps-quiet test bench demo deps install \
+	install-policy-dev clean microbench callgrind golden validate refit \
 	fuzz fuzz-bins fuzz-regress allocfail
 
 all: $(BIN) $(LIB)
@@ -139,7 +147,7 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BIN): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
+	$(CC) $(LDFLAGS) $(EXPORT_DYNAMIC) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
 
 # Generated lists (subcommands, test suites) change only when a file
 # appears or disappears; the cmp keeps dependants from rebuilding otherwise.
@@ -164,6 +172,13 @@ $(BUILD)/sim/datadir.o: CPPFLAGS += -DCOLOSIM_PREFIX='"$(PREFIX)"'
 $(BUILD)/experiments/cli/main.o: $(CMDS_INC)
 $(BUILD)/experiments/cli/main.o: CPPFLAGS += -I$(BUILD)/cli
 
+$(TEMPLATE_INC): policies/template.c
+	@mkdir -p $(@D)
+	od -An -v -tu1 $< | sed 's/\([0-9][0-9]*\)/\1,/g' > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/experiments/cli/cmd_policy.o: $(TEMPLATE_INC)
+$(BUILD)/experiments/cli/cmd_policy.o: CPPFLAGS += -I$(BUILD)/cli
+
 $(SUITES_INC): $(TEST_SRC) Makefile
 	@mkdir -p $(@D)
 	@printf '%s\n' $(foreach n,$(TEST_NAMES),"SUITE($(n))") > $@.tmp
@@ -173,7 +188,7 @@ $(BUILD)/tests/main.o: $(SUITES_INC)
 $(BUILD)/tests/main.o: CPPFLAGS += -I$(BUILD)/tests
 
 $(TEST_BIN): $(TEST_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LIBS)
+	$(CC) $(LDFLAGS) $(EXPORT_DYNAMIC) -o $@ $(TEST_OBJ) $(LIB) $(LIBS)
 
 # The tests run from the project root so that they find models/devices,
 # traces/ref and ../shared/traces.
@@ -209,7 +224,8 @@ ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 $(BUILD)/alloc/walk: $(BUILD)/tests/alloc/walk.o $(BUILD)/tests/alloc/wrap.o \
 		$(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $(ALLOC_WRAP) -o $@ $(BUILD)/tests/alloc/walk.o \
+	$(CC) $(LDFLAGS) $(ALLOC_WRAP) $(EXPORT_DYNAMIC) -o $@ \
+		$(BUILD)/tests/alloc/walk.o \
 		$(BUILD)/tests/alloc/wrap.o $(LIB) $(LIBS)
 
 allocfail:
@@ -278,7 +294,21 @@ deps-quiet:
 microbench:
 	$(MAKE) -C models/calibration/microbench BUILD=$(abspath $(BUILD))/microbench
 
-install: $(BIN)
+# The policy plugin interface alone (no build): policies/policy.h, the
+# three base headers it includes, and colosim-policy.pc, so that a plugin
+# builds with `pkg-config --cflags colosim-policy` (docs/POLICIES.md).
+POLICY_HEADERS := sim/err.h sim/oset.h sim/rng.h sim/time.h
+install-policy-dev:
+	install -d $(DESTDIR)$(PREFIX)/include/colosim/policies \
+		$(DESTDIR)$(PREFIX)/include/colosim/sim \
+		$(DESTDIR)$(PREFIX)/share/pkgconfig
+	install -m 644 policies/policy.h $(DESTDIR)$(PREFIX)/include/colosim/policies/
+	install -m 644 $(POLICY_HEADERS) $(DESTDIR)$(PREFIX)/include/colosim/sim/
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e "s|@VERSION@|$$(sed -n 's/^#define COLOSIM_VERSION "\(.*\)"/\1/p' sim/version.h)|" \
+	    policies/colosim-policy.pc.in > $(DESTDIR)$(PREFIX)/share/pkgconfig/colosim-policy.pc
+
+install: $(BIN) install-policy-dev
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/colosim/devices \
 		$(DESTDIR)$(PREFIX)/share/colosim/plots $(DESTDIR)$(PREFIX)/share/colosim/traces
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/colosim

@@ -24,6 +24,7 @@
 #include "sim/file.h"
 #include "sim/num.h"
 #include "sim/rng.h"
+#include "traces/gen.h"
 #include "sim/world/world_llm.h"
 
 /* 1 when s holds no control character (values end up in SQL bindings,
@@ -55,6 +56,7 @@ struct parse_ctx {
 	size_t nsweep_raw, capsweep_raw;
 	struct exp_kv *seen;          /* keys of [experiment]/[cluster] */
 	size_t nseen, capseen;
+	size_t capwritten;
 	int horizon_line, repl_line, seed_line, nodes_line;
 };
 
@@ -214,10 +216,13 @@ static int k_arrivals(struct parse_ctx *c, const char *k, const char *v)
 static int k_gen(struct parse_ctx *c, const char *k, const char *v)
 {
 	struct exp_config *cfg = c->cfg;
+	struct sim_err e;
 
 	if (!exp__is_word(k + 4, "_-"))
 		return perr(c, SIM_EPARSE, "%s: expected gen.NAME with NAME of "
 			    "letters, digits, '_' and '-'", k);
+	if (exp__check_gen(k + 4, v, &e) != 0)
+		return perr(c, SIM_EPARSE, "gen.%s", e.msg);
 	if (exp__kv_push(&cfg->gen, &cfg->ngen, &c->capgen, k + 4, v, c->line))
 		return perr(c, SIM_ENOMEM, "out of memory");
 	return 1;
@@ -280,13 +285,52 @@ static int k_policy(struct parse_ctx *c, const char *k, const char *v)
 	return set_str(c, &c->cfg->policy, v);
 }
 
+/* plugins = a.so, b.so: each resolved against the config's folder. */
+static int k_plugins(struct parse_ctx *c, const char *k, const char *v)
+{
+	struct exp_config *cfg = c->cfg;
+	const char *p = v;
+
+	(void)k;
+	cfg->plugins_line = c->line;
+	while (*p != '\0') {
+		size_t len = strcspn(p, ","), n = len;
+		char item[4096], **pv;
+		while (n > 0 && isspace((unsigned char)p[n - 1]))
+			n--;
+		while (n > 0 && isspace((unsigned char)*p)) {
+			p++;
+			n--;
+			len--;
+		}
+		if (n == 0 || n >= sizeof item)
+			return perr(c, SIM_EPARSE, "plugins: expected FILE.so, "
+				    "... (paths relative to the config), got "
+				    "'%s'", v);
+		memcpy(item, p, n);
+		item[n] = '\0';
+		pv = realloc(cfg->plugins, (cfg->nplugins + 1) * sizeof *pv);
+		if (pv == NULL)
+			return perr(c, SIM_ENOMEM, "out of memory");
+		cfg->plugins = pv;
+		pv[cfg->nplugins] = exp__resolve_path(c->path, item);
+		if (pv[cfg->nplugins] == NULL)
+			return perr(c, SIM_ENOMEM, "out of memory");
+		cfg->nplugins++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 1;
+}
+
 static const struct key_def exp_keys[] = {
 	{ "name", k_name }, { "trace", k_trace }, { "gen.*", k_gen },
 	{ "cluster", k_cluster }, { "horizon_s", k_horizon },
 	{ "replications", k_replications }, { "seed", k_seed },
 	{ "db", k_db }, { "devices", k_devices }, { "policy", k_policy },
 	{ "arrivals_dir", k_arrivals },
-	{ "arrival_jitter_s", k_jitter },
+	{ "arrival_jitter_s", k_jitter }, { "plugins", k_plugins },
 	{ NULL, NULL }
 };
 
@@ -437,8 +481,11 @@ static int check_dup(struct parse_ctx *c, const struct exp_kv *list,
 
 	for (i = 0; i < n; i++)
 		if (strcmp(list[i].key, k) == 0) {
+			/* [experiment]/[cluster] keys are kept as "SEC.KEY" */
+			const char *shown = k[0] >= '0' && k[0] <= '9' &&
+				strchr(k, '.') ? strchr(k, '.') + 1 : k;
 			perr(c, SIM_EPARSE, "key '%s' repeated (first at line "
-			     "%d)", k, list[i].line);
+			     "%d)", shown, list[i].line);
 			return -1;
 		}
 	return 0;
@@ -464,6 +511,13 @@ static int cfg_handler(void *user, const char *section, const char *name,
 			    name);
 	if (value[0] == '\0')
 		return perr(c, SIM_EPARSE, "%s: empty value", name);
+	if (c->sec != SEC_SWEEP) {
+		char key[300];
+		snprintf(key, sizeof key, "%s.%s", section, name);
+		if (exp__kv_push(&c->cfg->written, &c->cfg->nwritten,
+				 &c->capwritten, key, value, c->line))
+			return perr(c, SIM_ENOMEM, "out of memory");
+	}
 	switch (c->sec) {
 	case SEC_EXPERIMENT:
 	case SEC_CLUSTER: {
@@ -523,6 +577,7 @@ static int cfg_handler(void *user, const char *section, const char *name,
 static int check_dim(struct parse_ctx *c, const struct exp_sweep_dim *d)
 {
 	struct exp_config *cfg = c->cfg;
+	struct sim_err e;
 	size_t i;
 	double x;
 
@@ -560,11 +615,14 @@ static int check_dim(struct parse_ctx *c, const struct exp_sweep_dim *d)
 			if (!exp__is_word(d->key + 4, "_-"))
 				return perr(c, SIM_EPARSE, "%s: bad generator "
 					    "option name", d->key);
+			if (exp__check_gen(d->key + 4, v, &e) != 0)
+				return perr(c, SIM_EPARSE, "gen.%s (value %zu "
+					    "of %zu)", e.msg, i + 1,
+					    d->nvalues);
 		} else if (strncmp(d->key, "llm.", 4) == 0) {
 			char origin[80];
 			struct pol_param q;
 			struct pol_params pp = { 1, &q };
-			struct sim_err e;
 			snprintf(origin, sizeof origin, "%s:%d: [sweep]",
 				 c->path, d->line);
 			q.key = d->key + 4;
@@ -717,7 +775,9 @@ static int finish(struct parse_ctx *c)
 	}
 	if (cfg->replications == 0)
 		cfg->replications = 1;
-	return check_policies(c);
+	if ((rc = check_policies(c)) != 0)
+		return rc;
+	return exp__canon_build(cfg, c->err);
 }
 
 int exp_config_parse(struct exp_config **out, const char *path,
@@ -835,6 +895,12 @@ void exp_config_free(struct exp_config *cfg)
 	free(cfg->devices);
 	free(cfg->arrivals_dir);
 	free(cfg->policy);
+	for (i = 0; i < cfg->nplugins; i++)
+		free(cfg->plugins[i]);
+	free(cfg->plugins);
+	exp__kv_free(cfg->written, cfg->nwritten);
+	exp__kv_free(cfg->canon, cfg->ncanon);
+	free(cfg->canon_text);
 	for (i = 0; i < cfg->npolicies; i++) {
 		free(cfg->policies[i].name);
 		exp__kv_free(cfg->policies[i].params, cfg->policies[i].nparams);

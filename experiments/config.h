@@ -109,6 +109,10 @@ struct exp_config {
 					    dev_find_dir's search */
 	char *policy;                    /* [experiment] policy, if any */
 	int policy_line;
+	char **plugins;                  /* [experiment] plugins, resolved
+					    against the config's folder */
+	size_t nplugins;
+	int plugins_line;
 	char *arrivals_dir;              /* a folder besides the trace's for
 					    arrival files (trace.h), resolved
 					    against the config's; NULL none */
@@ -117,7 +121,25 @@ struct exp_config {
 	size_t npolicies;
 	struct exp_sweep_dim *dims;      /* [sweep], in file order */
 	size_t ndims;
+
+	/* Every key = value of [experiment], [cluster] and [policy.NAME] as
+	** written, keys qualified ("experiment.trace", "policy.colti.fit"),
+	** in file order. */
+	struct exp_kv *written;
+	size_t nwritten;
+	/* The canonical form (what --resume compares; docs/RESULTS.md,
+	** "Resuming"): every setting that changes what a run computes,
+	** defaults filled in, numbers normalized, sweep lists expanded, keys
+	** sorted; without name, db and replications.  canon_text is
+	** "key=value
+" per entry; canon_hash its FNV-1a 64, hex. */
+	struct exp_kv *canon;
+	size_t ncanon;
+	char *canon_text;
+	char canon_hash[17];
 };
+
+struct pol_catalog;
 
 /*
 ** One run of the matrix.  Strings and arrays are owned by the matrix.
@@ -153,6 +175,11 @@ struct exp_run_spec {
 	double arrival_jitter_s;         /* [experiment] arrival_jitter_s */
 	const char *devices_dir;         /* borrowed, set by the runner; NULL:
 					    dev_find_dir's search */
+	const struct pol_catalog *catalog;   /* the policies (plugins too),
+					    borrowed, set by the runner;
+					    NULL: the built-ins */
+	const char *config_path;         /* borrowed from the config: names
+					    parameter origins ("PATH:LINE") */
 	const char *arrivals_dir;        /* borrowed: the config's */
 };
 
@@ -175,6 +202,33 @@ int exp_config_parse(struct exp_config **out, const char *path,
 		     const char *text, size_t len, struct sim_err *err);
 
 void exp_config_free(struct exp_config *cfg);
+
+struct pol_catalog;
+struct dev_catalog;
+
+/*
+** Checks cfg whole, before anything runs, for what parsing cannot judge
+** alone: every policy the matrix runs is in pols (NULL: the built-ins),
+** every parameter of its [policy.NAME] section and every value of its
+** policy.NAME.KEY sweeps passes its parameter table (key, type, range:
+** pol_params_validate), the fixed cluster and every swept one name
+** devices of devs (NULL: not checked), the fixed trace and every swept
+** one opens with a good header.  0, or the first fault: "PATH:LINE:
+** [SECTION] KEY ..." (SIM_ENOENT, SIM_EINVAL, SIM_EPARSE, ...).
+*/
+int exp_config_check(const struct exp_config *cfg,
+		     const struct pol_catalog *pols,
+		     const struct dev_catalog *devs, struct sim_err *err);
+
+/*
+** Compares cfg's canonical form with stored, the canon_text of an earlier
+** parse (the results store keeps it per experiment).  0 when they match;
+** else SIM_ESTATE and the first difference, in key order, naming the
+** key and both values: "PATH:LINE: KEY = 'NOW': was 'THEN' when the
+** experiment was stored" (or a key only one side sets).
+*/
+int exp_config_canon_cmp(const struct exp_config *cfg, const char *stored,
+			 struct sim_err *err);
 
 /* The seed of replication r under master: common to every run of r. */
 uint64_t exp_replication_seed(uint64_t master, int replication);
@@ -202,6 +256,14 @@ int exp_runs_open(struct exp_runs **out, const struct exp_config *cfg,
 size_t exp_runs_count(const struct exp_runs *rs);
 void exp_runs_set_dirs(struct exp_runs *rs, const char *devices_dir,
 		       const char *arrivals_dir);
+/* The policy catalog every run borrows (NULL: the built-ins). */
+void exp_runs_set_catalog(struct exp_runs *rs,
+			  const struct pol_catalog *catalog);
+/* The distinct settings (points of the global dimensions) and variants
+** (policy points: each policy times its own dimensions' points) of the
+** matrix; runs = settings x variants x replications. */
+void exp_runs_shape(const struct exp_runs *rs, size_t *settings,
+		    size_t *variants);
 int exp_runs_get(struct exp_runs *rs, size_t k, struct exp_run_spec *s,
 		 struct sim_err *err);
 void exp_run_spec_fini(struct exp_run_spec *s);

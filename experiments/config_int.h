@@ -37,4 +37,12 @@ const struct exp_policy_cfg *exp__find_policy(const struct exp_config *cfg,
 const struct exp_sweep_dim *exp__find_dim(const struct exp_config *cfg,
 					  const char *key);
 
+/* Checks generator option key = value (KEY without "gen.") as the run
+** will set it: 0, or SIM_EINVAL with "KEY: what was expected" in err. */
+int exp__check_gen(const char *key, const char *value, struct sim_err *err);
+
+/* Builds cfg->canon and cfg->canon_text from the parsed config
+** (experiments/canon.c); 0 or SIM_ENOMEM. */
+int exp__canon_build(struct exp_config *cfg, struct sim_err *err);
+
 #endif

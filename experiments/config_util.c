@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/gen.h"
+
 char *exp__strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -156,4 +158,31 @@ const struct exp_sweep_dim *exp__find_dim(const struct exp_config *cfg,
 		if (strcmp(cfg->dims[i].key, key) == 0)
 			return &cfg->dims[i];
 	return NULL;
+}
+
+int exp__check_gen(const char *key, const char *value, struct sim_err *err)
+{
+	struct gen_opts o;
+	struct sim_err e;
+	int rc;
+
+	sim_err_clear(err);
+	if (strcmp(key, "seed") == 0)
+		return sim_err_set(err, SIM_EINVAL, "seed: the generator's seed "
+				   "is each replication's (set [experiment] "
+				   "seed instead)");
+	gen_defaults(&o);
+	sim_err_clear(&e);
+	rc = gen_set(&o, key, value, &e);
+	if (rc == SIM_ENOENT) {
+		const char *dym = strstr(e.msg, "(did you mean");
+		size_t n = dym ? strcspn(dym + 1, ")") : 0;
+		return sim_err_set(err, SIM_EINVAL, "%s: unknown generator "
+				   "option (%.*s%scolosim gen --help lists "
+				   "them)", key, (int)n, dym ? dym + 1 : "",
+				   dym ? "; " : "");
+	}
+	if (rc != 0)
+		return sim_err_set(err, rc, "%s", e.msg);
+	return 0;
 }

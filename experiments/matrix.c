@@ -245,6 +245,7 @@ static int spec_base(struct spec_build *b, const struct exp_config *cfg,
 
 	memset(s, 0, sizeof *s);
 	s->experiment = cfg->name;
+	s->config_path = cfg->path;
 	s->replication = pt->r;
 	s->seed = exp_replication_seed(cfg->seed, pt->r);
 	s->copts = &cfg->copts;
@@ -512,6 +513,7 @@ struct exp_runs {
 	size_t n, G, B;
 	size_t *cnt, *off;            /* per policy */
 	const char *devices_dir, *arrivals_dir;
+	const struct pol_catalog *catalog;
 };
 
 static void decode(size_t v, const size_t *radix, size_t n, size_t *idx)
@@ -580,6 +582,21 @@ void exp_runs_set_dirs(struct exp_runs *rs, const char *devices_dir,
 	rs->arrivals_dir = arrivals_dir;
 }
 
+void exp_runs_set_catalog(struct exp_runs *rs,
+			  const struct pol_catalog *catalog)
+{
+	rs->catalog = catalog;
+}
+
+/* Sweep values are never listed twice (exp_sweep_values), so each global
+** point is one setting and each policy point one variant. */
+void exp_runs_shape(const struct exp_runs *rs, size_t *settings,
+		    size_t *variants)
+{
+	*settings = rs->G;
+	*variants = rs->B;
+}
+
 int exp_runs_get(struct exp_runs *rs, size_t k, struct exp_run_spec *s,
 		 struct sim_err *err)
 {
@@ -611,6 +628,7 @@ int exp_runs_get(struct exp_runs *rs, size_t k, struct exp_run_spec *s,
 	s->index = (int)k;
 	s->devices_dir = rs->devices_dir;
 	s->arrivals_dir = rs->arrivals_dir;
+	s->catalog = rs->catalog;
 	if (rc != 0) {
 		exp_run_spec_fini(s);
 		return rc;

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "models/device.h"
-#include "policies/policy.h"
+#include "policies/catalog.h"
 #include "models/cluster.h"
 #include "traces/trace.h"
 
@@ -709,67 +709,6 @@ void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
 }
 
 /*
-** Checks, before anything is stored, what would make every run fail: an
-** unknown policy, a cluster naming an unknown device, a trace that cannot
-** be opened or has a bad header.  One clear error instead of a database
-** of failed runs.
-*/
-static int preflight(const char *cfg_path, struct exp_runs *m,
-		     const char *devdir, struct sim_err *err)
-{
-	struct dev_catalog cat = { NULL, 0 };
-	struct exp_run_spec prev, cur;
-	size_t k, n = exp_runs_count(m);
-	int rc = 0;
-
-	memset(&prev, 0, sizeof prev);
-	/* one spec at a time (and the previous one, to skip repeats) */
-	for (k = 0; k < n && rc == 0; k++) {
-		const struct exp_run_spec *r = &cur;
-		if ((rc = exp_runs_get(m, k, &cur, err)) != 0)
-			break;
-		if (k > 0 && strcmp(r->policy, prev.policy) == 0 &&
-		    strcmp(r->cluster, prev.cluster) == 0 &&
-		    (r->trace == NULL) == (prev.trace == NULL) &&
-		    (r->trace == NULL || strcmp(r->trace, prev.trace) == 0)) {
-			exp_run_spec_fini(&prev);
-			prev = cur;
-			continue;
-		}
-		exp_run_spec_fini(&prev);
-		prev = cur;
-		if (pol_find(r->policy) == NULL) {
-			char known[512];
-			pol_names(known, sizeof known);
-			rc = sim_err_set(err, SIM_ENOENT, "%s: unknown policy "
-					 "'%s' (known: %s)", cfg_path,
-					 r->policy, known);
-			break;
-		}
-		if (cat.n == 0 &&
-		    (rc = dev_catalog_load(&cat, devdir, err)) != 0)
-			break;
-		{
-			struct cluster_spec cl;
-			char where[600];
-			snprintf(where, sizeof where, "%s: cluster", cfg_path);
-			if ((rc = cluster_parse(&cl, r->cluster, &cat, where,
-						err)) != 0)
-				break;
-		}
-		if (r->trace != NULL) {
-			struct trace_reader *tr = NULL;
-			if ((rc = trace_open(&tr, r->trace, err)) != 0)
-				break;
-			trace_close(tr);
-		}
-	}
-	exp_run_spec_fini(&prev);
-	dev_catalog_fini(&cat);
-	return rc;
-}
-
-/*
 ** Creates the folders above the database file (like mkdir -p), so that a
 ** config's `db = ../results/NAME.db` works on a fresh clone.  0, or
 ** SIM_EIO naming the folder that could not be made.
@@ -802,6 +741,125 @@ static int make_db_dirs(const char *db, struct sim_err *err)
 	return 0;
 }
 
+void exp_plan_init(struct exp_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	pol_catalog_init(&p->pols);
+}
+
+int exp_plan_prepare(struct exp_plan *p, const struct exp_run_request *req,
+		     int check, struct sim_err *err)
+{
+	struct dev_catalog devs = { NULL, 0 };
+	size_t k;
+	int rc;
+
+	/* Plugins: the command line's, then the config's. */
+	for (k = 0; k < req->nplugins; k++)
+		if ((rc = pol_catalog_load(&p->pols, req->plugins[k],
+					   err)) != 0)
+			return rc;
+	for (k = 0; k < p->cfg->nplugins; k++) {
+		struct sim_err e;
+		sim_err_clear(&e);
+		if ((rc = pol_catalog_load(&p->pols, p->cfg->plugins[k],
+					   &e)) != 0)
+			return sim_err_set(err, rc, "%s:%d: [experiment] "
+					   "plugins: %s", p->cfg->path,
+					   p->cfg->plugins_line, e.msg);
+	}
+	/* The matrix streamed: counted here, each run built when its turn
+	** comes (exp_runs_get), borrowing the plan's device folder, the
+	** config's arrivals folder and the plan's catalog. */
+	if ((rc = exp_runs_open(&p->m, p->cfg, err)) != 0 ||
+	    (rc = exp_sweep_devices(req, p->cfg, p->m, p->devdir,
+				    sizeof p->devdir, err)) != 0)
+		return rc;
+	exp_runs_set_catalog(p->m, &p->pols);
+	if (!check)
+		return 0;
+	if ((rc = dev_catalog_load(&devs, p->devdir, err)) == 0)
+		rc = exp_config_check(p->cfg, &p->pols, &devs, err);
+	dev_catalog_fini(&devs);
+	return rc;
+}
+
+int exp_plan_load(struct exp_plan *p, const struct exp_run_request *req,
+		  struct sim_err *err)
+{
+	int rc;
+
+	exp_plan_init(p);
+	if ((rc = exp_config_load(&p->cfg, req->config_path, err)) != 0)
+		return rc;
+	return exp_plan_prepare(p, req, 1, err);
+}
+
+void exp_plan_fini(struct exp_plan *p)
+{
+	exp_runs_close(p->m);
+	exp_config_free(p->cfg);
+	pol_catalog_fini(&p->pols);
+	memset(p, 0, sizeof *p);
+}
+
+/*
+** Whether cfg may resume stored experiment id: its canonical form must
+** match the stored one (an experiment stored before schema 2 has none:
+** its stored text is parsed again; failing that, the raw hashes must
+** match), and its replications may rise, never fall.  0, or SIM_ESTATE
+** naming the first key that differs.
+*/
+static int may_resume(struct store *st, int64_t id, const char *db,
+		      const struct exp_config *cfg, struct sim_err *err)
+{
+	struct store_experiment se;
+	struct exp_config *old = NULL;
+	struct sim_err e;
+	const char *canon;
+	int rc, repl;
+
+	if ((rc = store_get_experiment(st, id, &se, err)) != 0)
+		return rc;
+	sim_err_clear(&e);
+	canon = se.config_canon;
+	repl = se.replications;
+	if (canon == NULL && se.config_text != NULL &&
+	    exp_config_parse(&old, se.config_path ? se.config_path :
+			     cfg->path, se.config_text,
+			     strlen(se.config_text), &e) == 0) {
+		canon = old->canon_text;
+		repl = old->replications;
+	}
+	sim_err_clear(&e);
+	if (canon != NULL)
+		rc = exp_config_canon_cmp(cfg, canon, &e);
+	else if (se.config_hash == NULL || strcmp(se.config_hash, cfg->hash))
+		rc = sim_err_set(&e, SIM_ESTATE, "%s: the text differs (hash "
+				 "%s, now %s)", cfg->path, se.config_hash ?
+				 se.config_hash : "none", cfg->hash);
+	if (rc == 0 && cfg->replications < repl) {
+		size_t k;
+		int line = 0;
+		for (k = 0; k < cfg->nwritten; k++)
+			if (strcmp(cfg->written[k].key,
+				   "experiment.replications") == 0)
+				line = cfg->written[k].line;
+		rc = sim_err_set(&e, SIM_ESTATE, "%s:%d: replications = %d: "
+				 "the stored experiment has %d, and resuming "
+				 "never drops runs", cfg->path, line,
+				 cfg->replications, repl);
+	}
+	if (rc != 0)
+		sim_err_set(err, SIM_ESTATE, "%s: experiment '%s' was stored "
+			    "from a different config: %s; resuming would mix "
+			    "results: change it back, rename the experiment "
+			    "or use --overwrite", db, cfg->name, e.msg);
+	exp_config_free(old);
+	store_experiment_fini(&se);
+	return rc;
+}
+
 int exp_sweep_devices(const struct exp_run_request *req,
 		      const struct exp_config *cfg, struct exp_runs *m,
 		      char *devdir, size_t devdir_size, struct sim_err *err)
@@ -819,18 +877,15 @@ int exp_sweep_devices(const struct exp_run_request *req,
 
 int exp_sweep_open(const struct exp_run_request *req,
 		   const struct exp_config *cfg, struct exp_runs *m,
-		   const char *devdir, struct store **stp, int64_t *idp,
-		   char *db_used, size_t db_used_size, struct sim_err *err)
+		   struct store **stp, int64_t *idp, char *db_used,
+		   size_t db_used_size, struct sim_err *err)
 {
 	struct store *st = NULL;
 	const char *db;
-	char hash[17];
 	int64_t id;
 	int rc;
 
 	*stp = NULL;
-	if ((rc = preflight(req->config_path, m, devdir, err)) != 0)
-		return rc;
 	db = req->db_path ? req->db_path : cfg->db;
 	if (db_used != NULL && db_used_size > 0)
 		snprintf(db_used, db_used_size, "%s", db);
@@ -838,7 +893,7 @@ int exp_sweep_open(const struct exp_run_request *req,
 		return rc;
 	if ((rc = store_open(&st, db, STORE_WRITE, err)) != 0)
 		return rc;
-	rc = store_find_experiment(st, cfg->name, &id, hash, err);
+	rc = store_find_experiment(st, cfg->name, &id, NULL, err);
 	if (rc == 0) {
 		long ndone = 0;
 		if (req->overwrite) {
@@ -854,21 +909,16 @@ int exp_sweep_open(const struct exp_run_request *req,
 					 "for another database", db, cfg->name,
 					 ndone, exp_runs_count(m));
 			goto fail;
-		} else if (strcmp(hash, cfg->hash) != 0) {
-			rc = sim_err_set(err, SIM_ESTATE, "%s: experiment '%s' "
-					 "was stored from a different config "
-					 "(hash %s, now %s); resuming would mix "
-					 "results: rename the experiment or use "
-					 "--overwrite", db, cfg->name, hash,
-					 cfg->hash);
+		} else if ((rc = may_resume(st, id, db, cfg, err)) != 0 ||
+			   (rc = store_update_experiment(st, id, cfg,
+					(long)exp_runs_count(m), err)) != 0) {
 			goto fail;
 		}
 	}
 	if (rc == SIM_ENOENT) {
 		sim_err_clear(err);
 		if ((rc = store_add_experiment(st, cfg, (long)exp_runs_count(m),
-					       &id,
-					       err)) != 0)
+					       &id, err)) != 0)
 			goto fail;
 	} else if (rc != 0) {
 		goto fail;
@@ -886,31 +936,23 @@ int exp_run_experiment_local(const struct exp_run_request *req,
 			     struct exp_run_stats *stats, char *db_used,
 			     size_t db_used_size, struct sim_err *err)
 {
-	struct exp_config *cfg = NULL;
-	struct exp_runs *m = NULL;
+	struct exp_plan plan;
 	struct store *st = NULL;
-	char devdir[4096];
 	int64_t id;
 	int rc;
 
 	memset(stats, 0, sizeof *stats);
 	stats->ranks = 1;
-	if ((rc = exp_config_load(&cfg, req->config_path, err)) != 0)
-		return rc;
-	if ((rc = exp_runs_open(&m, cfg, err)) != 0)
+	/* Checked whole, plugins loaded, before the store is opened. */
+	if ((rc = exp_plan_load(&plan, req, err)) != 0)
 		goto out;
-	/* Every run borrows devdir, which lives until the runner returns. */
-	if ((rc = exp_sweep_devices(req, cfg, m, devdir, sizeof devdir,
-				    err)) != 0)
-		goto out;
-	if ((rc = exp_sweep_open(req, cfg, m, devdir, &st, &id, db_used,
+	if ((rc = exp_sweep_open(req, plan.cfg, plan.m, &st, &id, db_used,
 				 db_used_size, err)) != 0)
 		goto out;
-	rc = exp_runner_run(st, id, m, o, stats, err);
+	rc = exp_runner_run(st, id, plan.m, o, stats, err);
 out:
 	store_close(st);
-	exp_runs_close(m);
-	exp_config_free(cfg);
+	exp_plan_fini(&plan);
 	return rc;
 }
 

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "experiments/config.h"
+#include "policies/catalog.h"
 #include "sim/world/result.h"
 #include "experiments/store.h"
 #include "sim/err.h"
@@ -105,13 +106,17 @@ int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 
 /*
 ** The whole of `colosim run` short of argument parsing and printing:
-** loads the config, builds the matrix, opens the store (db_path, or the
-** config's db when NULL), registers the experiment and runs it.
+** exp_plan_load, then opens the store (db_path, or the config's db when
+** NULL), registers the experiment and runs it.
 **   resume:    an experiment of the same name must exist with the same
-**              config hash; its done runs are skipped.
+**              canonical config (exp_config_canon_cmp: comments, key
+**              order, number spelling and more replications do not
+**              count); its done runs are skipped and its stored config
+**              is replaced by this one.
 **   overwrite: an existing experiment of the same name is deleted first.
 **   neither:   an existing experiment of the same name is SIM_EEXIST.
-** A stored experiment whose config hash differs is refused under resume.
+** A stored experiment whose canonical config differs, or that had more
+** replications, is refused under resume (SIM_ESTATE naming the key).
 ** db_used (may be NULL) receives the database path (size PATH_MAX-ish).
 */
 struct exp_run_request {
@@ -121,7 +126,44 @@ struct exp_run_request {
 	int overwrite;
 	const char *devices_dir;   /* --devices; NULL: the config's devices,
 				      else dev_find_dir's search */
+	const char *const *plugins;   /* --plugin files, loaded before the
+					 config's plugins */
+	size_t nplugins;
 };
+
+/*
+** An experiment ready to run: its config, checked whole
+** (exp_config_check), its policy catalog (the built-ins, the --plugin
+** files, the config's plugins) and its matrix, streamed (exp_runs_get
+** builds run k on demand), every run pointing at the catalog and the
+** device folder the plan owns.
+*/
+struct exp_plan {
+	struct exp_config *cfg;
+	struct exp_runs *m;
+	struct pol_catalog pols;
+	char devdir[4096];
+};
+
+/*
+** Loads req's config and plugins, finds the device profiles, checks the
+** config whole and opens the streamed matrix, running nothing and touching no
+** database (`colosim run --dry-run` prints the result).  p is filled even
+** on failure: release it with exp_plan_fini either way.  Errors name the
+** config file and line.
+*/
+int exp_plan_load(struct exp_plan *p, const struct exp_run_request *req,
+		  struct sim_err *err);
+void exp_plan_fini(struct exp_plan *p);
+
+/* exp_plan_load in two steps, for a config that comes from elsewhere (an
+** MPI rank parses the text rank 0 broadcast): exp_plan_init, then p->cfg
+** set (the plan takes it), then exp_plan_prepare, which loads the
+** plugins, finds the devices and opens the streamed matrix, and with
+** check set checks the config whole. */
+void exp_plan_init(struct exp_plan *p);
+int exp_plan_prepare(struct exp_plan *p, const struct exp_run_request *req,
+		     int check, struct sim_err *err);
 
 int exp_run_experiment(const struct exp_run_request *req,
 		       const struct exp_runner_opts *o,
@@ -131,9 +173,11 @@ int exp_run_experiment(const struct exp_run_request *req,
 /*
 ** MPI (runner_mpi.c).  exp_run_experiment with o->mpi set calls
 ** exp_run_experiment_mpi, which must run in every rank of the MPI job:
-** it calls MPI_Init and MPI_Finalize itself.  Rank 0 loads the config and
-** broadcasts its text, so the other ranks need only the traces it names
-** (on a shared file system, under the same paths).  A world of one rank
+** it calls MPI_Init and MPI_Finalize itself.  Rank 0 loads the config,
+** broadcasts its text and checks it whole; every rank loads the plugins
+** (--plugin and the config's) itself, so the other ranks need the
+** traces and plugins it names (on a shared file system, under the same
+** paths).  A world of one rank
 ** runs the sweep as without MPI (with -j workers); in a larger world
 ** o->jobs must be 1 (start one rank per core instead) and rank 0 only
 ** coordinates.  Ranks other than 0 return 0 with stats->rank set and no
@@ -162,5 +206,10 @@ const char *exp_mpi_library(void);
 ** `colosim run` knows, without --mpi, that it runs under mpirun or srun.
 */
 int exp_mpi_launched(void);
+
+/* The rank an MPI launcher announced (OMPI_COMM_WORLD_RANK, PMI_RANK,
+** PMIX_RANK), or 0 when none did: `run --dry-run` under mpirun prints
+** from rank 0 alone, without starting MPI. */
+int exp_mpi_launched_rank(void);
 
 #endif

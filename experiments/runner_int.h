@@ -118,8 +118,8 @@ int exp_sweep_devices(const struct exp_run_request *req,
 		      char *devdir, size_t devdir_size, struct sim_err *err);
 
 /*
-** Everything exp_run_experiment does between building the matrix and
-** running it: checks what would fail every run (devices from devdir),
+** Everything exp_run_experiment does between the plan (exp_plan_load: the
+** config checked whole, the catalog, the streamed matrix) and running it:
 ** creates the database's folders, opens the store and registers (or
 ** finds, under resume, or deletes, under overwrite) the experiment.  On
 ** success *st (closed by the caller) and *id are set; db_used as in
@@ -127,8 +127,8 @@ int exp_sweep_devices(const struct exp_run_request *req,
 */
 int exp_sweep_open(const struct exp_run_request *req,
 		   const struct exp_config *cfg, struct exp_runs *m,
-		   const char *devdir, struct store **st, int64_t *id,
-		   char *db_used, size_t db_used_size, struct sim_err *err);
+		   struct store **st, int64_t *id, char *db_used,
+		   size_t db_used_size, struct sim_err *err);
 
 /* exp_run_experiment without the MPI dispatch (a world of one rank). */
 int exp_run_experiment_local(const struct exp_run_request *req,

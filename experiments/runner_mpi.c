@@ -9,7 +9,8 @@
 **
 ** Rank 0, the coordinator, does what the parent of the fork runner does:
 ** loads the config, broadcasts its text (so every rank opens the same
-** run matrix, and only rank 0 needs the config file), preflights it, opens
+** run matrix, and only rank 0 needs the config file), checks it whole
+** (every rank loads the plugins itself), opens
 ** the store, and answers every message of a worker rank with one run to
 ** simulate or with STOP.  The matrix is streamed on every rank: rank 0
 ** builds a run's spec when it hands the run out and keeps it, one per
@@ -61,6 +62,26 @@ int exp_mpi_launched(void)
 			return (int)n;
 	}
 	return getenv("PMIX_RANK") != NULL ? -1 : 0;
+}
+
+int exp_mpi_launched_rank(void)
+{
+	static const char *const rank_vars[] = {
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+		const char *v = getenv(rank_vars[i]);
+		char *end;
+		long r;
+		if (v == NULL || *v == '\0')
+			continue;
+		r = strtol(v, &end, 10);
+		if (*end == '\0' && r >= 0 && r < 1 << 24)
+			return (int)r;
+	}
+	return 0;
 }
 
 #ifndef COLOSIM_MPI
@@ -391,15 +412,17 @@ static int coordinator(const struct exp_run_request *req,
 		       size_t db_used_size, int nranks, int *broken,
 		       struct sim_err *err)
 {
-	struct exp_config *cfg = NULL;
+	struct exp_plan plan;
+	struct exp_config *cfg;
 	struct exp_runs *m = NULL;
 	struct store *st = NULL;
 	struct coord c;
-	char devdir[4096];
 	int64_t id = 0, len = -1;
 	int rc, mrc, r;
 
-	rc = exp_config_load(&cfg, req->config_path, err);
+	exp_plan_init(&plan);
+	rc = exp_config_load(&plan.cfg, req->config_path, err);
+	cfg = plan.cfg;
 	if (rc == 0 && cfg->text_len > INT_MAX)
 		rc = sim_err_set(err, SIM_ERANGE, "%s: config larger than "
 				 "2 GB", req->config_path);
@@ -416,13 +439,13 @@ static int coordinator(const struct exp_run_request *req,
 	}
 	if (len < 0)
 		goto out;
-	/* The matrix is streamed: rank 0 builds a run's spec when a rank
-	** asks for work, as the fork runner does when a slot frees. */
-	if ((rc = exp_runs_open(&m, cfg, err)) == 0 &&
-	    (rc = exp_sweep_devices(req, cfg, m, devdir, sizeof devdir,
-				    err)) == 0)
-		rc = exp_sweep_open(req, cfg, m, devdir, &st, &id, db_used,
+	/* The plan (plugins loaded, the config checked whole) before the
+	** store.  The matrix is streamed: rank 0 builds a run's spec when a
+	** rank asks for work, as the fork runner does when a slot frees. */
+	if ((rc = exp_plan_prepare(&plan, req, 1, err)) == 0)
+		rc = exp_sweep_open(req, cfg, plan.m, &st, &id, db_used,
 				    db_used_size, err);
+	m = plan.m;
 	memset(&c, 0, sizeof c);
 	c.m = rc == 0 ? m : NULL;
 	c.nruns = rc == 0 ? exp_runs_count(m) : 0;
@@ -462,8 +485,7 @@ out:
 	stats->rank = 0;
 	stats->ranks = nranks;
 	store_close(st);
-	exp_runs_close(m);
-	exp_config_free(cfg);
+	exp_plan_fini(&plan);
 	return rc;
 }
 
@@ -537,10 +559,9 @@ static int worker(const struct exp_run_request *req,
 		  const struct exp_runner_opts *o, int rank, int *broken,
 		  struct sim_err *err)
 {
-	struct exp_config *cfg = NULL;
-	struct exp_runs *m = NULL;
+	struct exp_plan plan;
 	unsigned char *ready = NULL;
-	char *text = NULL, devdir[4096];
+	char *text = NULL;
 	int64_t len = -1;
 	int32_t rc32;
 	size_t n;
@@ -559,15 +580,15 @@ static int worker(const struct exp_run_request *req,
 		return mpi_fail(err, mrc, "MPI_Bcast", rank);
 	}
 	text[len] = '\0';
-	rc = exp_config_parse(&cfg, req->config_path, text, (size_t)len, err);
+	exp_plan_init(&plan);
+	rc = exp_config_parse(&plan.cfg, req->config_path, text, (size_t)len,
+			      err);
 	free(text);
+	/* Each rank loads the plugins and finds the device folder itself
+	** (--devices, the config's, or the search from its own working
+	** directory); rank 0 alone checks the config whole. */
 	if (rc == 0)
-		rc = exp_runs_open(&m, cfg, err);
-	/* Each rank finds the device folder itself (--devices, the
-	** config's, or the search from its own working directory). */
-	if (rc == 0)
-		rc = exp_sweep_devices(req, cfg, m, devdir, sizeof devdir,
-				       err);
+		rc = exp_plan_prepare(&plan, req, 0, err);
 	rc32 = rc;
 	n = rc ? strlen(err->msg) : 0;
 	if ((ready = malloc(sizeof rc32 + n)) == NULL) {
@@ -602,8 +623,8 @@ static int worker(const struct exp_run_request *req,
 			break;
 		}
 		memcpy(&run, buf, sizeof run);
-		if (work_one(o, m, run, (const char *)buf + sizeof run, rank,
-			     &w, &ex) != 0) {
+		if (work_one(o, plan.m, run, (const char *)buf + sizeof run,
+			     rank, &w, &ex) != 0) {
 			free(buf);
 			mrc = MPI_ERR_NO_MEM;
 			break;
@@ -617,8 +638,7 @@ static int worker(const struct exp_run_request *req,
 		sim_err_clear(err);
 		rc = mpi_fail(err, mrc, "working", rank);
 	}
-	exp_runs_close(m);
-	exp_config_free(cfg);
+	exp_plan_fini(&plan);
 	return rc;
 }
 

@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "models/device.h"
+#include "policies/catalog.h"
 #include "sim/file.h"
 #include "models/cluster.h"
 #include "experiments/runner.h"
+#include "experiments/timeline.h"
 #include "sim/world/world.h"
 #include "traces/gen.h"
 
@@ -27,13 +29,9 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 	char devdir[4096];
 	int rc;
 
-	pol = pol_find(a->policy);
-	if (pol == NULL) {
-		char known[512];
-		pol_names(known, sizeof known);
-		return sim_err_set(err, SIM_ENOENT, "unknown policy '%s' "
-				   "(known: %s)", a->policy, known);
-	}
+	if ((pol = pol_catalog_need(a->catalog, a->policy, NULL,
+				    err)) == NULL)
+		return err->code;
 	rc = dev_find_dir(a->devices_dir, devdir, sizeof devdir, err);
 	if (rc == 0)
 		rc = dev_catalog_load(&cat, devdir, err);
@@ -53,6 +51,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.memory_server_nic_bytes_per_s =
 			a->memory_server_nic_bytes_per_s;
 		cfg.preempt_cost = a->preempt_cost;
+		cfg.timeline = a->timeline_path != NULL;
 		cfg.llm = a->llm;
 		cfg.arrivals_dir = a->arrivals_dir;
 		cfg.arrival_jitter_ns = a->arrival_jitter_ns;
@@ -65,6 +64,8 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		rc = world_run(w, err);
 	if (rc == 0)
 		rc = world_results(w, res, err);
+	if (rc == 0 && a->timeline_path != NULL)
+		rc = exp_timeline_write(a->timeline_path, w, err);
 	world_destroy(w);
 	dev_catalog_fini(&cat);
 	return rc;
@@ -193,7 +194,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 	struct exp_sim_args a;
 	struct pol_param *pv, *lv;
 	struct pol_params pp, lp;
-	char (*origin)[32], (*lorigin)[32];
+	char (*origin)[300], (*lorigin)[32];
 	char gen_path[512] = "", gen_dir[512] = "";
 	size_t k;
 	int rc, gen_fd = -1;
@@ -220,8 +221,13 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 	lp.n = spec->nllm;
 	lp.v = lv;
 	for (k = 0; k < spec->nparams; k++) {
-		snprintf(origin[k], sizeof origin[k], "config line %d",
-			 spec->params[k].line);
+		if (spec->config_path != NULL)
+			snprintf(origin[k], sizeof origin[k], "%.*s:%d",
+				 (int)sizeof origin[k] - 16, spec->config_path,
+				 spec->params[k].line);
+		else
+			snprintf(origin[k], sizeof origin[k], "config line %d",
+				 spec->params[k].line);
 		pv[k].key = spec->params[k].key;
 		pv[k].value = spec->params[k].value;
 		pv[k].origin = origin[k];
@@ -236,6 +242,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		a.trace = spec->trace != NULL ? spec->trace : gen_path;
 		a.cluster = spec->cluster;
 		a.policy = spec->policy;
+		a.catalog = spec->catalog;
 		a.devices_dir = spec->devices_dir;
 		a.arrivals_dir = spec->arrivals_dir;
 		a.params = &pp;

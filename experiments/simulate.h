@@ -19,7 +19,8 @@ struct world;
 struct exp_sim_args {
 	const char *trace;            /* trace v1 path */
 	const char *cluster;          /* "4x8:a100-80gb,..." */
-	const char *policy;           /* registry name */
+	const char *policy;           /* a name of catalog */
+	const struct pol_catalog *catalog;   /* NULL: the built-ins */
 	const struct pol_params *params;
 	uint64_t seed;
 	sim_time horizon_ns;          /* 0: none */
@@ -30,6 +31,8 @@ struct exp_sim_args {
 	int memory_servers;           /* DistMind memory pool; 0: one per node */
 	double memory_server_nic_bytes_per_s;   /* 0: nic_bytes_per_s */
 	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
+	const char *timeline_path;    /* write the run's timeline there
+					 (experiments/timeline.h); NULL: no */
 	const struct pol_params *llm; /* LLM service settings; NULL: none */
 	const char *arrivals_dir;     /* arrival files may also come from
 					 here (trace.h); NULL: the trace's

@@ -258,8 +258,16 @@ static const char *const migration_3[] = {
 	NULL
 };
 
+/* 3 -> 4: the parsed config --resume compares (NULL for experiments
+** stored before: their config_text is parsed again). */
+static const char *const migration_4[] = {
+	"ALTER TABLE experiments ADD COLUMN config_canon TEXT;"
+	"ALTER TABLE experiments ADD COLUMN replications INTEGER;",
+	NULL
+};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
-	migration_1, migration_2, migration_3
+	migration_1, migration_2, migration_3, migration_4
 };
 
 enum {
@@ -764,6 +772,24 @@ int store_find_experiment(struct store *s, const char *name, int64_t *id,
 	return db_fail(s, rc, "find experiment", err);
 }
 
+/* Binds what an experiment row says of its config, ?2 .. ?8: path, text,
+** hash, version, total_runs, canonical form, replications. */
+static int bind_config(struct store *s, sqlite3_stmt *st,
+		       const struct exp_config *cfg, long total_runs,
+		       struct sim_err *err)
+{
+	int rc;
+
+	if ((rc = bind_text(s, st, 2, cfg->path, err)) ||
+	    (rc = bind_text(s, st, 3, cfg->text, err)) ||
+	    (rc = bind_text(s, st, 4, cfg->hash, err)) ||
+	    (rc = bind_text(s, st, 5, COLOSIM_VERSION, err)) ||
+	    (rc = bind_int(s, st, 6, total_runs, err)) ||
+	    (rc = bind_text(s, st, 7, cfg->canon_text, err)))
+		return rc;
+	return bind_int(s, st, 8, cfg->replications, err);
+}
+
 int store_add_experiment(struct store *s, const struct exp_config *cfg,
 			 long total_runs, int64_t *id, struct sim_err *err)
 {
@@ -772,16 +798,13 @@ int store_add_experiment(struct store *s, const struct exp_config *cfg,
 
 	rc = sqlite3_prepare_v2(s->db, "INSERT INTO experiments(name, "
 				"config_path, config_text, config_hash, "
-				"colosim_version, total_runs) VALUES "
-				"(?1,?2,?3,?4,?5,?6)", -1, &st, NULL);
+				"colosim_version, total_runs, config_canon, "
+				"replications) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_fail(s, rc, "add experiment", err);
 	if ((rc = bind_text(s, st, 1, cfg->name, err)) ||
-	    (rc = bind_text(s, st, 2, cfg->path, err)) ||
-	    (rc = bind_text(s, st, 3, cfg->text, err)) ||
-	    (rc = bind_text(s, st, 4, cfg->hash, err)) ||
-	    (rc = bind_text(s, st, 5, COLOSIM_VERSION, err)) ||
-	    (rc = bind_int(s, st, 6, total_runs, err))) {
+	    (rc = bind_config(s, st, cfg, total_runs, err))) {
 		sqlite3_finalize(st);
 		return rc;
 	}
@@ -794,6 +817,94 @@ int store_add_experiment(struct store *s, const struct exp_config *cfg,
 		return db_fail(s, rc, "add experiment", err);
 	*id = sqlite3_last_insert_rowid(s->db);
 	return 0;
+}
+
+int store_update_experiment(struct store *s, int64_t id,
+			    const struct exp_config *cfg, long total_runs,
+			    struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "UPDATE experiments SET config_path = "
+				"?2, config_text = ?3, config_hash = ?4, "
+				"colosim_version = ?5, total_runs = ?6, "
+				"config_canon = ?7, replications = ?8 WHERE id "
+				"= ?1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, "update experiment", err);
+	if ((rc = bind_int(s, st, 1, id, err)) ||
+	    (rc = bind_config(s, st, cfg, total_runs, err))) {
+		sqlite3_finalize(st);
+		return rc;
+	}
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(s, rc, "update experiment",
+					       err);
+}
+
+/* A heap copy of column i of st, or NULL (SQL NULL); *oom on failure. */
+static char *column_dup(sqlite3_stmt *st, int i, int *oom)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	char *p;
+
+	if (t == NULL)
+		return NULL;
+	p = malloc(strlen((const char *)t) + 1);
+	if (p == NULL)
+		*oom = 1;
+	else
+		strcpy(p, (const char *)t);
+	return p;
+}
+
+int store_get_experiment(struct store *s, int64_t id,
+			 struct store_experiment *out, struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	int rc, oom = 0;
+
+	memset(out, 0, sizeof *out);
+	rc = sqlite3_prepare_v2(s->db, "SELECT config_path, config_text, "
+				"config_hash, config_canon, replications FROM "
+				"experiments WHERE id = ?1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, "read experiment", err);
+	if ((rc = bind_int(s, st, 1, id, err)) != 0) {
+		sqlite3_finalize(st);
+		return rc;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->config_path = column_dup(st, 0, &oom);
+		out->config_text = column_dup(st, 1, &oom);
+		out->config_hash = column_dup(st, 2, &oom);
+		out->config_canon = column_dup(st, 3, &oom);
+		out->replications = sqlite3_column_type(st, 4) == SQLITE_NULL ?
+			0 : (int)sqlite3_column_int64(st, 4);
+		rc = SQLITE_DONE;
+	} else if (rc == SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return sim_err_set(err, SIM_ENOENT, "%s: no experiment %lld",
+				   s->path, (long long)id);
+	}
+	sqlite3_finalize(st);
+	if (oom) {
+		store_experiment_fini(out);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	return rc == SQLITE_DONE ? 0 : db_fail(s, rc, "read experiment", err);
+}
+
+void store_experiment_fini(struct store_experiment *e)
+{
+	free(e->config_path);
+	free(e->config_text);
+	free(e->config_hash);
+	free(e->config_canon);
+	memset(e, 0, sizeof *e);
 }
 
 int store_delete_experiment(struct store *s, int64_t id, struct sim_err *err)

@@ -29,13 +29,16 @@
 #include "sim/world/result.h"
 #include "sim/err.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 /* Schema 2 added the services and placements tables and the export_*
 ** views (docs/RESULTS.md). */
 #define STORE_SCHEMA_EXPORT 2
 /* Schema 3 added the named histograms and time series a tenant kind
 ** reports (the LLM services' TTFT / TPOT distributions and KV-cache use). */
 #define STORE_SCHEMA_HIST 3
+/* Schema 4 added experiments.config_canon and .replications (what
+** --resume compares: docs/RESULTS.md, "Resuming"). */
+#define STORE_SCHEMA_CANON 4
 #define STORE_APP_ID 0x636f6c6f        /* "colo" */
 
 enum store_mode { STORE_READ = 0, STORE_WRITE = 1 };
@@ -75,6 +78,24 @@ int store_find_experiment(struct store *s, const char *name, int64_t *id,
 ** SIM_EEXIST when the name is taken. */
 int store_add_experiment(struct store *s, const struct exp_config *cfg,
 			 long total_runs, int64_t *id, struct sim_err *err);
+
+/* Rewrites experiment id's config (text, hashes, canonical form,
+** replications) and total_runs after a resume that may have changed
+** comments or raised the replications. */
+int store_update_experiment(struct store *s, int64_t id,
+			    const struct exp_config *cfg, long total_runs,
+			    struct sim_err *err);
+
+/* What an experiment was stored from (heap strings, owned by the struct:
+** store_experiment_fini).  config_canon is NULL and replications 0 for an
+** experiment stored by a colosim before schema 2. */
+struct store_experiment {
+	char *config_path, *config_text, *config_hash, *config_canon;
+	int replications;
+};
+int store_get_experiment(struct store *s, int64_t id,
+			 struct store_experiment *out, struct sim_err *err);
+void store_experiment_fini(struct store_experiment *e);
 
 /* Deletes an experiment and everything stored under it (one transaction). */
 int store_delete_experiment(struct store *s, int64_t id, struct sim_err *err);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim/num.h"
+#include "sim/suggest.h"
 
 #define MAX_NODES 100000
 #define MAX_GPUS_PER_NODE 64
@@ -177,12 +178,14 @@ int cluster_parse(struct cluster_spec *out, const char *spec,
 
 		g->dev = dev_catalog_find(cat, parts[i].device);
 		if (g->dev == NULL) {
-			char known[1024];
+			char known[1024], hint[96];
 			dev_catalog_names(cat, known, sizeof known);
+			sim_did_you_mean(parts[i].device, known, hint,
+					 sizeof hint);
 			memset(out, 0, sizeof *out);
 			return sim_err_set(err, SIM_ENOENT, "%s: unknown device "
-					   "'%s' (known: %s)", what,
-					   parts[i].device, known);
+					   "'%s' (%sknown: %s)", what,
+					   parts[i].device, hint, known);
 		}
 		g->nodes = parts[i].nodes;
 		g->gpus_per_node = parts[i].gpus_per_node;

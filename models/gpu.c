@@ -928,6 +928,7 @@ void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
 	if (!t->busy)
 		g->nbusy++;
 	t->busy = 1;
+	t->units++;
 	t->prof = *prof;
 	t->work0_ = work_ns > 0 ? work_ns : 0;
 	t->done_ = t->donec_ = 0;

@@ -89,6 +89,7 @@ struct gpu_tenant {
 				     gpu_set_host_stretch() once attached */
 	/* the current work unit; the model updates these */
 	int busy;
+	uint64_t units;           /* work units begun (gpu_begin) so far */
 	struct gpu_work_profile prof;
 	double work_left_ns;      /* solo time still to run */
 	double speed;             /* current speed, 0 when idle */

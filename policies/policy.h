@@ -203,6 +203,62 @@ struct pol_ops {
 #define POL__CAT(a, b) a##b
 #define POL__STR(x) #x
 
+/* ---- plugins: policies built outside colosim ------------------------------
+** A plugin is a shared object built against this header alone (cc -shared
+** -fPIC; `pkg-config --cflags colosim-policy` after `make install`) that
+** exports one function, named POL_PLUGIN_SYMBOL:
+**
+**     const struct pol_ops *const *colosim_policy_plugin(int iHostVersion);
+**
+** It returns the plugin's ops tables, NULL-terminated; they must live as
+** long as the plugin is loaded (static tables do).  iHostVersion is the
+** loading colosim's POL_IFACE_VERSION, for a plugin that wants to refuse
+** or adapt.  Write it with POL_PLUGIN(&pol_NAME, ...) after the tables,
+** and build with -fvisibility=hidden: the colosim binary exports its own
+** symbols (pol_template, pol_find, ...), and a plugin's global of the
+** same name would otherwise bind to colosim's instead of its own.
+** `colosim replay|run|list --plugin FILE.so` (or a config's `plugins`
+** key) loads it with dlopen and checks it before use (a stamp other
+** than this colosim's, below; a table's interface version newer than
+** this colosim's, a name a built-in or another plugin has, the
+** template's name or description, a broken parameter table: each is
+** refused with one line naming the file).
+** Loading a plugin runs its code with colosim's rights.  The view and the
+** actions a plugin calls resolve against the colosim binary that loads it
+** (it is linked with -rdynamic).  docs/POLICIES.md, "Plugins".
+**
+** POL_PLUGIN also exports POL_PLUGIN_IFACE_SYMBOL, the POL_IFACE_VERSION
+** of the policy.h the plugin was compiled against.  The view returns
+** structures by value (pol_job, pol_gpu) that grow with the interface
+** (version 3 appended fields), so a plugin compiled against another
+** policy.h would exchange structures of another size: colosim refuses
+** one whose stamp is missing or differs from its own.
+*/
+#define POL_PLUGIN_SYMBOL "colosim_policy_plugin"
+#define POL_PLUGIN_IFACE_SYMBOL "colosim_policy_plugin_iface"
+
+typedef const struct pol_ops *const *(*pol_plugin_fn)(int iHostVersion);
+
+#if defined(__GNUC__)
+#define POL__EXPORT __attribute__((visibility("default")))
+#else
+#define POL__EXPORT
+#endif
+#define POL_PLUGIN(...)                                                  \
+	POL__EXPORT extern const int colosim_policy_plugin_iface;        \
+	POL__EXPORT const int colosim_policy_plugin_iface =              \
+		POL_IFACE_VERSION;                                       \
+	POL__EXPORT const struct pol_ops *const *                        \
+	colosim_policy_plugin(int iHostVersion);                         \
+	POL__EXPORT const struct pol_ops *const *                        \
+	colosim_policy_plugin(int iHostVersion)                          \
+	{                                                                \
+		static const struct pol_ops *const aList[] = {           \
+			__VA_ARGS__, NULL };                             \
+		(void)iHostVersion;                                      \
+		return aList;                                            \
+	}
+
 /* ---- the registry (policies/registry.c) ---------------------------------- */
 
 /* Every registered policy, NULL-terminated. */

@@ -7,7 +7,10 @@
 **
 **   1. Copy this file to policies/NAME.c and change POLICY_NAME below to
 **      NAME (a C identifier: the ops table becomes pol_NAME), and zDesc.
-**      That is the only place the name is written.
+**      That is the only place the name is written.  (Or, outside the
+**      tree: `colosim policy new NAME` writes NAME/NAME.c, this file
+**      renamed, and a Makefile that builds NAME.so, a plugin for
+**      --plugin: docs/POLICIES.md, "Plugins".)
 **   2. Add `extern const struct pol_ops pol_NAME;` and `&pol_NAME,` to
 **      policies/registry.c.  `colosim list policies` shows it, and `make
 **      check` runs the conformance suite over it (and fails while it is
@@ -144,3 +147,10 @@ const struct pol_ops POL_OPS_SYMBOL(POLICY_NAME) = {
 	/* xOnArrival, xOnFinish, xOnRequest (default: shortest queue),
 	** xOnTimer: not used */
 };
+
+/* Built as a plugin (cc -shared -fPIC -DCOLOSIM_PLUGIN: `colosim policy
+** new` writes the Makefile), the file exports its ops table to colosim's
+** --plugin loader; compiled into colosim, it does not. */
+#ifdef COLOSIM_PLUGIN
+POL_PLUGIN(&POL_OPS_SYMBOL(POLICY_NAME))
+#endif

@@ -197,7 +197,7 @@ static const char *const SWEEP_CFG =
 	"[experiment]\n"
 	"name = sweep1\n"
 	"gen.jobs = 50\n"
-	"gen.load = 0.7\n"
+	"gen.rate = 0.7\n"
 	"cluster = 2x4:a100-80gb\n"
 	"horizon_s = 3600\n"
 	"replications = 3\n"
@@ -207,7 +207,7 @@ static const char *const SWEEP_CFG =
 	"memory_servers = 2\n"
 	"[sweep]\n"
 	"policy = exclusive, timeslice, colti\n"
-	"gen.load = 0.5, 0.9\n"
+	"gen.rate = 0.5, 0.9\n"
 	"policy.colti.headroom = 0..0.2 step 0.1\n"
 	"[policy.colti]\n"
 	"headroom = 0.05\n"
@@ -237,8 +237,8 @@ static void test_sweep_expansion(void)
 		CU_ASSERT_PTR_NULL(s->trace);
 		CU_ASSERT_STRING_EQUAL(exp_kv_get(s->gen, s->ngen, "jobs"), "50");
 		/* the swept load overrides the [experiment] one */
-		CU_ASSERT(strcmp(exp_kv_get(s->gen, s->ngen, "load"), "0.5") == 0 ||
-			  strcmp(exp_kv_get(s->gen, s->ngen, "load"), "0.9") == 0);
+		CU_ASSERT(strcmp(exp_kv_get(s->gen, s->ngen, "rate"), "0.5") == 0 ||
+			  strcmp(exp_kv_get(s->gen, s->ngen, "rate"), "0.9") == 0);
 		if (strcmp(s->policy, "colti") == 0) {
 			const char *h = exp_kv_get(s->params, s->nparams,
 						   "headroom");
@@ -255,7 +255,7 @@ static void test_sweep_expansion(void)
 			CU_ASSERT_STRING_EQUAL(s->variant, s->policy);
 			CU_ASSERT_EQUAL(s->nsweep, 2);
 		}
-		CU_ASSERT(strncmp(s->setting, "gen.load=", 9) == 0);
+		CU_ASSERT(strncmp(s->setting, "gen.rate=", 9) == 0);
 		/* keys are unique */
 		for (j = 0; j < i; j++)
 			CU_ASSERT(strcmp(m.runs[j].key, s->key) != 0);
@@ -263,11 +263,11 @@ static void test_sweep_expansion(void)
 	CU_ASSERT_EQUAL(ncolti, 3 * 2 * 3);
 	/* The first run, spelled out: replication is the outer loop. */
 	CU_ASSERT_STRING_EQUAL(m.runs[0].key,
-			       "gen.load=0.5 policy=exclusive rep=0");
+			       "gen.rate=0.5 policy=exclusive rep=0");
 	CU_ASSERT_STRING_EQUAL(m.runs[4].key,
-			       "gen.load=0.5 policy=colti headroom=0.2 rep=0");
+			       "gen.rate=0.5 policy=colti headroom=0.2 rep=0");
 	CU_ASSERT_STRING_EQUAL(m.runs[4].variant, "colti headroom=0.2");
-	CU_ASSERT_STRING_EQUAL(m.runs[5].setting, "gen.load=0.9");
+	CU_ASSERT_STRING_EQUAL(m.runs[5].setting, "gen.rate=0.9");
 	CU_ASSERT_EQUAL(m.runs[9].replication, 0);
 	CU_ASSERT_EQUAL(m.runs[10].replication, 1);
 	exp_matrix_fini(&m);

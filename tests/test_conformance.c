@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/catalog.h"
 #include "sim/world/world.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
@@ -51,7 +52,21 @@ static int same_metrics(const struct run_result *a,
 	return 1;
 }
 
-static void check_policy(const struct pol_ops *pol)
+/* One run of trace under pol (found in cat) through exp_simulate_args. */
+static int run_in(const struct pol_catalog *cat, const char *trace,
+		  const struct pol_ops *pol, struct run_result *res,
+		  struct sim_err *err)
+{
+	struct exp_sim_args a = tw_sim_args(trace, pol->zName, CLUSTER, 11);
+
+	a.catalog = cat;
+	return exp_simulate_args(&a, res, err);
+}
+
+/* The conformance checks of pol, found in cat (NULL: the built-ins); a
+** policy not in cat (the template) gets the stepped invariants only. */
+static void check_policy_in(const struct pol_catalog *cat,
+			    const struct pol_ops *pol)
 {
 	struct sim_err err = { 0, "" };
 	glob_t gl;
@@ -64,14 +79,12 @@ static void check_policy(const struct pol_ops *pol)
 		int rc1, rc2;
 
 		CU_ASSERT_EQUAL(run_checked(gl.gl_pathv[t], pol), 0);
-		if (pol_find(pol->zName) != pol)
+		if (pol_catalog_find(cat, pol->zName) != pol)
 			continue;        /* the template is not registered */
 		run_result_init(&a);
 		run_result_init(&b);
-		rc1 = tw_run(gl.gl_pathv[t], pol->zName, CLUSTER, 11, NULL, &a,
-			     &err);
-		rc2 = tw_run(gl.gl_pathv[t], pol->zName, CLUSTER, 11, NULL, &b,
-			     &err);
+		rc1 = run_in(cat, gl.gl_pathv[t], pol, &a, &err);
+		rc2 = run_in(cat, gl.gl_pathv[t], pol, &b, &err);
 		CU_ASSERT_EQUAL(rc1, 0);
 		CU_ASSERT_EQUAL(rc2, 0);
 		CU_ASSERT(same_metrics(&a, &b));
@@ -82,6 +95,32 @@ static void check_policy(const struct pol_ops *pol)
 		run_result_fini(&b);
 	}
 	globfree(&gl);
+}
+
+static void check_policy(const struct pol_ops *pol)
+{
+	check_policy_in(NULL, pol);
+}
+
+/* A plugin, built from `colosim policy new` as a user builds one, is held
+** to the same suite as the built-ins. */
+static void test_plugin(void)
+{
+	const char *so = test_build_plugin("conffifo");
+	struct pol_catalog cat;
+	struct sim_err err = { 0, "" };
+	const struct pol_ops *pol;
+
+	if (so == NULL)
+		return;
+	pol_catalog_init(&cat);
+	CU_ASSERT_EQUAL_FATAL(pol_catalog_load(&cat, so, &err), 0);
+	pol = pol_catalog_find(&cat, "conffifo");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pol);
+	CU_ASSERT_PTR_NOT_EQUAL(pol, &pol_template);
+	CU_ASSERT_EQUAL(pol_registry_check(cat.v, &pol_template, &err), 0);
+	check_policy_in(&cat, pol);
+	pol_catalog_fini(&cat);
 }
 
 static void test_registered(void)
@@ -332,6 +371,8 @@ TEST_REGISTER(conformance)
 		  test_docs_match_tables },
 		{ "every policy on every reference trace", test_registered },
 		{ "the template on every reference trace", test_template },
+		{ "a plugin from policy new on every reference trace",
+		  test_plugin },
 		{ "every policy meets a CPU-only job", test_cpu_only_job },
 		{ "every policy under four seeds", test_seeds },
 		{ NULL, NULL }

@@ -405,7 +405,7 @@ static void test_matrix_streamed(void)
 		"[experiment]\nname = big\ncluster = 1x1:a100-80gb\n"
 		"replications = 100\ngen.jobs = 5\n[sweep]\n"
 		"policy = exclusive, colti\nhorizon_s = 1..100 step 1\n"
-		"gen.load = 0.04..1 step 0.04\n"
+		"gen.rate = 0.04..1 step 0.04\n"
 		"policy.colti.headroom = 0..0.2 step 0.1\n";
 	struct exp_config *cfg = NULL;
 	struct exp_runs *rs = NULL;
@@ -422,11 +422,11 @@ static void test_matrix_streamed(void)
 	CU_ASSERT_EQUAL_FATAL(exp_runs_get(rs, 999999, &sp, &err), 0);
 	CU_ASSERT_EQUAL(sp.index, 999999);
 	CU_ASSERT_EQUAL(sp.replication, 99);
-	CU_ASSERT_STRING_EQUAL(sp.key, "horizon_s=100 gen.load=1 "
+	CU_ASSERT_STRING_EQUAL(sp.key, "horizon_s=100 gen.rate=1 "
 			       "policy=colti headroom=0.2 rep=99");
 	exp_run_spec_fini(&sp);
 	CU_ASSERT_EQUAL_FATAL(exp_runs_get(rs, 4, &sp, &err), 0);
-	CU_ASSERT_STRING_EQUAL(sp.key, "horizon_s=1 gen.load=0.08 "
+	CU_ASSERT_STRING_EQUAL(sp.key, "horizon_s=1 gen.rate=0.08 "
 			       "policy=exclusive rep=0");
 	exp_run_spec_fini(&sp);
 	/* consecutive runs differ; the order is the materialized one's */

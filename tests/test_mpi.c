@@ -7,7 +7,8 @@
 ** --resume under MPI (workers simulating in-process, --no-fork) re-runs
 ** exactly the runs deleted from the store and ends with the same tables
 ** again; -j N under MPI is refused; a build without MPI refuses --mpi and
-** a launch by mpirun.  The MPI cases skip with a message when mpirun is
+** a launch by mpirun; --dry-run under mpirun prints the matrix once; a
+** config's policy plugin is loaded on every rank.  The MPI cases skip with a message when mpirun is
 ** not on PATH or the binary was built without MPI.
 **
 ** Row ids of runs follow the order runs finish in (as with -j N), so rows
@@ -25,8 +26,10 @@
 #include "tests/util.h"
 
 /* A small sweep: 3 policies x 3 model mixes x 2 replications, mixed
-** training and inference; the mix naming an unknown model fails in the
-** generator (after the preflight), so 6 of the 18 runs fail. */
+** training and inference.  gslice's init_pct below its min_pct passes the
+** check of the config whole (each value is in its table's range) but
+** fails in the policy's init, a cross-parameter rule (docs/POLICIES.md),
+** so its 6 of the 18 runs fail when they run. */
 static const char *CFG =
 	"[experiment]\n"
 	"name = mpi\n"
@@ -37,9 +40,12 @@ static const char *CFG =
 	"gen.infer-frac = 0.3\n"
 	"gen.infer-duration-s = 600\n"
 	"gen.dur-median-s = 600\n"
+	"[policy.gslice]\n"
+	"min_pct = 20\n"
+	"init_pct = 10\n"
 	"[sweep]\n"
-	"policy = exclusive, mps, colti\n"
-	"gen.models = resnet50:2, bert-base:1, nosuch:1\n";
+	"policy = exclusive, colti, gslice\n"
+	"gen.models = resnet50:2, bert-base:1, gpt2:1\n";
 
 static const char *bin(void)
 {
@@ -257,7 +263,7 @@ static void test_mpi_equals_j1(void)
 	dbm = tmp("mpi.db");
 	rm_db(db1);
 	rm_db(dbm);
-	/* Exit 1 in both: the runs of the unknown model fail. */
+	/* Exit 1 in both: the gslice runs fail. */
 	snprintf(cmd, sizeof cmd, "%s run %s -j 1 -o %s", bin(), cfg, db1);
 	CU_ASSERT_EQUAL(sh(cmd, &out), 1);
 	CU_ASSERT(strstr(out, "18 runs (12 done now, 0 already stored, 6 "
@@ -269,7 +275,7 @@ static void test_mpi_equals_j1(void)
 		fprintf(stderr, "\n  mpirun said: %.2000s\n", out);
 	CU_ASSERT(strstr(out, "18 runs (12 done now, 0 already stored, 6 "
 			 "failed)") != NULL);
-	CU_ASSERT(strstr(out, "unknown model 'nosuch'") != NULL);
+	CU_ASSERT(strstr(out, "init_pct 10 is below min_pct 20") != NULL);
 	assert_same_tables(db1, dbm, rows);
 	/* Not vacuous: every table has rows, the failed runs are stored. */
 	CU_ASSERT_EQUAL(rows[T_RUNS], 18);
@@ -315,6 +321,75 @@ static void test_mpi_refuses_jobs(void)
 	CU_ASSERT_EQUAL(access(db, F_OK), -1);     /* nothing was written */
 }
 
+/* --dry-run under mpirun: the matrix once (rank 0), nothing written. */
+static void test_mpi_dry_run(void)
+{
+	const char *cfg, *db, *out = "", *p;
+	char cmd[2048];
+	int n = 0;
+
+	if (!mpi_usable())
+		return;
+	cfg = write_cfg();
+	db = tmp("dry.db");
+	rm_db(db);
+	snprintf(cmd, sizeof cmd, MPIRUN "%s run %s -o %s --dry-run", bin(),
+		 cfg, db);
+	CU_ASSERT_EQUAL(sh(cmd, &out), 0);
+	for (p = out; (p = strstr(p, "18 runs = 3 variants x 3 settings x 2 "
+				  "replications")) != NULL; p++)
+		n++;
+	if (n != 1)
+		fprintf(stderr, "\n  mpirun --dry-run said: %.2000s\n", out);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(access(db, F_OK), -1);
+}
+
+/* A policy plugin named by the config's plugins key: every rank loads it
+** (rank 0 to check the config, the workers to simulate), and the store
+** equals -j 1's; a swept value out of the plugin's range is refused by
+** rank 0 before the database is opened. */
+static void test_mpi_plugin(void)
+{
+	const char *so, *ini, *db1, *dbm, *out = "";
+	char cmd[2048];
+	int rows[T__N];
+	FILE *f;
+
+	if (!mpi_usable() || (so = test_build_plugin("mpififo")) == NULL)
+		return;
+	ini = tmp("plug.ini");
+	db1 = tmp("plug1.db");
+	dbm = tmp("plugm.db");
+	rm_db(db1);
+	rm_db(dbm);
+	f = fopen(ini, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "[experiment]\nname = plug\ncluster = 1x2:a100-80gb\n"
+		"replications = 2\nplugins = mpififo/mpififo.so\n"
+		"gen.jobs = 6\ngen.infer-frac = 0\ngen.models = resnet50:1\n"
+		"[sweep]\npolicy = exclusive, mpififo\n"
+		"policy.mpififo.headroom = 0, 0.5\n");
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "%s run %s -o %s", bin(), ini, db1);
+	CU_ASSERT_EQUAL(sh(cmd, &out), 0);
+	snprintf(cmd, sizeof cmd, MPIRUN "%s run %s -o %s", bin(), ini, dbm);
+	if (sh(cmd, &out) != 0)
+		fprintf(stderr, "\n  mpirun (plugin) said: %.2000s\n", out);
+	CU_ASSERT(strstr(out, "6 runs (6 done now, 0 already stored, 0 "
+			 "failed)") != NULL);
+	assert_same_tables(db1, dbm, rows);
+	CU_ASSERT_EQUAL(rows[T_RUNS], 6);
+	CU_ASSERT(rows[T_JOBS] >= 6 * 6);
+	rm_db(dbm);
+	snprintf(cmd, sizeof cmd, "sed -i 's/0, 0.5/0, 0.95/' %s && " MPIRUN
+		 "%s run %s -o %s", ini, bin(), ini, dbm);
+	CU_ASSERT_NOT_EQUAL(sh(cmd, &out), 0);
+	CU_ASSERT(strstr(out, "plug.ini:11: [sweep] policy.mpififo.headroom: "
+			 "parameter headroom = '0.95'") != NULL);
+	CU_ASSERT_EQUAL(access(dbm, F_OK), -1);
+}
+
 /* Whatever the build: --mpi outside mpirun is a world of one and runs
 ** as usual with MPI; without MPI it is refused in one line, and so is a
 ** launch that announces several ranks. */
@@ -350,6 +425,8 @@ TEST_REGISTER(mpi)
 	static const struct test_case cases[] = {
 		{ "mpirun -np 3 equals -j 1, and resumes", test_mpi_equals_j1 },
 		{ "-j N under MPI is refused", test_mpi_refuses_jobs },
+		{ "--dry-run under mpirun prints once", test_mpi_dry_run },
+		{ "a config's plugin on every rank", test_mpi_plugin },
 		{ "--mpi with or without MPI built in",
 		  test_mpi_flag_either_build },
 		{ NULL, NULL }

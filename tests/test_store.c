@@ -168,7 +168,7 @@ static double q_double(const char *db, const char *sql)
 static int run_cfg(const char *cfg, const char *db, int resume, int jobs,
 		   struct exp_run_stats *stats, struct sim_err *err)
 {
-	struct exp_run_request req = { cfg, db, resume, 0, NULL };
+	struct exp_run_request req = { cfg, db, resume, 0, NULL, NULL, 0 };
 	struct exp_runner_opts o;
 
 	memset(&o, 0, sizeof o);
@@ -339,7 +339,7 @@ static void test_stop_on_request(void)
 {
 	const char *cfg = write_file("fake.ini", CFG);
 	const char *db = db_path("stop.db");
-	struct exp_run_request req = { cfg, db, 0, 0, NULL };
+	struct exp_run_request req = { cfg, db, 0, 0, NULL, NULL, 0 };
 	struct exp_runner_opts o;
 	struct exp_run_stats stats;
 	struct sim_err err;
@@ -368,8 +368,8 @@ static void test_no_fork_matches_fork(void)
 {
 	const char *cfg = write_file("fake.ini", CFG);
 	const char *db1 = db_path("nf1.db"), *db2 = db_path("nf2.db");
-	struct exp_run_request r1 = { cfg, db1, 0, 0, NULL },
-			      r2 = { cfg, db2, 0, 0, NULL };
+	struct exp_run_request r1 = { cfg, db1, 0, 0, NULL, NULL, 0 },
+			      r2 = { cfg, db2, 0, 0, NULL, NULL, 0 };
 	struct exp_runner_opts o;
 	struct exp_run_stats stats;
 	struct sim_err err;

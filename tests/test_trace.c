@@ -207,7 +207,8 @@ static void test_row_errors(void)
 	CU_ASSERT_EQUAL(orc, 0);
 	CU_ASSERT_EQUAL(good, 1);              /* only line 16 is valid */
 	CU_ASSERT(has(&x, "bad.csv:3:12: model: unknown model 'resnet51' "
-		      "(known: resnet50, resnet152, vgg16"));
+		      "(did you mean resnet50? known: resnet50, resnet152, "
+		      "vgg16"));
 	CU_ASSERT(has(&x, "bad.csv:3:21: batch: expected an integer in [1, "));
 	CU_ASSERT(has(&x, "bad.csv:3:26: optimizer: expected sgd, momentum or "
 		      "adam, got 'lamb'"));

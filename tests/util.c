@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int test_add_suite(const char *suite, const struct test_case *cases)
@@ -71,6 +72,79 @@ const char *test_tmpdir(void)
 			path[0] = '\0';
 	}
 	return path[0] ? path : "/tmp";
+}
+
+const char *test_bin(void)
+{
+	const char *b = getenv("COLOSIM_BIN");
+
+	return b && *b ? b : "build/colosim";
+}
+
+int test_sh(const char *cmd, char *out, size_t n, char *errbuf, size_t nerr)
+{
+	char full[8192], errpath[400];
+	FILE *p, *f;
+	size_t got = 0;
+	int st;
+
+	snprintf(errpath, sizeof errpath, "%s/sh-stderr.txt", test_tmpdir());
+	snprintf(full, sizeof full, "timeout 120 sh -c '%s' 2>%s </dev/null",
+		 cmd, errpath);
+	if ((p = popen(full, "r")) == NULL)
+		return -1;
+	if (out != NULL && n > 0) {
+		got = fread(out, 1, n - 1, p);
+		out[got] = '\0';
+	}
+	while (fgetc(p) != EOF)
+		;
+	st = pclose(p);
+	if (errbuf != NULL && nerr > 0) {
+		errbuf[0] = '\0';
+		if ((f = fopen(errpath, "r")) != NULL) {
+			got = fread(errbuf, 1, nerr - 1, f);
+			errbuf[got] = '\0';
+			fclose(f);
+		}
+	}
+	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+const char *test_build_plugin(const char *name)
+{
+	static char so[8][600], names[8][64];
+	static int k;
+	char cmd[2048], err[2048], cwd[1024];
+	char *p;
+	int i;
+
+	for (i = 0; i < 8; i++)         /* built already by this process */
+		if (strcmp(names[i], name) == 0)
+			return so[i];
+	p = so[k & 7];
+	snprintf(names[k++ & 7], sizeof names[0], "%s", name);
+	if (test_sh("command -v cc && command -v make", NULL, 0, NULL, 0) !=
+	    0) {
+		fprintf(stderr, "\n  skipped: no cc or make to build a policy "
+			"plugin with\n");
+		names[(k - 1) & 7][0] = '\0';
+		return NULL;
+	}
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		return NULL;
+	snprintf(cmd, sizeof cmd, "rm -rf %s/%s && %s policy new %s --dir "
+		 "%s/%s >/dev/null && make -s -C %s/%s COLOSIM=%s >/dev/null",
+		 test_tmpdir(), name, test_bin(), name, test_tmpdir(), name,
+		 test_tmpdir(), name, cwd);
+	if (test_sh(cmd, NULL, 0, err, sizeof err) != 0) {
+		fprintf(stderr, "\n  building plugin %s failed: %s\n", name,
+			err);
+		names[(k - 1) & 7][0] = '\0';
+		return NULL;
+	}
+	snprintf(p, sizeof so[0], "%s/%s/%s.so", test_tmpdir(), name, name);
+	return p;
 }
 
 double test_duty_pair_speed(double d, double r0, double r1)

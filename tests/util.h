@@ -49,6 +49,27 @@ void test_skip_trace(const char *rel);
 /* A fresh temporary directory for this process, created on first use. */
 const char *test_tmpdir(void);
 
+/* The colosim binary under test: $COLOSIM_BIN (make check sets it), else
+** build/colosim. */
+const char *test_bin(void);
+
+/*
+** Runs cmd with sh -c (no single quotes in it; 120 s at most) from the
+** current folder: its stdout into out (size n) and its stderr into errbuf
+** (size nerr), either may be NULL.  Returns its exit status, or -1.
+*/
+int test_sh(const char *cmd, char *out, size_t n, char *errbuf,
+	    size_t nerr);
+
+/*
+** Builds a policy plugin the way a user does: `colosim policy new NAME
+** --dir TMP/NAME`, then its Makefile against this source tree.  The path
+** of TMP/NAME/NAME.so (static), or NULL after printing why (no cc or
+** make: a skip line; a failed build: its stderr).  Built once per
+** process and name.
+*/
+const char *test_build_plugin(const char *name);
+
 /*
 ** A results store built by hand: the experiment of config text cfg (an
 ** INI; its trace need not exist) in a fresh database `file` of the test

@@ -24,6 +24,7 @@
 #include "models/zoo.h"
 #include "sim/file.h"
 #include "sim/num.h"
+#include "sim/suggest.h"
 #include "sim/rng.h"
 #include "traces/trace.h"
 
@@ -276,11 +277,13 @@ int gen_set(struct gen_opts *o, const char *key, const char *v,
 		for (i = 0; rc == 0 && i < m->n; i++) {
 			enum wl_optimizer opt;
 			if (m == &o->models && zoo_find(m->item[i]) == NULL) {
-				char names[512];
+				char names[512], hint[96];
 				zoo_names(names, sizeof names);
+				sim_did_you_mean(m->item[i], names, hint,
+						 sizeof hint);
 				rc = sim_err_set(err, SIM_EINVAL, "models: "
-						 "unknown model '%s' (known: "
-						 "%s)", m->item[i], names);
+						 "unknown model '%s' (%sknown: "
+						 "%s)", m->item[i], hint, names);
 			} else if (m == &o->opt &&
 				   wl_optimizer_parse(m->item[i], &opt) != 0)
 				rc = sim_err_set(err, SIM_EINVAL, "optimizers: "
@@ -288,6 +291,18 @@ int gen_set(struct gen_opts *o, const char *key, const char *v,
 						 "adam, got '%s'", m->item[i]);
 		}
 		return rc;
+	}
+	{
+		const char *names[64];
+		char near[64];
+		int i, n = 0;
+		for (i = 0; gen_keys[i][0] != NULL && n < 63; i++)
+			names[n++] = gen_keys[i][0];
+		names[n] = NULL;
+		if (sim_suggest_v(key, names, near, sizeof near))
+			return sim_err_set(err, SIM_ENOENT, "unknown generator "
+					   "option '%s' (did you mean %s?)",
+					   key, near);
 	}
 	return sim_err_set(err, SIM_ENOENT, "unknown generator option '%s'",
 			   key);

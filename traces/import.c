@@ -25,6 +25,7 @@
 #include <csv.h>
 #include <sqlite3.h>
 
+#include "sim/suggest.h"
 #include "traces/import_csv.h"
 #include "traces/trace.h"
 
@@ -684,9 +685,11 @@ static int check_opts(const struct imp_opts *o, struct sim_err *err)
 	    o->slo_ms < 0 || o->rate_per_s < 0)
 		return sim_err_set(err, SIM_EINVAL, "negative option value");
 	imp_zoo_list(names, sizeof names);
-	if (o->model != NULL && !imp_is_zoo_model(o->model))
+	if (o->model != NULL && !imp_is_zoo_model(o->model)) {
+		sim_did_you_mean(o->model, names, buf, sizeof buf);
 		return sim_err_set(err, SIM_EINVAL, "--model: unknown model "
-				   "'%s' (known: %s)", o->model, names);
+				   "'%s' (%sknown: %s)", o->model, buf, names);
+	}
 	for (p = o->model_map; p != NULL && *p != '\0';) {
 		const char *eq = strchr(p, '='), *comma = strchr(p, ',');
 		size_t n;

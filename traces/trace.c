@@ -26,6 +26,7 @@
 #include "models/llm.h"
 #include "models/zoo.h"
 #include "sim/csv.h"
+#include "sim/suggest.h"
 #include "sim/num.h"
 
 const char *const trace_columns[TRACE_NCOLS] = {
@@ -58,7 +59,7 @@ struct trace_reader {
 	struct sim_csv *csv;
 	char path[512];
 	char dir[512];
-	char arr_dir[512];        /* trace_set_arrivals_dir; "" none */
+	char arr_dir[TRACE_MAX_ARRIVALS_DIR];  /* "" none */
 	/* the row being checked */
 	struct sim_csv_rec rec;
 	long row_line;
@@ -621,10 +622,11 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 	check_submit(r, j, err);
 	m = zoo_find(fld(r, C_MODEL));
 	if (m == NULL) {
-		char names[512];
+		char names[512], hint[96];
 		zoo_names(names, sizeof names);
-		row_error(r, err, C_MODEL, "unknown model '%s' (known: %s)",
-			  shown(r, C_MODEL), names);
+		sim_did_you_mean(fld(r, C_MODEL), names, hint, sizeof hint);
+		row_error(r, err, C_MODEL, "unknown model '%s' (%sknown: %s)",
+			  shown(r, C_MODEL), hint, names);
 	} else
 		strcpy(j->model, m->name);
 	int_field(r, err, C_BATCH, 1, 1 << 20, &n, &given);

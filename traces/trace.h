@@ -88,7 +88,9 @@ int trace_next(struct trace_reader *r, struct trace_job *job,
 const char *trace_dir(const struct trace_reader *r);
 
 /* A folder besides the trace's from which arrival files may be read
-** (trace_arrivals_open_in; NULL: none).  dir is copied. */
+** (trace_arrivals_open_in; NULL: none).  dir is copied; SIM_ERANGE when
+** it has TRACE_MAX_ARRIVALS_DIR characters or more. */
+#define TRACE_MAX_ARRIVALS_DIR 512
 int trace_set_arrivals_dir(struct trace_reader *r, const char *dir);
 const char *trace_arrivals_dir(const struct trace_reader *r);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sim/num.h"
+#include "sim/suggest.h"
 
 #define CLI_OPTS_MAX 64
 #define LONG_BASE 1000        /* getopt_long's code of table row i */
@@ -34,6 +35,16 @@ int cli_missing(const char *cmd, const char *what, const char *usage)
 {
 	return cli_usage_error("%s: missing %s (usage: %s; see colosim %s "
 			       "--help)", cmd, what, usage, cmd);
+}
+
+int cli_unknown(const char *cmd, const char *what, const char *word,
+		const char *known)
+{
+	char hint[96];
+
+	sim_did_you_mean(word, known, hint, sizeof hint);
+	return cli_usage_error("%s: unknown %s '%s' (%sknown: %s)", cmd, what,
+			       word, hint, known);
 }
 
 int cli_report(const struct sim_err *err)
@@ -136,32 +147,6 @@ void cli_help(const struct cli_spec *spec, FILE *f)
 
 /* ---- parsing ---- */
 
-/* Edit distance of a and b (both short option names), capped at 9. */
-static int distance(const char *a, size_t na, const char *b)
-{
-	size_t nb = strlen(b), i, j;
-	int row[64], prev, cur;
-
-	if (na >= 63 || nb >= 63)
-		return 9;
-	for (j = 0; j <= nb; j++)
-		row[j] = (int)j;
-	for (i = 1; i <= na; i++) {
-		prev = row[0];
-		row[0] = (int)i;
-		for (j = 1; j <= nb; j++) {
-			cur = row[j];
-			row[j] = prev + (a[i - 1] != b[j - 1]);
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			if (cur + 1 < row[j])
-				row[j] = cur + 1;
-			prev = cur;
-		}
-	}
-	return row[nb] > 9 ? 9 : row[nb];
-}
-
 /* The table row whose long name is closest to arg ("--polcy=x"), if
 ** close enough to be a likely typo; -1 otherwise. */
 static int nearest(const struct cli_opt *t, const char *arg)
@@ -174,13 +159,14 @@ static int nearest(const struct cli_opt *t, const char *arg)
 		int d;
 		if (t[i].zLong == NULL)
 			continue;
-		d = distance(name, len, t[i].zLong);
+		d = sim_edit_distance(name, len, t[i].zLong,
+				      strlen(t[i].zLong), 9);
 		if (d < bd) {
 			bd = d;
 			best = i;
 		}
 	}
-	return bd <= (len >= 4 ? 2 : 1) ? best : -1;
+	return sim_typo_close(len, bd) ? best : -1;
 }
 
 static int bad_option(const struct cli_spec *spec, const char *arg,

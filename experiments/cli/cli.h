@@ -37,6 +37,12 @@ int cli_usage_error(const char *fmt, ...)
 ** for input errors (SIM_EPARSE, SIM_ENOENT, SIM_EINVAL, SIM_ERANGE). */
 int cli_report(const struct sim_err *err);
 
+/* "colosim: CMD: unknown WHAT 'WORD' (did you mean X? known: KNOWN)",
+** the hint only when a known name is a likely typo (sim/suggest.h);
+** known is "a, b, c".  Returns 2. */
+int cli_unknown(const char *cmd, const char *what, const char *word,
+		const char *known);
+
 /* The one line for a command run without what it needs: "colosim: CMD:
 ** missing WHAT (usage: USAGE; see colosim CMD --help)"; returns 2. */
 int cli_missing(const char *cmd, const char *what, const char *usage);

@@ -229,8 +229,7 @@ static int cmd_import(int argc, char **argv)
 	if (fmt == NULL) {
 		char names[256];
 		imp_format_names(names, sizeof names);
-		return cli_usage_error("import: unknown format '%s' (known: %s)",
-				       a.fmt_name, names);
+		return cli_unknown("import", "format", a.fmt_name, names);
 	}
 	rc = imp_run(fmt, a.inputs, a.n, a.out_path,
 		     a.out_path ? NULL : stdout, &a.o, &st, &err);

@@ -15,8 +15,9 @@
 
 #include "models/device.h"
 #include "sim/datadir.h"
-#include "policies/policy.h"
+#include "policies/catalog.h"
 #include "experiments/cli/cli.h"
+#include "sim/suggest.h"
 #include "experiments/cli/list_models.h"
 
 struct list_topic {
@@ -48,11 +49,18 @@ static struct cli_spec models_spec = {
 	NULL
 };
 
+static const struct cli_opt policies_opts[] = {
+	{ "plugin", 0, "FILE.so", "load a policy plugin first (runs its "
+	  "code); repeatable" },
+	{ NULL, 0, NULL, NULL }
+};
+
 static struct cli_spec policies_spec = {
-	"list policies", "colosim list policies [NAME]",
-	"The policy registry (policies/registry.c); with NAME, that policy's\n"
-	"parameters: key, type, range, default, help (docs/POLICIES.md).",
-	no_opts, NULL
+	"list policies", "colosim list policies [NAME] [--plugin FILE.so]",
+	"The policies: the built-in registry (policies/registry.c) and the\n"
+	"plugins loaded; with NAME, that policy's parameters: key, type,\n"
+	"range, default, help (docs/POLICIES.md).",
+	policies_opts, NULL
 };
 
 struct devices_args {
@@ -187,13 +195,15 @@ static int list_devices(int argc, char **argv)
 		return cli_report(&err);
 	if (name != NULL) {
 		const struct dev_profile *d = dev_catalog_find(&cat, name);
-		char names[1024];
+		char names[1024], hint[96];
 
 		if (d == NULL) {
 			dev_catalog_names(&cat, names, sizeof names);
+			sim_did_you_mean(name, names, hint, sizeof hint);
 			dev_catalog_fini(&cat);
-			return cli_usage_error("unknown device '%s' (known: %s)",
-					       name, names);
+			return cli_usage_error("list devices: unknown device "
+					       "'%s' (%sknown: %s)", name, hint,
+					       names);
 		}
 		print_profile(d);
 		dev_catalog_fini(&cat);
@@ -256,45 +266,74 @@ static void print_policy(const struct pol_ops *o)
 	}
 }
 
-/* The one operand of `list policies`: a policy name. */
+struct policies_args {
+	const char *name;
+	struct pol_catalog pols;
+};
+
+/* `list policies`: --plugin, and the one operand, a policy name. */
 static int policies_opt(void *ctx, int opt, char *v)
 {
-	const char **name = ctx;
+	struct policies_args *a = ctx;
+	struct sim_err err = { 0, "" };
 
-	(void)opt;
-	if (*name != NULL)
+	if (opt == 0)
+		return pol_catalog_load(&a->pols, v, &err) ? cli_report(&err)
+							   : 0;
+	if (a->name != NULL)
 		return cli_usage_error("list policies: unexpected '%s'", v);
-	*name = v;
+	a->name = v;
+	return 0;
+}
+
+static int show_policy(const struct pol_catalog *c, const char *name)
+{
+	const struct pol_ops *o = pol_catalog_find(c, name);
+	char known[1024];
+
+	if (o == NULL && strcmp(name, pol_template.zName) == 0)
+		o = &pol_template;       /* not registered */
+	if (o == NULL) {
+		size_t len;
+		pol_catalog_names(c, known, sizeof known);
+		len = strlen(known);
+		snprintf(known + len, sizeof known - len, ", %s",
+			 pol_template.zName);
+		return cli_unknown("list policies", "policy", name, known);
+	}
+	print_policy(o);
+	if (pol_catalog_origin(c, o) != NULL)
+		printf("\n(plugin %s)\n", pol_catalog_origin(c, o));
 	return 0;
 }
 
 static int list_policies(int argc, char **argv)
 {
-	const char *name = NULL;
+	struct policies_args a;
 	size_t i;
-	int rc = cli_parse(&policies_spec, argc, argv, policies_opt, &name);
+	int rc;
 
-	if (rc != 0)
+	a.name = NULL;
+	pol_catalog_init(&a.pols);
+	rc = cli_parse(&policies_spec, argc, argv, policies_opt, &a);
+	if (rc != 0) {
+		pol_catalog_fini(&a.pols);
 		return rc == CLI_HELP ? 0 : rc;
-	if (name != NULL) {
-		const struct pol_ops *o = pol_find(name);
-		char known[512];
-
-		if (o == NULL && strcmp(name, pol_template.zName) == 0)
-			o = &pol_template;       /* not registered */
-		if (o == NULL) {
-			pol_names(known, sizeof known);
-			return cli_usage_error("list policies: unknown policy "
-					       "'%s' (known: %s, %s)", name,
-					       known, pol_template.zName);
-		}
-		print_policy(o);
-		return 0;
+	}
+	if (a.name != NULL) {
+		rc = show_policy(&a.pols, a.name);
+		pol_catalog_fini(&a.pols);
+		return rc;
 	}
 	printf("%-12s %s\n", "policy", "description");
-	for (i = 0; pol_registry[i] != NULL; i++)
-		printf("%-12s %s\n", pol_registry[i]->zName,
-		       pol_registry[i]->zDesc);
+	for (i = 0; i < a.pols.n; i++)
+		if (a.pols.origin[i] != NULL)
+			printf("%-12s %s  (plugin %s)\n", a.pols.v[i]->zName,
+			       a.pols.v[i]->zDesc, a.pols.origin[i]);
+		else
+			printf("%-12s %s\n", a.pols.v[i]->zName,
+			       a.pols.v[i]->zDesc);
+	pol_catalog_fini(&a.pols);
 	return 0;
 }
 
@@ -330,8 +369,8 @@ static int cmd_list(int argc, char **argv)
 	for (i = 0; topics[i].zName != NULL; i++)
 		if (strcmp(argv[1], topics[i].zName) == 0)
 			return topics[i].xRun(argc - 1, argv + 1);
-	return cli_usage_error("list: unknown topic '%s' (known: devices, "
-			       "models, policies)", argv[1]);
+	return cli_unknown("list", "topic", argv[1], "devices, models, "
+			   "policies");
 }
 
 const struct cli_cmd cli_cmd_list = {

@@ -32,6 +32,7 @@
 #include "experiments/json.h"
 #include "experiments/llm_serve.h"
 #include "experiments/cli/cli.h"
+#include "sim/suggest.h"
 
 /* ---- the option tables ------------------------------------------------- */
 
@@ -328,18 +329,20 @@ static int model_of(const struct opts *o, const struct dev_catalog *cat,
 	const struct llm_arch *a = llm_arch_find(o->model);
 	const struct dev_profile *d = dev_catalog_find(cat, o->device);
 	struct sim_err err;
-	char names[512];
+	char names[512], hint[96];
 
 	sim_err_clear(&err);
 	if (a == NULL) {
 		llm_arch_names(names, sizeof names);
-		return cli_usage_error("llm: unknown model '%s' (known: %s)",
-				       o->model, names);
+		sim_did_you_mean(o->model, names, hint, sizeof hint);
+		return cli_usage_error("llm: unknown model '%s' (%sknown: %s)",
+				       o->model, hint, names);
 	}
 	if (d == NULL) {
 		dev_catalog_names(cat, names, sizeof names);
-		return cli_usage_error("llm: unknown device '%s' (known: %s)",
-				       o->device, names);
+		sim_did_you_mean(o->device, names, hint, sizeof hint);
+		return cli_usage_error("llm: unknown device '%s' (%sknown: %s)",
+				       o->device, hint, names);
 	}
 	if (llm_model_init(m, a, d, o->prec, (int)o->tp, NULL, &err) != 0)
 		return cli_report(&err);
@@ -763,8 +766,8 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 	if ((t = topic_of(argv[1])) == NULL)
-		return cli_usage_error("llm: unknown topic '%s' (models, step, "
-				       "memory, validate, serve)", argv[1]);
+		return cli_unknown("llm", "topic", argv[1], "models, step, "
+				   "memory, validate, serve");
 	if ((rc = parse_opts(t, argc - 1, argv + 1, &o)) != 0)
 		return rc == CLI_HELP ? 0 : rc;
 	if (strcmp(t->zName, "models") == 0)

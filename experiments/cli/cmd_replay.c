@@ -11,6 +11,7 @@
 
 #include "experiments/json.h"
 #include "experiments/simulate.h"
+#include "policies/catalog.h"
 #include "experiments/cli/cli.h"
 #include "sim/num.h"
 #include "sim/world/world.h"
@@ -18,7 +19,8 @@
 #define MAX_PARAMS 64
 
 enum { O_POLICY, O_CLUSTER, O_SEED, O_PARAM, O_LLM, O_HORIZON,
-       O_MAX_EVENTS, O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_ARRIVALS, O_JSON };
+       O_MAX_EVENTS, O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_ARRIVALS,
+       O_PLUGIN, O_TIMELINE, O_JSON };
 
 static const struct cli_opt opts[] = {
 	[O_POLICY] = { "policy", 0, "P", "a policy (colosim list policies)" },
@@ -45,6 +47,12 @@ static const struct cli_opt opts[] = {
 	[O_ARRIVALS] = { "arrivals-dir", 0, "DIR", "a folder besides the "
 			 "trace's from which 'file'\nservices may read their "
 			 "arrival files\n(docs/LIMITS.md)" },
+	[O_PLUGIN] = { "plugin", 0, "FILE.so", "load a policy plugin (runs its "
+		       "code); repeatable\n(docs/POLICIES.md, \"Plugins\")" },
+	[O_TIMELINE] = { "timeline", 0, "FILE", "write the run's timeline as a "
+			 "Chrome trace (JSON):\na track per GPU, spans per work "
+			 "unit, swap and model\nload, HBM and SM counters; open "
+			 "it in ui.perfetto.dev" },
 	[O_JSON] = { "json", 0, NULL, "one JSON object instead of a table" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -58,6 +66,7 @@ static const struct cli_spec spec = {
 
 struct replay_args {
 	struct exp_sim_args a;
+	struct pol_catalog pols;
 	struct pol_param pv[MAX_PARAMS];
 	struct pol_params params;
 	struct pol_param lv[MAX_PARAMS];
@@ -110,6 +119,13 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_DEVICES: a->devices_dir = v; return 0;
 	case O_ARRIVALS: a->arrivals_dir = v; return 0;
 	case O_JSON: r->json = 1; return 0;
+	case O_TIMELINE: a->timeline_path = v; return 0;
+	case O_PLUGIN: {
+		struct sim_err err = { 0, "" };
+		if (pol_catalog_load(&r->pols, v, &err) != 0)
+			return cli_report(&err);
+		return 0;
+	}
 	case O_PARAM: return on_param(&r->params, r->pv, "param", v);
 	case O_LLM: return on_param(&r->llm, r->lv, "llm", v);
 	case O_SEED:
@@ -204,14 +220,20 @@ static int run(int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	r.params.v = r.pv;
+	pol_catalog_init(&r.pols);
 	r.llm.v = r.lv;
 	a->seed = 1;
-	if ((rc = cli_parse(&spec, argc, argv, on_opt, &r)) != 0)
+	a->catalog = &r.pols;
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &r)) != 0) {
+		pol_catalog_fini(&r.pols);
 		return rc == CLI_HELP ? 0 : rc;
-	if (a->trace == NULL || a->policy == NULL || a->cluster == NULL)
+	}
+	if (a->trace == NULL || a->policy == NULL || a->cluster == NULL) {
+		pol_catalog_fini(&r.pols);
 		return cli_missing("replay", a->trace == NULL ? "TRACE" :
 				   a->policy == NULL ? "--policy P" :
 				   "--cluster SPEC", spec.zUsage);
+	}
 	a->params = &r.params;
 	a->llm = &r.llm;
 	run_result_init(&res);
@@ -220,6 +242,7 @@ static int run(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc != 0) {
 		run_result_fini(&res);
+		pol_catalog_fini(&r.pols);
 		return cli_report(&err);
 	}
 	res.wall_s = (double)(t1.tv_sec - t0.tv_sec) +
@@ -231,6 +254,7 @@ static int run(int argc, char **argv)
 	else
 		print_table(a, &res);
 	run_result_fini(&res);
+	pol_catalog_fini(&r.pols);
 	return rc;
 }
 

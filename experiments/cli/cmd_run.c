@@ -23,7 +23,10 @@ static void on_sigint(int sig)
 	signal(SIGINT, SIG_DFL);      /* a second Ctrl-C kills */
 }
 
-enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK, O_MPI };
+#define MAX_PLUGINS 32
+
+enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK, O_PLUGIN,
+       O_DRY_RUN, O_MPI };
 
 static const struct cli_opt opts[] = {
 	[O_JOBS] = { NULL, 'j', "N", "worker processes (default 1)" },
@@ -39,6 +42,12 @@ static const struct cli_opt opts[] = {
 			"devices --help)" },
 	[O_NO_FORK] = { "no-fork", 0, NULL, "simulate in this process "
 			"(debugging)" },
+	[O_PLUGIN] = { "plugin", 0, "FILE.so", "load a policy plugin (runs its "
+		       "code); repeatable;\nbefore the config's plugins key "
+		       "(docs/POLICIES.md)" },
+	[O_DRY_RUN] = { "dry-run", 0, NULL, "check the config whole and print "
+			"the run matrix\n(one line per run) and its size; run "
+			"nothing" },
 	[O_MPI] = { "mpi", 0, NULL, "run under MPI (automatic under mpirun or "
 		    "srun): rank 0\nhands out runs and writes DB, the other "
 		    "ranks\nsimulate (docs/SCALE.md)" },
@@ -47,16 +56,25 @@ static const struct cli_opt opts[] = {
 
 static const struct cli_spec spec = {
 	"run", "colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]\n"
-	"                   [--devices DIR] [--no-fork] [--mpi]",
+	"                   [--devices DIR] [--plugin FILE.so] [--dry-run]\n"
+	"                   [--no-fork] [--mpi]",
 	"Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):"
 	"\nthe cross product of its [sweep] and its replications, in N worker\n"
-	"processes, one transaction per run into the SQLite database.",
-	opts, "Ctrl-C stops after the runs in flight; --resume continues."
+	"processes, one transaction per run into the SQLite database.  The\n"
+	"config is checked whole first (every policy, parameter, range,\n"
+	"generator option, sweep value, device and trace): an error names\n"
+	"its file and line and nothing runs.",
+	opts, "Ctrl-C stops after the runs in flight; --resume continues (it "
+	"compares the\nparsed config: comments, key order and added "
+	"replications do not count;\na changed value is refused, naming its "
+	"key)."
 };
 
 struct run_args {
 	struct exp_run_request req;
 	struct exp_runner_opts o;
+	const char *plugins[MAX_PLUGINS];
+	int dry_run;
 };
 
 static int on_opt(void *ctx, int opt, char *v)
@@ -81,6 +99,13 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_DB: r->req.db_path = v; return 0;
 	case O_DEVICES: r->req.devices_dir = v; return 0;
 	case O_NO_FORK: r->o.no_fork = 1; return 0;
+	case O_DRY_RUN: r->dry_run = 1; return 0;
+	case O_PLUGIN:
+		if (r->req.nplugins == MAX_PLUGINS)
+			return cli_usage_error("run: more than %d --plugin",
+					       MAX_PLUGINS);
+		r->plugins[r->req.nplugins++] = v;
+		return 0;
 	case O_MPI: r->o.mpi = 1; return 0;
 	}
 	return 2;
@@ -94,6 +119,54 @@ static void progress(void *ctx, const struct exp_progress *p)
 	exp_progress_line(p, line, sizeof line);
 	fprintf(stderr, "\r%-78s", line);
 	fflush(stderr);
+}
+
+/* --dry-run: the checked matrix, one line per run (each built on demand
+** and freed: the matrix is never held whole), and its size. */
+static int dry_run(const struct run_args *ra)
+{
+	struct exp_plan plan;
+	struct sim_err err = { 0, "" };
+	size_t i, k, n, nv, ns;
+	int rc = exp_plan_load(&plan, &ra->req, &err);
+
+	if (rc != 0) {
+		exp_plan_fini(&plan);
+		return cli_report(&err);
+	}
+	printf("%-5s %-28s %-28s %-20s %4s %s\n", "run", "variant",
+	       "parameters", "setting", "rep", "seed");
+	n = exp_runs_count(plan.m);
+	for (i = 0; i < n; i++) {
+		struct exp_run_spec s;
+		char params[512] = "-";
+		size_t len = 0;
+		if ((rc = exp_runs_get(plan.m, i, &s, &err)) != 0) {
+			exp_plan_fini(&plan);
+			return cli_report(&err);
+		}
+		for (k = 0; k < s.nparams && len < sizeof params; k++) {
+			int w = snprintf(params + len, sizeof params - len,
+					 "%s%s=%s", k ? "," : "",
+					 s.params[k].key, s.params[k].value);
+			if (w < 0)
+				break;
+			len += (size_t)w;
+		}
+		printf("%-5d %-28s %-28s %-20s %4d %llu\n", s.index,
+		       s.variant, params, s.setting[0] ? s.setting : "-",
+		       s.replication, (unsigned long long)s.seed);
+		exp_run_spec_fini(&s);
+	}
+	exp_runs_shape(plan.m, &ns, &nv);
+	printf("%zu runs = %zu variant%s x %zu setting%s x %d "
+	       "replication%s (experiment %s, into %s); nothing was run\n",
+	       n, nv, nv == 1 ? "" : "s", ns, ns == 1 ? "" : "s",
+	       plan.cfg->replications, plan.cfg->replications == 1 ? "" : "s",
+	       plan.cfg->name,
+	       ra->req.db_path ? ra->req.db_path : plan.cfg->db);
+	exp_plan_fini(&plan);
+	return 0;
 }
 
 /* The end-of-run warnings of the config's experiment (warn.h); a failure
@@ -142,6 +215,11 @@ static int run(int argc, char **argv)
 	if (req->resume && req->overwrite)
 		return cli_usage_error("run: --resume and --overwrite exclude "
 				       "each other");
+	req->plugins = ra.plugins;
+	/* Under mpirun every rank would print the matrix: rank 0 alone
+	** checks and prints it (MPI itself is not started). */
+	if (ra.dry_run)
+		return exp_mpi_launched_rank() > 0 ? 0 : dry_run(&ra);
 	o->simulate = exp_simulate;
 	o->stop = &stop_flag;
 	if (exp_mpi_launched() != 0)

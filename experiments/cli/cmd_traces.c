@@ -307,8 +307,7 @@ static int cmd_traces(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "fetch") == 0)
 		return cmd_fetch(argc - 1, argv + 1);
-	return cli_usage_error("traces: unknown subcommand '%s' (known: list, "
-			       "fetch)", argv[1]);
+	return cli_unknown("traces", "subcommand", argv[1], "list, fetch");
 }
 
 const struct cli_cmd cli_cmd_traces = {

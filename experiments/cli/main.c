@@ -7,6 +7,7 @@
 
 #include "experiments/cli/cli.h"
 #include "sim/rng.h"
+#include "sim/suggest.h"
 #include "sim/version.h"
 
 #define CMD(name) extern const struct cli_cmd cli_cmd_##name;
@@ -26,7 +27,8 @@ static void usage(FILE *f)
 
 	fprintf(f, "colosim %s: a discrete-event simulator of GPU clusters "
 		   "shared by training\nand inference.\n\n"
-		   "usage: colosim COMMAND [ARGS]   (colosim COMMAND --help)\n\n"
+		   "usage: colosim COMMAND [ARGS]   (colosim help COMMAND, or\n"
+		   "       colosim COMMAND --help)\n\n"
 		   "commands:\n", COLOSIM_VERSION);
 	for (i = 0; commands[i] != NULL; i++)
 		fprintf(f, "  %-12s %s\n", commands[i]->zName,
@@ -35,9 +37,68 @@ static void usage(FILE *f)
 		"version", "print the version");
 }
 
-int main(int argc, char **argv)
+/* The command named name, or NULL. */
+static const struct cli_cmd *find_cmd(const char *name)
 {
 	size_t i;
+
+	for (i = 0; commands[i] != NULL; i++)
+		if (strcmp(name, commands[i]->zName) == 0)
+			return commands[i];
+	return NULL;
+}
+
+/* "colosim: unknown command 'x' (did you mean y? try 'colosim help')" */
+static int unknown_cmd(const char *name)
+{
+	const char *names[64];
+	char near[64];
+	size_t i, n = 0;
+
+	for (i = 0; commands[i] != NULL && n < 61; i++)
+		names[n++] = commands[i]->zName;
+	names[n++] = "help";
+	names[n++] = "version";
+	names[n] = NULL;
+	if (sim_suggest_v(name, names, near, sizeof near))
+		return cli_usage_error("unknown command '%s' (did you mean "
+				       "%s? try 'colosim help')", name, near);
+	return cli_usage_error("unknown command '%s' (try 'colosim help')",
+			       name);
+}
+
+/* `colosim help CMD [SUB...]` is `colosim CMD [SUB...] --help`. */
+static int help(int argc, char **argv)
+{
+	static char flag[] = "--help";
+	const struct cli_cmd *c;
+	char *args[16];
+	int i, n = 0;
+
+	if (argc < 3) {
+		usage(stdout);
+		return 0;
+	}
+	if ((c = find_cmd(argv[2])) == NULL) {
+		if (strcmp(argv[2], "help") == 0 ||
+		    strcmp(argv[2], "version") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		return unknown_cmd(argv[2]);
+	}
+	if (argc - 2 > 14)
+		return cli_usage_error("help: too many words");
+	for (i = 2; i < argc; i++)
+		args[n++] = argv[i];
+	args[n++] = flag;
+	args[n] = NULL;
+	return c->xRun(n, args);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_cmd *c;
 
 	sim_gsl_quiet();
 	if (argc < 2) {
@@ -49,14 +110,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0) {
-		usage(stdout);
-		return 0;
-	}
-	for (i = 0; commands[i] != NULL; i++)
-		if (strcmp(argv[1], commands[i]->zName) == 0)
-			return commands[i]->xRun(argc - 1, argv + 1);
-	fprintf(stderr, "colosim: unknown command '%s' (try 'colosim help')\n",
-		argv[1]);
-	return 2;
+	    strcmp(argv[1], "-h") == 0)
+		return help(argc, argv);
+	if ((c = find_cmd(argv[1])) != NULL)
+		return c->xRun(argc - 1, argv + 1);
+	return unknown_cmd(argv[1]);
 }

@@ -11,6 +11,7 @@
 ** it: "ORIGIN: parameter KEY = 'VALUE': expected WHAT".
 */
 #include "policies/policy.h"
+#include "sim/suggest.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -198,17 +199,18 @@ static int apply(const struct pol_ops *ops, const struct pol_params *p,
 		return 0;               /* xInit reads its own */
 	t = ops->aParam;
 	for (i = 0; p != NULL && i < p->n; i++) {
-		char list[512];
+		char list[512], hint[96];
 		size_t len = 0;
 		if (def_of(t, p->v[i].key) != NULL)
 			continue;
 		list[0] = '\0';
 		for (d = t; d != NULL && d->zKey != NULL; d++)
 			join(list, sizeof list, &len, d->zKey);
+		sim_did_you_mean(p->v[i].key, list, hint, sizeof hint);
 		return sim_err_set(err, SIM_EINVAL, "%s: unknown parameter "
-				   "'%s' for policy %s (known: %s)",
+				   "'%s' for policy %s (%sknown: %s)",
 				   p->v[i].origin ? p->v[i].origin : "--param",
-				   p->v[i].key, ops->zName,
+				   p->v[i].key, ops->zName, hint,
 				   len ? list : "none");
 	}
 	for (d = t; d != NULL && d->zKey != NULL; d++) {

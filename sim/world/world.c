@@ -199,6 +199,9 @@ int world__gpu_changed(struct world *w, int g)
 		return sim_fail(&w->sim, rc0, "placement log: %s",
 				sim_strerror(rc0));
 	world__index_gpu(w, g);
+	if (w->tl != NULL && (rc0 = world__tl_sync(w, g)) != 0)
+		return sim_fail(&w->sim, rc0, "timeline: %s",
+				sim_strerror(rc0));
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
 		const struct world_reg *r = t->owner;
 		if (r->kind->xChanged != NULL &&
@@ -706,6 +709,8 @@ int world_create(struct world **out, const struct world_config *cfg,
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
 	if ((rc = world__builtin_init(w, cfg, err)) != 0 ||
 	    (rc = alloc_core(w, cfg, err)) != 0 ||
+	    (cfg->timeline && (rc = world__tl_init(w)) != 0 &&
+	     sim_err_set(err, rc, "out of memory")) ||
 	    (rc = start(w, cfg, err)) != 0) {
 		world_destroy(w);
 		return rc;
@@ -749,6 +754,7 @@ void world_destroy(struct world *w)
 	if (w->tr != NULL)
 		trace_close(w->tr);
 	world__plog_fini(w);
+	world__tl_fini(w);
 	world__jitter_fini(w);
 	sim_fini(&w->sim);
 	free(w);

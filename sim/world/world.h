@@ -129,6 +129,8 @@ struct world_config {
 	** uniform draw per row from the replication's stream, order kept
 	** (sim/world/world_jitter.c; docs/RESULTS.md).  0: the trace's times. */
 	sim_time arrival_jitter_ns;
+	/* Record the run's timeline (world_timeline below; off: 0). */
+	int timeline;
 	/* Fractional GPUs (docs/MODEL.md, "Fractional GPUs"): each node's
 	** tie-break rank, nnodes entries, borrowed during create (NULL: the
 	** node index), which share policies read (pol_node). */
@@ -140,6 +142,49 @@ struct world_config {
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };
+
+/* ---- the timeline (sim/world/world_timeline.c) ---------------------------
+** What each GPU did, for `colosim replay --timeline`: spans and counter
+** samples in simulated nanoseconds. */
+enum world_tl_kind {
+	WORLD_TL_UNIT = 0,            /* a tenant's work unit: a training
+					 worker's run, a service batch, a pool
+					 executor's execution */
+	WORLD_TL_SWAP_OUT,            /* a placed job's D2H swap copy */
+	WORLD_TL_SWAP_IN,             /* its H2D copy back */
+	WORLD_TL_LOAD                 /* a model load into a pool GPU */
+};
+
+struct world_tl_span {
+	int gpu;
+	int job;                      /* job index; < 0: no job (a pool
+					 executor, a prefetch) */
+	int kind;                     /* enum world_tl_kind */
+	const char *zWhat;            /* loads: the model's name; else NULL */
+	sim_time t0_ns, t1_ns;        /* t0 < t1 */
+};
+
+struct world_tl_counter {
+	int gpu;
+	sim_time t_ns;                /* from here on, until its next sample */
+	double hbm_frac;              /* allocated / capacity, capped at 1 */
+	double sm_frac;               /* busy SM fraction */
+};
+
+struct world_timeline {
+	const struct world_tl_span *spans;      /* in closing order */
+	size_t nspans;
+	const struct world_tl_counter *counters;    /* in time order */
+	size_t ncounters;
+	int truncated;                /* limits reached: recording stopped */
+};
+
+/* The timeline of a world created with cfg.timeline, after world_run:
+** closes the spans still open at the current time and fills *out, which
+** borrows the world's arrays until world_destroy.  0, or SIM_ESTATE when
+** the world records none. */
+int world_timeline(struct world *w, struct world_timeline *out,
+		   struct sim_err *err);
 
 /* 4 Mi requests: 32 MiB of queued arrival times (docs/MODEL.md,
 ** "Bounded request queues"). */

@@ -252,6 +252,8 @@ struct world {
 	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
 					 NULL when off */
 	struct world_view *view;      /* the policy view's state (view.c) */
+	struct world_tl *tl;          /* the timeline (world_timeline.c);
+					 NULL when not recorded */
 	struct world_gix *gix;        /* the GPU indexes (world_index.c) */
 	/* experiments' probe after every scheduling pass (world_config) */
 	int (*on_pass)(void *ctx, struct world *w);
@@ -375,6 +377,17 @@ int world__res_bins(struct sim_sample *s, int nb, uint64_t *counts,
 ** of GPU g that came and went (called by world__gpu_changed); results adds
 ** every interval to res (open ones end -1); fini frees it. */
 int world__plog_sync(struct world *w, int g);
+/* sim/world/world_timeline.c: init (from world_create when
+** cfg->timeline), sync(g) after every change of GPU g, a model load's
+** begin / end on pool GPU g (begin 0: ends the open one), fini. */
+int world__tl_init(struct world *w);
+int world__tl_sync(struct world *w, int g);
+int world__tl_load(struct world *w, int g, int job, const char *model,
+		   int begin);
+/* A finished span [t0, now) of kind (WORLD_TL_*) on GPU g; 0 when no
+** timeline is recorded. */
+int world__tl_add(struct world *w, int g, int job, int kind, sim_time t0);
+void world__tl_fini(struct world *w);
 int world__plog_results(struct world *w, struct run_result *res);
 void world__plog_fini(struct world *w);
 /* sim/world/world_jitter.c: arrival jitter of j_ns (0: off); row shifts

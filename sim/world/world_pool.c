@@ -360,6 +360,8 @@ static int pipe_advance(struct world *w, struct world_pool *p, int g)
 	    pg->cache.v[pg->ent].state == MCACHE_LOADING) {
 		pg->cache.v[pg->ent].state = MCACHE_RESIDENT;
 		p->loads++;
+		if ((rc = world__tl_load(w, g, -1, NULL, 0)) != 0)
+			return rc;
 	}
 	/* execute: a group that crossed PCIe */
 	while (pg->exec_started == pg->exec_done &&
@@ -435,6 +437,8 @@ static int try_run(struct world *w, struct world_pool *p, int g)
 	if ((rc = pipe_setup(w, p, g, m, load, 1,
 			     wl_infer_batch_ns(m, w->gpus[g].dev,
 					       pg->nbatch))) != 0)
+		return rc;
+	if (load && (rc = world__tl_load(w, g, job->idx, m->name, 1)) != 0)
 		return rc;
 	return pipe_advance(w, p, g);
 }
@@ -714,7 +718,8 @@ int world_load_model(struct world *w, int g, const struct zoo_model *m,
 	pg->task_job = -1;
 	pg->nbatch = 0;
 	pg->ent = e;
-	if ((rc = pipe_setup(w, p, g, m, 1, 0, 0)) != 0)
+	if ((rc = pipe_setup(w, p, g, m, 1, 0, 0)) != 0 ||
+	    (rc = world__tl_load(w, g, -1, m->name, 1)) != 0)
 		return sim_err_set(err, rc, "load_model: out of memory");
 	return pipe_advance(w, p, g);
 }

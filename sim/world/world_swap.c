@@ -234,9 +234,14 @@ static int copy_done(struct world *w, struct world_swapper *sw,
 	int j = c->job;
 	struct world_job *job = world__job(w, j);
 	double dt_s = (double)(w->sim.now - c->t0_ns) / 1e9;
-	int dir = c->dir, as_preempt = c->as_preempt, k, rc;
+	int dir = c->dir, as_preempt = c->as_preempt, k, rc = 0;
 
-	rc = world_add_metric(w, dir ? "swaps_in" : "swaps_out", 1);
+	for (k = 0; rc == 0 && k < job->nplaced; k++)
+		rc = world__tl_add(w, job->gpu_ids[k], j, dir ?
+				   WORLD_TL_SWAP_IN : WORLD_TL_SWAP_OUT,
+				   c->t0_ns);
+	if (rc == 0)
+		rc = world_add_metric(w, dir ? "swaps_in" : "swaps_out", 1);
 	if (rc == 0)
 		rc = world_add_metric(w, dir ? "swap_in_s" : "swap_out_s",
 				      dt_s);

@@ -5,8 +5,9 @@
 ** (tests/alloc/wrap.c), so that every allocation of OUR code (the static
 ** library and this file; shared libraries such as SQLite or GSL keep
 ** their own allocator) goes through a counter that can fail the N-th one.
-** For each scenario (a small replay per policy, a small `run` into a
-** results store, the trace reader with arrival files, two imports), a
+** For each scenario (a small replay per policy, one writing its timeline,
+** a small `run` into a results store, one with a policy plugin loaded
+** into its catalog, the trace reader with arrival files, two imports), a
 ** counting pass finds the number of allocations A and
 ** the distinct call sites; then, for N = 1..A, a forked child fails the
 ** N-th allocation and must end cleanly:
@@ -30,6 +31,7 @@
 
 #include "experiments/runner.h"
 #include "experiments/simulate.h"
+#include "policies/catalog.h"
 #include "policies/policy.h"
 #include "sim/rng.h"
 #include "sim/world/result.h"
@@ -39,6 +41,7 @@
 
 static char dir[256];
 static unsigned long long digest;    /* of the last scenario's results */
+static int have_plugin;              /* walkpol.so was built (setup) */
 
 /* FNV-1a over bytes, continuing h. */
 static unsigned long long fnv(unsigned long long h, const void *p, size_t n)
@@ -110,6 +113,30 @@ static void setup(void)
 			 "trace = t.csv\nseed = 7\n[sweep]\n"
 			 "policy = exclusive, colti\n");
 		put("w.ini", ini);
+		/* the run with a policy plugin: the template renamed, built
+		** against this tree (the walk exports its symbols) */
+		snprintf(ini, sizeof ini, "[experiment]\nname = walkp\n"
+			 "cluster = 1x2:a100-80gb\nreplications = 1\n"
+			 "trace = t.csv\nseed = 7\nplugins = walkpol.so\n"
+			 "[sweep]\npolicy = exclusive, walkpol\n"
+			 "[policy.walkpol]\nheadroom = 0.05\n");
+		put("wp.ini", ini);
+	}
+	{
+		char cmd[2048];
+		snprintf(cmd, sizeof cmd, "sed -e 's/^#define POLICY_NAME "
+			 "template$/#define POLICY_NAME walkpol/' -e "
+			 "'s/\\.zDesc = \"copy-me example: /.zDesc = \"walk "
+			 "plugin: /' -e 's/tmpl_/walkpol_/g' "
+			 "policies/template.c > '%s/walkpol.c' && "
+			 "${CC:-cc} -std=c11 -O1 -fPIC -shared "
+			 "-fvisibility=hidden -DCOLOSIM_PLUGIN -I. "
+			 "$(pkg-config --cflags gsl) -o '%s/walkpol.so' "
+			 "'%s/walkpol.c'", dir, dir, dir);
+		have_plugin = system(cmd) == 0;
+		if (!have_plugin)
+			fprintf(stderr, "walk: cannot build the test plugin; "
+				"scenario run:plugin skipped\n");
 	}
 }
 
@@ -120,13 +147,13 @@ static int clean(int rc, const struct sim_err *e)
 }
 
 /* One scenario run; 0 = success, 1 = clean failure, 2 = unclean. */
-static int scenario_replay(const char *policy)
+static int scenario_replay(const char *policy, int timeline)
 {
 	struct exp_sim_args a;
 	struct pol_params params = { 0, NULL };
 	struct run_result res;
 	struct sim_err err;
-	char trace[512];
+	char trace[512], tl[512];
 	int rc;
 
 	snprintf(trace, sizeof trace, "%s/t.csv", dir);
@@ -137,6 +164,11 @@ static int scenario_replay(const char *policy)
 	a.params = &params;
 	a.seed = 3;
 	a.devices_dir = "models/devices";
+	if (timeline) {      /* the spans recorded and written as JSON */
+		snprintf(tl, sizeof tl, "%s/tl-%ld.json", dir,
+			 (long)getpid());
+		a.timeline_path = tl;
+	}
 	run_result_init(&res);
 	sim_err_clear(&err);
 	rc = exp_simulate_args(&a, &res, &err);
@@ -160,6 +192,30 @@ static int scenario_replay(const char *policy)
 			digest = fnv(digest, &res.lat[k], sizeof res.lat[k]);
 	}
 	run_result_fini(&res);
+	if (timeline) {
+		/* the file's bytes into the digest; after a failure neither
+		** the file nor its temporary may be left (written, then
+		** renamed) */
+		char tmp[600];
+		FILE *f = fopen(tl, "rb");
+		int left;
+		if (f != NULL) {
+			char buf[4096];
+			size_t n;
+			while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+				digest = rc == 0 ? fnv(digest, buf, n) : digest;
+			fclose(f);
+		}
+		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", tl, (long)getpid());
+		left = access(tmp, F_OK) == 0 || (rc != 0 && f != NULL);
+		unlink(tl);
+		unlink(tmp);
+		if (left) {
+			fprintf(stderr, "  %s: left behind after a failure\n",
+				tl);
+			return 2;
+		}
+	}
 	if (rc == 0)
 		return 0;
 	if (getenv("WALK_VERBOSE"))
@@ -167,7 +223,7 @@ static int scenario_replay(const char *policy)
 	return clean(rc, &err) ? 1 : 2;
 }
 
-static int scenario_run(void)
+static int scenario_run(const char *ini)
 {
 	struct exp_run_request req;
 	struct exp_runner_opts o;
@@ -176,7 +232,7 @@ static int scenario_run(void)
 	char cfg[512], db[512], used[512];
 	int rc;
 
-	snprintf(cfg, sizeof cfg, "%s/w.ini", dir);
+	snprintf(cfg, sizeof cfg, "%s/%s", dir, ini);
 	snprintf(db, sizeof db, "%s/w-%ld.db", dir, (long)getpid());
 	memset(&req, 0, sizeof req);
 	memset(&o, 0, sizeof o);
@@ -291,10 +347,14 @@ static int scenario_trace(void)
 
 static int scenario(const char *name)
 {
+	if (strcmp(name, "timeline") == 0)
+		return scenario_replay("colti", 1);
 	if (strncmp(name, "replay:", 7) == 0)
-		return scenario_replay(name + 7);
+		return scenario_replay(name + 7, 0);
 	if (strcmp(name, "run") == 0)
-		return scenario_run();
+		return scenario_run("w.ini");
+	if (strcmp(name, "run:plugin") == 0)
+		return scenario_run("wp.ini");
 	if (strncmp(name, "import:", 7) == 0)
 		return scenario_import(name + 7);
 	if (strcmp(name, "trace") == 0)
@@ -421,7 +481,8 @@ int main(int argc, char **argv)
 	static const char *const all[] = {
 		"replay:exclusive", "replay:timeslice", "replay:mps",
 		"replay:mig", "replay:colti", "replay:gslice",
-		"replay:distmind", "run", "trace", "import:tiresias",
+		"replay:distmind", "timeline", "run", "run:plugin", "trace",
+		"import:tiresias",
 		"import:azure-llm-2023", NULL
 	};
 	const char *s = getenv("WALK_STEP");
@@ -435,7 +496,8 @@ int main(int argc, char **argv)
 			bad |= walk(argv[i], step);
 	else
 		for (i = 0; all[i] != NULL; i++)
-			bad |= walk(all[i], step);
+			if (have_plugin || strcmp(all[i], "run:plugin") != 0)
+				bad |= walk(all[i], step);
 	{
 		char cmd[600];
 		fflush(stdout);
