@@ -92,8 +92,10 @@ static void remove_dir(const char *dir)
 	while (d != NULL && (e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-		unlink(p);
+		/* a name that does not fit is not one this code wrote */
+		if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) <
+		    (int)sizeof p)
+			unlink(p);
 	}
 	if (d != NULL)
 		closedir(d);
@@ -120,7 +122,9 @@ static int generate_dir(struct gen_opts *o, char *path, size_t n,
 		tmpdir[0] = '\0';
 		return rc;
 	}
-	snprintf(path, n, "%s/gen.csv", tmpdir);
+	if (snprintf(path, n, "%s/gen.csv", tmpdir) >= (int)n)
+		return sim_err_set(err, SIM_EINVAL, "%s: the folder's name is "
+				   "too long for the generated trace", tmpdir);
 	o->out_path = path;
 	if ((f = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
 		return err->code;

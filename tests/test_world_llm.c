@@ -438,6 +438,7 @@ static void test_duty_by_hand(void)
 	fclose(f);
 	CU_ASSERT_EQUAL_FATAL(tw_open(&t, path, "1x1:" DEV, &cfg, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(tw_finish(&t), 0);
+	d = world_gpu(t.w, 0)->dev;     /* the first world's is freed */
 	t2 = (double)d->ts_quantum_ns /
 	     (2.0 * (double)(d->ts_quantum_ns + d->ts_switch_ns));
 	kap = d->ts_mem_contention_k;
