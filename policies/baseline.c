@@ -17,7 +17,42 @@
 ** `backfill` (1: a job that does not fit is skipped and later ones may
 ** start; 0: strict order, the pass stops at the first job that does not
 ** fit).  A job that could not run even on an empty cluster fails at once.
+**
+** Indexes.  Each pending job is in the policy's own ordered sets (sim/
+** oset.h, through policy.h), keyed by its pass order: one of all of them,
+** and one per GPU count (a "bucket") of those that can run at all, whose
+** entries carry the job's least footprint over the device kinds.  The
+** world answers "the n-th largest free memory of an idle GPU / of any GPU
+** / of a MIG GPU's empty slice" (pol_gpu_nth_fit) and "the GPUs with B
+** bytes free in first-fit, best-fit or least-loaded order" from its GPU
+** indexes.  A pass with backfill, fifo or sjf therefore asks each bucket of
+** n GPUs only for its first job, from where the pass is, whose footprint
+** is at most that n-th largest: the jobs it tries are the ones that can be
+** placed (on one device kind: exactly those), and the others cost nothing.
+** Every answer is the one the scan over every job and GPU gave (the
+** golden metrics and a dump of every output over the policies' options
+** check it).
+**
+** Cost per event (P pending jobs, G GPUs, B buckets, n GPUs a job, R jobs
+** running; log: the sets' and trees' O(log) steps):
+**   arrival / requeue   O(D + log P) (D device kinds: footprints, fit)
+**   pass, fifo or sjf with backfill
+**                       O((tried + 1) B log P + placed n log G)
+**   pass without backfill   O(placed + failed + 1) set steps
+**   placement choice    first-fit O(n log G); best-fit and least-loaded
+**                       O(D n log G) (least-loaded: plus a step per run of
+**                       GPUs with equal keys it passes); mig with best-fit
+**                       or least-loaded: O(G) (a scan, no slice order)
+**   pass, srtf or on_full = swap   O(P) for the pass order, and per job
+**                       that does not fit O(R log R + G log R) for the
+**                       victims (one what-if scan of the GPUs per step
+**                       of a search over how many to take)
+** Worst cases: srtf and on_full = swap on a long queue (every pending job
+** is tried every pass: O(P (R + G log R))); least-loaded on many GPUs
+** whose free memories differ by less than the rounding of its key
+** (tenants x 1e18 - free, a double: a few hundred bytes).
 */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +61,28 @@
 
 enum { ORD_FIFO, ORD_SJF, ORD_SRTF };
 enum { PL_FIRST, PL_BEST, PL_SPREAD };
+
+/* A job's entry (pol_job_priv), made when it enters the queue. */
+struct bjob {
+	int known;              /* the fields below are set */
+	int fit;                /* 1 fits an empty cluster, 2 never can */
+	int gpus, prio, kind;
+	double share;           /* the trace's gpu_share */
+	uint64_t minmem;        /* least footprint over the device kinds */
+	int64_t k1, k2;         /* pass-order key (with the job index) */
+	int h_all, h_bkt, bkt;  /* handles in `all` and in bucket bkt (-1:
+				   in `nofit`), -1 none */
+	int h_run, h_out;       /* in b->running / b->swapping, -1 none */
+};
+
+/* The pending jobs of one GPU count that can run, in pass order. */
+struct bucket {
+	int gpus;
+	struct sim_oset set;    /* aux: minmem */
+	int h;                  /* this pass: the next candidate, -1 */
+	int64_t c1, c2;         /* this pass: the key after the last tried */
+	int cid;
+};
 
 struct base {
 	enum pol_gpu_mode mode;
@@ -37,31 +94,37 @@ struct base {
 	int *cand;              /* scratch: candidate GPUs */
 	double *bestv;          /* scratch: their best-fit / spread scores */
 	int *slices;            /* scratch: chosen MIG slices */
-	double *key;            /* scratch: sort keys */
-	int *prio;              /* scratch: trace priorities, as key */
-	int *jobs;              /* scratch: pass order */
-	unsigned char *fit;     /* per job: 0 unknown, 1 fits an empty
-				   cluster, 2 never can (the cluster is
-				   fixed, so this is decided once) */
-	uint64_t *minmem;       /* per job: least footprint over the GPUs */
-	int nfit;
+	int *jobs;              /* scratch: the slow pass's order */
+	int capjobs;
+	/* the pending jobs: all in pass order; per GPU count those that can
+	** run */
+	struct sim_oset all, nofit;
+	struct bucket *bk;
+	int nbk;
+	/* jobs this policy runs (training, for srtf victims) and jobs it is
+	** swapping out, by index */
+	struct sim_oset running, swapping;
+	/* candidate GPUs of the indexed choice: (score, GPU) */
+	struct cscore { double v; int g; } *cs;
+	int capcs;
+	/* mig: per (device kind, largest slice) the GPUs that have it */
+	struct migcap { int dev; uint64_t slice; int n; } *mcap;
+	int nmcap;
 	/* srtf what-if: what the victims chosen so far would free, per GPU
 	** (tenants, bytes) and per MIG slice (bytes, 7 per GPU); all 0
-	** outside make_room */
+	** outside make_room, where whatif is set */
 	int *gone_ten;
 	uint64_t *gone_mem, *gone_slice;
+	int whatif;
 	int *victims;           /* scratch: srtf victims, longest first */
 	double *vrem;           /* scratch: their remaining times */
-	int *onjobs;            /* scratch: jobs found on the GPUs */
-	int nonjobs_cap;
-	unsigned *seen;         /* per job: the stamp of the walk that found
-				   it */
-	int nseen;
-	unsigned stamp;
+	int capv;
 	unsigned char *resv;    /* per GPU: reserved for a job waiting for
 				   swap copies to end (this pass only) */
 	int *cand2;             /* scratch: the reserved GPUs */
+	int nresv;
 	int waiting;            /* make_room reserved GPUs for this job */
+	int failed;             /* out of memory in a hook without a code */
 };
 
 enum { FULL_WAIT, FULL_SWAP };
@@ -121,6 +184,10 @@ static int base_init(struct world *w, struct base *b, enum pol_gpu_mode mode,
 
 	b->mode = mode;
 	b->sm_cap = mode == POL_GPU_MPS ? b->sm_pct / 100.0 : 1.0;
+	sim_oset_init(&b->all);
+	sim_oset_init(&b->nofit);
+	sim_oset_init(&b->running);
+	sim_oset_init(&b->swapping);
 	b->cand = malloc((size_t)n * sizeof *b->cand);
 	b->slices = malloc((size_t)n * sizeof *b->slices);
 	b->bestv = malloc((size_t)n * sizeof *b->bestv);
@@ -136,6 +203,36 @@ static int base_init(struct world *w, struct base *b, enum pol_gpu_mode mode,
 	for (g = 0; g < n; g++)
 		if ((rc = pol_set_gpu_mode(w, g, mode, err)) != 0)
 			return rc;
+	return 0;
+}
+
+/* mig: per (device kind, largest slice) how many GPUs have it, for
+** fits_empty (the layout is fixed from xInit on). */
+static int mig_caps(struct world *w, struct base *b, struct sim_err *err)
+{
+	int g, s, k;
+
+	b->mcap = calloc((size_t)pol_ngpus(w) + 1, sizeof *b->mcap);
+	if (b->mcap == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	for (g = 0; g < pol_ngpus(w); g++) {
+		uint64_t big = 0;
+		int d = pol_gpu_dev(w, g), ns = pol_gpu(w, g).nslices;
+		for (s = 0; s < ns; s++)
+			if (pol_gpu_slice(w, g, s).hbm_bytes > big)
+				big = pol_gpu_slice(w, g, s).hbm_bytes;
+		if (ns == 0)
+			continue;
+		for (k = 0; k < b->nmcap && (b->mcap[k].dev != d ||
+					     b->mcap[k].slice != big); k++)
+			;
+		if (k == b->nmcap) {
+			b->mcap[k].dev = d;
+			b->mcap[k].slice = big;
+			b->nmcap++;
+		}
+		b->mcap[k].n++;
+	}
 	return 0;
 }
 
@@ -184,70 +281,185 @@ static int mig_layout(struct world *w, const struct base *b,
 static void base_fini(struct world *w, void *state)
 {
 	struct base *b = state;
+	int k;
+
 	(void)w;
 	free(b->cand);
 	free(b->slices);
 	free(b->bestv);
-	free(b->key);
-	free(b->prio);
 	free(b->jobs);
-	free(b->fit);
-	free(b->minmem);
+	sim_oset_fini(&b->all);
+	sim_oset_fini(&b->nofit);
+	for (k = 0; k < b->nbk; k++)
+		sim_oset_fini(&b->bk[k].set);
+	free(b->bk);
+	sim_oset_fini(&b->running);
+	sim_oset_fini(&b->swapping);
+	free(b->cs);
+	free(b->mcap);
 	free(b->gone_ten);
 	free(b->gone_mem);
 	free(b->gone_slice);
 	free(b->victims);
 	free(b->vrem);
-	free(b->onjobs);
-	free(b->seen);
 	free(b->resv);
 	free(b->cand2);
 }
 
-/* The job's sort key under the configured order. */
-static double job_key(struct world *w, const struct base *b,
-		      const struct pol_job_info *job)
+/* ---- the pending jobs ----------------------------------------------------- */
+
+/* 1 if job j could run on an empty cluster under this policy: under mig,
+** enough GPUs must have a slice that holds it.  O(device kinds). */
+static int fits_empty(struct world *w, const struct base *b, int j,
+		      int gpus)
 {
-	if (b->order == ORD_FIFO)
-		return (double)job->submit_ns;
-	return pol_job_remaining_ns(w, job->job, 0);
+	int k, n = 0;
+
+	if (b->mode != POL_GPU_MIG)
+		return pol_job_fits_empty(w, j);
+	for (k = 0; k < b->nmcap; k++)
+		if (pol_job_mem(w, j, pol_dev(w, b->mcap[k].dev).gpu) <=
+		    b->mcap[k].slice)
+			n += b->mcap[k].n;
+	return n >= gpus;
 }
 
-/* Fills b->jobs with the pending jobs in pass order; returns how many. */
-static int pass_order(struct world *w, struct base *b)
+/* Job j's entry, filled on first use (its fit, footprint and pass-order
+** key do not change while it waits: the cluster is fixed, a waiting job
+** makes no progress); NULL out of memory. */
+static struct bjob *entry(struct world *w, const struct base *b, int j)
 {
-	int n = pol_npending(w), k, i;
-	size_t sz = (size_t)(n ? n : 1);
+	struct bjob *e = pol_job_priv(w, j);
+	struct pol_job_info job;
+	double key;
+	int d;
 
-	free(b->jobs);
-	free(b->key);
-	free(b->prio);
-	b->jobs = malloc(sz * sizeof *b->jobs);
-	b->key = malloc(sz * sizeof *b->key);
-	b->prio = malloc(sz * sizeof *b->prio);
-	if (b->jobs == NULL || b->key == NULL || b->prio == NULL)
-		return -1;
-	for (k = 0; k < n; k++) {         /* insertion sort: stable */
-		int j = pol_pending_at(w, k);
-		struct pol_job_info job = pol_job(w, j);
-		double key = job_key(w, b, &job);
-		int pr = job.priority;
-		for (i = k; i > 0 && (b->on_full == FULL_SWAP &&
-				      b->prio[i - 1] != pr ?
-				      b->prio[i - 1] < pr :
-				      b->key[i - 1] > key ||
-				      (b->key[i - 1] == key &&
-				       b->jobs[i - 1] > j)); i--) {
-			b->key[i] = b->key[i - 1];
-			b->prio[i] = b->prio[i - 1];
-			b->jobs[i] = b->jobs[i - 1];
-		}
-		b->key[i] = key;
-		b->prio[i] = pr;
-		b->jobs[i] = j;
+	if (e == NULL || e->known)
+		return e;
+	job = pol_job(w, j);
+	e->known = 1;
+	e->gpus = job.gpus;
+	e->prio = job.priority;
+	e->kind = job.kind;
+	e->share = job.gpu_share;
+	e->h_all = e->h_bkt = e->h_run = e->h_out = -1;
+	e->fit = fits_empty(w, b, j, job.gpus) ? 1 : 2;
+	e->minmem = UINT64_MAX;
+	for (d = 0; d < pol_ndevs(w); d++) {
+		uint64_t m = pol_job_mem(w, j, pol_dev(w, d).gpu);
+		if (m < e->minmem)
+			e->minmem = m;
 	}
-	return n;
+	/* the pass order: higher priority first when swapping, then the
+	** key (submit time, or remaining solo time on GPU 0's device),
+	** then the index */
+	key = b->order == ORD_FIFO ? (double)job.submit_ns :
+		pol_job_remaining_ns(w, j, 0);
+	if (b->on_full == FULL_SWAP) {
+		e->k1 = -(int64_t)job.priority;
+		e->k2 = sim_oset_dkey(key);
+	} else {
+		e->k1 = sim_oset_dkey(key);
+		e->k2 = 0;
+	}
+	return e;
 }
+
+/* The bucket of jobs on n GPUs (made when first needed), or NULL. */
+static struct bucket *bucket_of(struct base *b, int n)
+{
+	struct bucket *p;
+	int k;
+
+	for (k = 0; k < b->nbk; k++)
+		if (b->bk[k].gpus == n)
+			return &b->bk[k];
+	p = realloc(b->bk, (size_t)(b->nbk + 1) * sizeof *p);
+	if (p == NULL)
+		return NULL;
+	b->bk = p;
+	memset(&p[b->nbk], 0, sizeof p[b->nbk]);
+	p[b->nbk].gpus = n;
+	sim_oset_init(&p[b->nbk].set);
+	return &p[b->nbk++];
+}
+
+/* Job j entered the queue: into the sets. */
+static int base_queue(struct world *w, void *state, int j)
+{
+	struct base *b = state;
+	struct bjob *e = entry(w, b, j);
+	struct bucket *bk;
+
+	if (e == NULL)
+		return SIM_ENOMEM;
+	if (e->gpus == 0)             /* as the world fails it for a policy
+					 of an interface before version 3 */
+		return pol_fail_job(w, j, "CPU-only job (0 GPUs): the policy "
+				    "places GPU jobs only") < 0 ? SIM_ENOMEM : 0;
+	if (e->h_out >= 0) {          /* its swap-out ended */
+		sim_oset_remove(&b->swapping, e->h_out);
+		e->h_out = -1;
+	}
+	if (e->h_all >= 0)
+		return 0;
+	e->h_all = sim_oset_insert(&b->all, e->k1, e->k2, j, 0);
+	if (e->h_all < 0)
+		return SIM_ENOMEM;
+	if (e->fit != 1) {
+		e->bkt = -1;
+		e->h_bkt = sim_oset_insert(&b->nofit, e->k1, e->k2, j, 0);
+		return e->h_bkt < 0 ? SIM_ENOMEM : 0;
+	}
+	if ((bk = bucket_of(b, e->gpus)) == NULL)
+		return SIM_ENOMEM;
+	e->bkt = (int)(bk - b->bk);
+	e->h_bkt = sim_oset_insert(&bk->set, e->k1, e->k2, j,
+				   (int64_t)(e->minmem < INT64_MAX ?
+					     e->minmem : INT64_MAX));
+	return e->h_bkt < 0 ? SIM_ENOMEM : 0;
+}
+
+/* Job j left the queue (placed, failed, finished). */
+static void unqueue(struct base *b, struct bjob *e)
+{
+	if (e->h_all >= 0)
+		sim_oset_remove(&b->all, e->h_all);
+	if (e->h_bkt >= 0)
+		sim_oset_remove(e->bkt < 0 ? &b->nofit : &b->bk[e->bkt].set,
+				e->h_bkt);
+	e->h_all = e->h_bkt = -1;
+}
+
+static void set_running(struct base *b, struct bjob *e, int j, int on)
+{
+	if (on && e->h_run < 0) {
+		e->h_run = sim_oset_insert(&b->running, j, 0, j, 0);
+		if (e->h_run < 0)
+			b->failed = 1;
+	} else if (!on && e->h_run >= 0) {
+		sim_oset_remove(&b->running, e->h_run);
+		e->h_run = -1;
+	}
+}
+
+static int base_finish(struct world *w, void *state, int j)
+{
+	struct base *b = state;
+	struct bjob *e = pol_job_priv(w, j);
+
+	if (e == NULL || !e->known)
+		return 0;
+	unqueue(b, e);
+	set_running(b, e, j, 0);
+	if (e->h_out >= 0) {
+		sim_oset_remove(&b->swapping, e->h_out);
+		e->h_out = -1;
+	}
+	return 0;
+}
+
+/* ---- choosing GPUs ------------------------------------------------------ */
 
 /* Free memory left on GPU g (or slice s) if job j went there; -1 if it
 ** does not fit or the GPU / slice is not available to it.  Counts the
@@ -255,20 +467,24 @@ static int pass_order(struct world *w, struct base *b)
 static double leftover(struct world *w, const struct base *b, int j, int g,
 		       int s)
 {
-	struct pol_gpu_info gp = pol_gpu(w, g);
-	uint64_t need = pol_job_mem(w, j, g), free_b, used;
+	uint64_t need, free_b;
 
 	if (b->resv[g])
 		return -1;
-	if (b->mode == POL_GPU_EXCLUSIVE && gp.ntenants > b->gone_ten[g])
+	if (b->mode == POL_GPU_EXCLUSIVE &&
+	    pol_gpu_ntenants(w, g) > b->gone_ten[g])
 		return -1;
+	need = pol_job_mem(w, j, g);
 	if (b->mode == POL_GPU_MIG) {
 		struct pol_slice_info sl = pol_gpu_slice(w, g, s);
 		if (sl.mem_used > b->gone_slice[g * 7 + s])
 			return -1;
 		free_b = sl.hbm_bytes;
+	} else if (b->gone_mem[g] == 0) {
+		free_b = pol_gpu_free(w, g, -1);
 	} else {
-		used = gp.mem_used - b->gone_mem[g];
+		struct pol_gpu_info gp = pol_gpu(w, g);
+		uint64_t used = gp.mem_used - b->gone_mem[g];
 		free_b = used < gp.hbm_bytes ? gp.hbm_bytes - used : 0;
 	}
 	if (need > free_b)
@@ -276,10 +492,12 @@ static double leftover(struct world *w, const struct base *b, int j, int g,
 	return (double)(free_b - need);
 }
 
-/* Chooses GPUs (and slices) for job j into b->cand / b->slices; 1 if found. */
-static int choose(struct world *w, struct base *b, int j)
+/* Chooses `need` GPUs (and slices) for job j into b->cand / b->slices by a
+** scan of every GPU; 1 if found.  The what-if of make_room (gone_*) and
+** mig's best-fit and least-loaded come here. */
+static int choose_scan(struct world *w, struct base *b, int j, int need)
 {
-	int need = pol_job(w, j).gpus, got = 0, g, s, k;
+	int got = 0, g, s, k;
 	int ngpu = pol_ngpus(w);
 	double *bestv = b->bestv;    /* the kept GPUs' scores, ascending */
 
@@ -333,24 +551,163 @@ static int choose(struct world *w, struct base *b, int j)
 	return got == need;
 }
 
+/* First fit from the world's index: the lowest GPUs with room. */
+static int choose_first(struct world *w, struct base *b, int j, int need,
+			uint64_t minmem)
+{
+	enum pol_fit how = b->mode == POL_GPU_EXCLUSIVE ? POL_FIT_IDLE :
+		b->mode == POL_GPU_MIG ? POL_FIT_SLICE : POL_FIT_FREE;
+	int got = 0, g = -1, s;
+
+	while (got < need && (g = pol_gpu_next_fit(w, g + 1, minmem, how)) >= 0) {
+		int ns = b->mode == POL_GPU_MIG ? pol_gpu(w, g).nslices : 1;
+		for (s = 0; s < ns; s++)
+			if (leftover(w, b, j, g, s) >= 0) {
+				b->cand[got] = g;
+				b->slices[got++] = s;
+				break;
+			}
+	}
+	return got == need;
+}
+
+static int cs_push(struct base *b, int n, double v, int g)
+{
+	if (n == b->capcs) {
+		int c = b->capcs ? 2 * b->capcs : 64;
+		struct cscore *p = realloc(b->cs, (size_t)c * sizeof *p);
+		if (p == NULL)
+			return -1;
+		b->cs = p;
+		b->capcs = c;
+	}
+	b->cs[n].v = v;
+	b->cs[n].g = g;
+	return 0;
+}
+
+static int cs_cmp(const void *x, const void *y)
+{
+	const struct cscore *a = x, *c = y;
+
+	if (a->v != c->v)
+		return a->v < c->v ? -1 : 1;
+	return (a->g > c->g) - (a->g < c->g);
+}
+
+/*
+** Best-fit and least-loaded from the world's ordered GPU indexes, per
+** device kind: the GPUs of each kind come in order of their score (the
+** scan's: leftover, or tenants x 1e18 - leftover), which is non-
+** decreasing along the order; from each kind the `need` best are taken,
+** with every GPU that ties (as a double) with the need-th, but at most
+** `need` of a run of GPUs with the very same key (those come by index);
+** sorted by (score, index), the first `need` are the scan's choice.
+** Returns 1 when found, 0 when not, -1 out of memory.
+*/
+static int choose_ordered(struct world *w, struct base *b, int j, int need)
+{
+	enum pol_gpu_order ord = b->placement == PL_BEST &&
+		b->mode != POL_GPU_EXCLUSIVE ? POL_ORDER_BEST_FIT :
+		POL_ORDER_LEAST_LOADED;
+	int d, n = 0, k;
+
+	for (d = 0; d < pol_ndevs(w); d++) {
+		uint64_t memd = pol_job_mem(w, j, pol_dev(w, d).gpu);
+		int g = pol_gpu_order_first(w, d, ord, memd), taken = 0, run = 0;
+		int prev_nt = -1;
+		uint64_t prev_free = 0;
+		double vneed = 0;
+		while (g >= 0) {
+			int nt = pol_gpu_ntenants(w, g);
+			uint64_t fr = pol_gpu_free(w, g, -1);
+			double lo, v;
+			if (b->mode == POL_GPU_EXCLUSIVE && nt > 0)
+				break;        /* past the idle GPUs */
+			if ((lo = leftover(w, b, j, g, 0)) < 0) {
+				g = pol_gpu_order_next(w, d, ord, memd, g);
+				continue;     /* reserved */
+			}
+			v = b->placement == PL_SPREAD ?
+				(double)nt * 1e18 - lo : lo;
+			if (taken >= need && v > vneed)
+				break;
+			if (nt == prev_nt && fr == prev_free) {
+				if (run >= need) {
+					g = pol_gpu_order_skip(w, d, ord, memd,
+							       g);
+					continue;
+				}
+				run++;
+			} else {
+				prev_nt = nt;
+				prev_free = fr;
+				run = 1;
+			}
+			if (cs_push(b, n++, v, g) != 0)
+				return -1;
+			if (++taken == need)
+				vneed = v;
+			g = pol_gpu_order_next(w, d, ord, memd, g);
+		}
+	}
+	if (n < need)
+		return 0;
+	qsort(b->cs, (size_t)n, sizeof *b->cs, cs_cmp);
+	for (k = 0; k < need; k++) {
+		b->cand[k] = b->cs[k].g;
+		b->slices[k] = 0;
+	}
+	return 1;
+}
+
+/* Chooses GPUs (and slices) for job j into b->cand / b->slices; 1 if
+** found, 0 if not, -1 out of memory. */
+static int choose(struct world *w, struct base *b, int j)
+{
+	struct bjob *e = entry(w, b, j);
+	int need;
+
+	if (e == NULL)
+		return -1;
+	need = e->gpus;
+	if (need > pol_ngpus(w))
+		return 0;
+	if (b->whatif || (b->mode == POL_GPU_MIG && b->placement != PL_FIRST))
+		return choose_scan(w, b, j, need);
+	if (b->placement == PL_FIRST)
+		return choose_first(w, b, j, need, e->minmem);
+	return choose_ordered(w, b, j, need);
+}
+
+/* 1 placed, 0 not, or a negative code. */
 static int try_place(struct world *w, struct base *b, int j)
 {
 	struct pol_place_opts o = { .sm_cap = 1.0 };
-	struct pol_job_info job = pol_job(w, j);
-	struct sim_err e = { 0, "" };
+	struct bjob *e = entry(w, b, j);
+	struct sim_err err = { 0, "" };
 	int rc;
 
-	if (!choose(w, b, j))
-		return 0;
+	if (e == NULL)
+		return SIM_ENOMEM;
+	if ((rc = choose(w, b, j)) <= 0)
+		return rc < 0 ? SIM_ENOMEM : 0;
 	if (b->mode == POL_GPU_MPS)
-		o.sm_cap = job.gpu_share < 1 ? job.gpu_share : b->sm_cap;
+		o.sm_cap = e->share < 1 ? e->share : b->sm_cap;
 	if (b->mode == POL_GPU_MIG)
 		o.slices = b->slices;
-	rc = pol_place(w, j, b->cand, job.gpus, &o, &e);
+	rc = pol_place(w, j, b->cand, e->gpus, &o, &err);
 	if (rc == SIM_ENOSPC || rc == SIM_ESTATE)
 		return 0;
-	return rc < 0 ? rc : 1;
+	if (rc < 0)
+		return rc;
+	unqueue(b, e);
+	if (e->kind == POL_TRAIN)
+		set_running(b, e, j, 1);
+	return b->failed ? SIM_ENOMEM : 1;
 }
+
+/* ---- making room: srtf and on_full = swap ------------------------------- */
 
 /* Adds (sign 1) or removes (-1) running job v's tenants to the what-if
 ** of what the srtf victims would free. */
@@ -372,72 +729,20 @@ static void what_if(struct world *w, struct base *b, int v, int sign)
 	}
 }
 
-static int cmp_int(const void *a, const void *b)
+/* Adds (1) or removes (-1) every job swapping out to the what-if;
+** returns how many there are. */
+static int what_if_swapping(struct world *w, struct base *b, int sign)
 {
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
+	int h, n = 0;
 
-static int onjobs_push(struct base *b, int n, int j)
-{
-	if (n == b->nonjobs_cap) {
-		int c = n ? 2 * n : 64;
-		int *p = realloc(b->onjobs, (size_t)c * sizeof *p);
-		if (p == NULL)
-			return -1;
-		b->onjobs = p;
-		b->nonjobs_cap = c;
-	}
-	b->onjobs[n] = j;
-	return 0;
-}
-
-/* The jobs in `state` that hold GPUs, found through the GPUs' tenants
-** (never a scan of every job the run has seen), in job order, into
-** b->onjobs; returns how many, or -1 out of memory. */
-static int jobs_on_gpus(struct world *w, struct base *b, int state)
-{
-	int g, n = 0, nj = pol_njobs(w);
-
-	if (nj > b->nseen) {
-		unsigned *p = realloc(b->seen, (size_t)nj * sizeof *p);
-		if (p == NULL)
-			return -1;
-		memset(p + b->nseen, 0, (size_t)(nj - b->nseen) * sizeof *p);
-		b->seen = p;
-		b->nseen = nj;
-	}
-	if (++b->stamp == 0) {          /* wrapped: forget every stamp */
-		memset(b->seen, 0, (size_t)b->nseen * sizeof *b->seen);
-		b->stamp = 1;
-	}
-	for (g = 0; g < pol_ngpus(w); g++) {
-		struct pol_tenant_walk it = pol_tenants(w, g);
-		struct pol_tenant_info t;
-		while (pol_tenant_next(w, &it, &t)) {
-			if (t.job < 0 || t.job >= nj ||
-			    b->seen[t.job] == b->stamp ||
-			    pol_job_state(w, t.job) != state)
-				continue;
-			b->seen[t.job] = b->stamp;
-			if (onjobs_push(b, n, t.job) != 0)
-				return -1;
+	for (h = sim_oset_first(&b->swapping); h >= 0;
+	     h = sim_oset_next(&b->swapping, h)) {
+		int k = sim_oset_id(&b->swapping, h);
+		if (pol_job_state(w, k) == POL_JOB_SWAPPING_OUT) {
+			what_if(w, b, k, sign);
 			n++;
 		}
 	}
-	if (n > 1)
-		qsort(b->onjobs, (size_t)n, sizeof *b->onjobs, cmp_int);
-	return n;
-}
-
-/* Adds (1) or removes (-1) every job swapping out to the what-if;
-** returns how many there are, -1 out of memory. */
-static int what_if_swapping(struct world *w, struct base *b, int sign)
-{
-	int k, n = jobs_on_gpus(w, b, POL_JOB_SWAPPING_OUT);
-
-	for (k = 0; k < n; k++)
-		what_if(w, b, b->onjobs[k], sign);
 	return n;
 }
 
@@ -448,7 +753,33 @@ static void reserve(struct base *b, int n)
 
 	for (k = 0; k < n; k++)
 		b->resv[b->cand2[k]] = 1;
+	b->nresv += n;
 	b->waiting = 1;
+}
+
+/* Job j was taken off its GPUs by a make_room action (preempted or
+** swapped out). */
+static void taken_off(struct world *w, struct base *b, int j)
+{
+	struct bjob *e = pol_job_priv(w, j);
+
+	if (e == NULL || !e->known)
+		return;
+	set_running(b, e, j, 0);
+	if (pol_job_state(w, j) == POL_JOB_SWAPPING_OUT && e->h_out < 0 &&
+	    (e->h_out = sim_oset_insert(&b->swapping, j, 0, j, 0)) < 0)
+		b->failed = 1;
+}
+
+/* With the first k victims counted as gone (the what-if holds the first
+** *at of them), whether j fits; moves the what-if to k victims. */
+static int fits_with(struct world *w, struct base *b, int j, int k, int *at)
+{
+	while (*at < k)
+		what_if(w, b, b->victims[(*at)++], 1);
+	while (*at > k)
+		what_if(w, b, b->victims[--(*at)], -1);
+	return choose(w, b, j);
 }
 
 /*
@@ -467,40 +798,57 @@ static void reserve(struct base *b, int n)
 ** reserved for the rest of the pass, so that a later job (a victim coming
 ** back, a backfill) cannot take the room made for j.  Remaining times are
 ** on GPU 0's device, as the pass order.
+**
+** The victims come from the running set (not every job seen); the fewest
+** that make room is found by a binary search (room only grows with more
+** of them gone), after one what-if with all of them.
 */
 enum { ROOM_SRTF, ROOM_SWAP };
 
 static int make_room(struct world *w, struct base *b, int j, int how)
 {
-	struct pol_job_info job = pol_job(w, j);
-	double mine = pol_job_remaining_ns(w, j, 0);
+	struct bjob *ej = entry(w, b, j);
+	double mine;
 	struct sim_err e = { 0, "" };
-	int need = job.gpus, k, i, n, nv = 0, fit = 0, nout, non, rc;
+	int need, k, i, nv = 0, fit = 0, nout, rc, h, at = 0, lo, hi;
 
-	if ((nout = what_if_swapping(w, b, 1)) > 0 && choose(w, b, j)) {
+	if (ej == NULL)
+		return SIM_ENOMEM;
+	need = ej->gpus;
+	mine = pol_job_remaining_ns(w, j, 0);
+	b->whatif = 1;
+	if ((nout = what_if_swapping(w, b, 1)) > 0 && choose(w, b, j) > 0) {
 		memcpy(b->cand2, b->cand, (size_t)need * sizeof *b->cand2);
 		what_if_swapping(w, b, -1);
+		b->whatif = 0;
 		reserve(b, need);
 		return 0;
 	}
-	if (nout < 0 || (non = jobs_on_gpus(w, b, POL_JOB_RUNNING)) < 0)
-		return SIM_ENOMEM;
-	free(b->victims);
-	free(b->vrem);
-	b->victims = malloc((size_t)(non ? non : 1) * sizeof *b->victims);
-	b->vrem = malloc((size_t)(non ? non : 1) * sizeof *b->vrem);
-	if (b->victims == NULL || b->vrem == NULL)
-		return SIM_ENOMEM;
-	for (n = 0; n < non; n++) {             /* longest first, stable */
-		struct pol_job_info v;
+	if (b->capv < b->running.count) {
+		int c = b->running.count;
+		int *pv = realloc(b->victims, (size_t)c * sizeof *pv);
+		double *pr = pv ? realloc(b->vrem, (size_t)c * sizeof *pr) :
+			NULL;
+		if (pv != NULL)
+			b->victims = pv;
+		if (pr == NULL) {
+			b->whatif = 0;
+			return SIM_ENOMEM;
+		}
+		b->vrem = pr;
+		b->capv = c;
+	}
+	for (h = sim_oset_first(&b->running); h >= 0;   /* longest first, */
+	     h = sim_oset_next(&b->running, h)) {       /* stable */
+		struct bjob *ev;
 		double r;
-		k = b->onjobs[n];
+		k = sim_oset_id(&b->running, h);
 		if (pol_job_state(w, k) != POL_JOB_RUNNING)
 			continue;
-		v = pol_job(w, k);
-		if (v.kind != POL_TRAIN)
+		ev = pol_job_priv(w, k);
+		if (ev == NULL || ev->kind != POL_TRAIN)
 			continue;
-		if (how == ROOM_SWAP && v.priority >= job.priority)
+		if (how == ROOM_SWAP && ev->prio >= ej->prio)
 			continue;
 		r = pol_job_remaining_ns(w, k, 0);
 		if (how == ROOM_SRTF && !(r > mine))
@@ -513,16 +861,31 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 		b->victims[i] = k;
 		nv++;
 	}
-	for (k = 0; k < nv && !fit; k++) {
-		what_if(w, b, b->victims[k], 1);
-		fit = choose(w, b, j);
+	/* the fewest victims that make room: all of them first */
+	k = 0;
+	if (nv > 0 && (fit = fits_with(w, b, j, nv, &at)) > 0) {
+		lo = 1;
+		hi = nv;                  /* fits with hi, not with lo - 1 */
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+			if ((rc = fits_with(w, b, j, mid, &at)) < 0)
+				break;
+			if (rc > 0)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		k = hi;
+		fit = fits_with(w, b, j, k, &at);
 	}
-	if (fit && need <= pol_ngpus(w))
+	if (fit > 0 && need <= pol_ngpus(w))
 		memcpy(b->cand2, b->cand, (size_t)need * sizeof *b->cand2);
-	for (i = 0; i < k; i++)
-		what_if(w, b, b->victims[i], -1);
+	fits_with(w, b, j, 0, &at);   /* the what-if back to nothing */
 	if (nout > 0)
 		what_if_swapping(w, b, -1);
+	b->whatif = 0;
+	if (fit < 0)
+		return SIM_ENOMEM;
 	if (!fit)
 		return 0;
 	for (i = 0; i < k; i++) {
@@ -530,146 +893,180 @@ static int make_room(struct world *w, struct base *b, int j, int how)
 			pol_preempt(w, b->victims[i], &e);
 		if (rc != 0)
 			return rc;
+		taken_off(w, b, b->victims[i]);
 	}
 	rc = how == ROOM_SWAP ? 0 : try_place(w, b, j);
 	if (rc == 0)                  /* the memory is on its way out */
 		reserve(b, need);
-	return rc;
+	return b->failed ? SIM_ENOMEM : rc;
 }
 
-/* 1 if job j could run on an empty cluster under this policy: under mig,
-** enough GPUs must have a slice that holds it. */
-static int fits_empty(struct world *w, const struct base *b, int j)
-{
-	int g, s, n = 0;
+/* ---- the pass ------------------------------------------------------------ */
 
-	if (b->mode != POL_GPU_MIG)
-		return pol_job_fits_empty(w, j);
-	for (g = 0; g < pol_ngpus(w); g++) {
-		int ns = pol_gpu(w, g).nslices;
-		for (s = 0; s < ns; s++)
-			if (pol_job_mem(w, j, g) <=
-			    pol_gpu_slice(w, g, s).hbm_bytes) {
-				n++;
-				break;
-			}
+static int fail_nofit(struct world *w, struct base *b, int j)
+{
+	struct bjob *e = pol_job_priv(w, j);
+
+	pol_fail_job(w, j, b->mode == POL_GPU_MIG ?
+		     "needs more GPUs or memory than the MIG slices have" :
+		     "needs more GPUs or memory than the cluster has");
+	if (e != NULL)
+		unqueue(b, e);
+	return 0;
+}
+
+/* 1 if entry ha of set a comes before entry hb of set c in pass order. */
+static int before(const struct sim_oset *a, int ha, const struct sim_oset *c,
+		  int hb)
+{
+	if (sim_oset_k1(a, ha) != sim_oset_k1(c, hb))
+		return sim_oset_k1(a, ha) < sim_oset_k1(c, hb);
+	if (sim_oset_k2(a, ha) != sim_oset_k2(c, hb))
+		return sim_oset_k2(a, ha) < sim_oset_k2(c, hb);
+	return sim_oset_id(a, ha) < sim_oset_id(c, hb);
+}
+
+/* The bound on bucket bk's footprints: the gpus-th most free memory a
+** GPU offers under this mode; 0 when fewer GPUs offer any. */
+static int bucket_bound(struct world *w, const struct base *b, int gpus,
+			int64_t *bound)
+{
+	enum pol_fit how = b->mode == POL_GPU_EXCLUSIVE ? POL_FIT_IDLE :
+		b->mode == POL_GPU_MIG ? POL_FIT_SLICE : POL_FIT_FREE;
+	uint64_t m;
+
+	if (!pol_gpu_nth_fit(w, gpus, how, &m))
+		return 0;
+	*bound = m < INT64_MAX ? (int64_t)m : INT64_MAX;
+	return 1;
+}
+
+/*
+** fifo or sjf with backfill: the jobs that cannot run fail first (a
+** backfill pass visits every job, and failing one changes nothing the
+** others see), then each bucket of n GPUs gives its first job, from
+** where the pass is in it, whose footprint is at most the n-th most free
+** memory (a job above it fits nowhere, as the scan found by trying it);
+** the earliest in pass order is tried; the bounds are refreshed after a
+** placement (they only shrink within a pass).
+*/
+static int pass_backfill(struct world *w, struct base *b)
+{
+	int k, rc;
+
+	while (b->nofit.count > 0)    /* in pass order */
+		fail_nofit(w, b, sim_oset_id(&b->nofit,
+					     sim_oset_first(&b->nofit)));
+	for (k = 0; k < b->nbk; k++) {
+		b->bk[k].c1 = INT64_MIN;
+		b->bk[k].c2 = INT64_MIN;
+		b->bk[k].cid = INT_MIN;
 	}
-	return n >= pol_job(w, j).gpus;
+	for (;;) {
+		int best = -1, j;
+		struct bucket *bk;
+		for (k = 0; k < b->nbk; k++) {
+			int64_t bound;
+			bk = &b->bk[k];
+			bk->h = -1;
+			if (bk->set.count == 0 ||
+			    !bucket_bound(w, b, bk->gpus, &bound))
+				continue;
+			bk->h = sim_oset_first_aux_le(&bk->set, bk->c1, bk->c2,
+						      bk->cid, bound);
+			if (bk->h >= 0 && (best < 0 ||
+					   before(&bk->set, bk->h,
+						  &b->bk[best].set,
+						  b->bk[best].h)))
+				best = k;
+		}
+		if (best < 0)
+			return 0;
+		bk = &b->bk[best];
+		j = sim_oset_id(&bk->set, bk->h);
+		bk->c1 = sim_oset_k1(&bk->set, bk->h);
+		bk->c2 = sim_oset_k2(&bk->set, bk->h);
+		bk->cid = j + 1;
+		if ((rc = try_place(w, b, j)) < 0)
+			return rc;
+	}
 }
 
-/* fits_empty, decided once per job; -1 out of memory. */
-static int fits_cached(struct world *w, struct base *b, int j)
+/* Without backfill: in pass order until the first job that does not fit
+** (one that never can fails, and the pass goes on). */
+static int pass_strict(struct world *w, struct base *b)
 {
-	if (j >= b->nfit) {
-		int n = pol_njobs(w) > j ? pol_njobs(w) : j + 1;
-		unsigned char *p = realloc(b->fit, (size_t)n);
-		uint64_t *m;
+	int h = sim_oset_first(&b->all), rc;
+
+	while (h >= 0) {
+		int j = sim_oset_id(&b->all, h);
+		int64_t k1 = sim_oset_k1(&b->all, h), k2 = sim_oset_k2(&b->all, h);
+		struct bjob *e = pol_job_priv(w, j);
+		if (e == NULL)
+			return SIM_ENOMEM;
+		if (e->fit == 2)
+			fail_nofit(w, b, j);
+		else if ((rc = try_place(w, b, j)) <= 0)
+			return rc;
+		h = sim_oset_lower_bound(&b->all, k1, k2, j + 1);
+	}
+	return 0;
+}
+
+/* srtf or on_full = swap: every pending job, in the order of the pass's
+** start (victims put back during the pass wait for the next one), may
+** make room. */
+static int pass_room(struct world *w, struct base *b)
+{
+	int n = b->all.count, k = 0, h, rc = 0;
+
+	if (n > b->capjobs) {
+		int *p = realloc(b->jobs, (size_t)n * sizeof *p);
 		if (p == NULL)
-			return -1;
-		b->fit = p;
-		m = realloc(b->minmem, (size_t)n * sizeof *m);
-		if (m == NULL)
-			return -1;
-		b->minmem = m;
-		memset(p + b->nfit, 0, (size_t)(n - b->nfit));
-		b->nfit = n;
+			return SIM_ENOMEM;
+		b->jobs = p;
+		b->capjobs = n;
 	}
-	if (b->fit[j] == 0) {
-		int g;
-		b->fit[j] = fits_empty(w, b, j) ? 1 : 2;
-		b->minmem[j] = UINT64_MAX;
-		for (g = 0; g < pol_ngpus(w); g++)
-			if (pol_job_mem(w, j, g) < b->minmem[j])
-				b->minmem[j] = pol_job_mem(w, j, g);
-	}
-	return b->fit[j] == 1;
-}
-
-/* The most free memory on any GPU: a job needing more fits nowhere in
-** this pass (placements only lower it).  Unused under mig. */
-static uint64_t max_free(struct world *w)
-{
-	uint64_t m = 0, f;
-	int g;
-
-	for (g = 0; g < pol_ngpus(w); g++)
-		if ((f = pol_gpu_free(w, g, -1)) > m)
-			m = f;
-	return m;
-}
-
-/* An upper bound on the GPUs (slices, under mig) a job can still get in
-** this pass, kept exact by take_avail: exclusive counts idle GPUs, mig free
-** slices; the sharing modes have no cheap bound (INT_MAX). */
-static int avail_gpus(struct world *w, const struct base *b)
-{
-	int g, s, n = 0;
-
-	if (b->mode != POL_GPU_EXCLUSIVE && b->mode != POL_GPU_MIG)
-		return 0x7fffffff;
-	for (g = 0; g < pol_ngpus(w); g++) {
-		struct pol_gpu_info gp = pol_gpu(w, g);
-		if (b->mode == POL_GPU_EXCLUSIVE) {
-			n += gp.ntenants == 0;
+	for (h = sim_oset_first(&b->all); h >= 0; h = sim_oset_next(&b->all, h))
+		b->jobs[k++] = sim_oset_id(&b->all, h);
+	for (k = 0; k < n; k++) {
+		int j = b->jobs[k], st = pol_job_state(w, j);
+		struct bjob *e;
+		if (st != POL_JOB_PENDING && st != POL_JOB_PREEMPTED)
+			continue;
+		if ((e = entry(w, b, j)) == NULL) {
+			rc = SIM_ENOMEM;
+			break;
+		}
+		if (e->fit == 2) {
+			fail_nofit(w, b, j);
 			continue;
 		}
-		for (s = 0; s < gp.nslices; s++)
-			n += pol_gpu_slice(w, g, s).mem_used == 0;
+		b->waiting = 0;
+		rc = try_place(w, b, j);
+		if (rc == 0 && b->order == ORD_SRTF && e->kind == POL_TRAIN)
+			rc = make_room(w, b, j, ROOM_SRTF);
+		if (rc == 0 && b->on_full == FULL_SWAP && !b->waiting)
+			rc = make_room(w, b, j, ROOM_SWAP);
+		if (rc < 0 || (rc == 0 && !b->backfill))
+			break;
 	}
-	return n;
+	if (b->nresv > 0) {
+		memset(b->resv, 0, (size_t)pol_ngpus(w));
+		b->nresv = 0;
+	}
+	return rc < 0 ? rc : 0;
 }
 
 static int base_schedule(struct world *w, void *state)
 {
 	struct base *b = state;
-	int n = pass_order(w, b), k, rc, fit;
-	int avail = avail_gpus(w, b);
-	uint64_t maxfree = b->mode == POL_GPU_MIG ? UINT64_MAX : max_free(w);
 
-	if (n < 0)
+	if (b->failed)
 		return SIM_ENOMEM;
-	memset(b->resv, 0, (size_t)pol_ngpus(w));
-	for (k = 0; k < n; k++) {
-		int j = b->jobs[k], st = pol_job_state(w, j);
-		struct pol_job_info job;
-		if (st != POL_JOB_PENDING && st != POL_JOB_PREEMPTED)
-			continue;
-		job = pol_job(w, j);
-		if ((fit = fits_cached(w, b, j)) < 0)
-			return SIM_ENOMEM;
-		if (fit && (job.gpus > avail || b->minmem[j] > maxfree) &&
-		    b->order != ORD_SRTF && b->on_full != FULL_SWAP) {
-			/* cannot fit now: skip the scan (a placement only
-			** lowers avail, so the bound holds for the pass) */
-			if (!b->backfill)
-				break;
-			continue;
-		}
-		if (!fit) {
-			pol_fail_job(w, j, b->mode == POL_GPU_MIG ?
-				     "needs more GPUs or memory than the "
-				     "MIG slices have" : "needs more GPUs or "
-				     "memory than the cluster has");
-			continue;
-		}
-		b->waiting = 0;
-		rc = try_place(w, b, j);
-		if (rc == 0 && b->order == ORD_SRTF && job.kind == POL_TRAIN)
-			rc = make_room(w, b, j, ROOM_SRTF);
-		if (rc == 0 && b->on_full == FULL_SWAP && !b->waiting)
-			rc = make_room(w, b, j, ROOM_SWAP);
-		if (rc < 0)
-			return rc;
-		if (rc > 0) {
-			avail = b->order == ORD_SRTF ? avail_gpus(w, b) :
-				avail - job.gpus;
-			if (b->mode != POL_GPU_MIG)
-				maxfree = max_free(w);
-		}
-		if (rc == 0 && !b->backfill)
-			break;
-	}
-	return 0;
+	if (b->order == ORD_SRTF || b->on_full == FULL_SWAP)
+		return pass_room(w, b);
+	return b->backfill ? pass_backfill(w, b) : pass_strict(w, b);
 }
 
 static int excl_init(struct world *w, void *s, const struct pol_params *p,
@@ -699,19 +1096,24 @@ static int mig_init(struct world *w, void *s, const struct pol_params *p,
 	int rc = base_init(w, s, POL_GPU_MIG, err);
 
 	(void)p;
-	return rc ? rc : mig_layout(w, s, err);
+	if (rc == 0)
+		rc = mig_layout(w, s, err);
+	return rc ? rc : mig_caps(w, s, err);
 }
 
 #define BASELINE(var, name, desc, init, params)                           \
 	const struct pol_ops var = {                                      \
-		.iVersion = 2,                                            \
+		.iVersion = POL_IFACE_VERSION,                            \
 		.zName = name,                                            \
 		.zDesc = desc,                                            \
 		.szState = sizeof(struct base),                           \
 		.aParam = params,                                         \
 		.xInit = init,                                            \
 		.xFini = base_fini,                                       \
-		.xSchedule = base_schedule                                \
+		.xOnFinish = base_finish,                                 \
+		.xSchedule = base_schedule,                               \
+		.xOnQueue = base_queue,                                   \
+		.szJob = sizeof(struct bjob)                              \
 	}
 
 BASELINE(pol_exclusive, "exclusive",

@@ -42,6 +42,11 @@
 **      the GPUs' free share (pol_gpu_info's), share placements
 **      (pol_place_share), a trace's rows (pol_trace_rows); CPU-only jobs
 **      (0 GPUs), which the world fails at arrival under an older policy.
+**   4  xOnQueue (a job entered the pending queue) and szJob
+**      (pol_job_priv, a policy's state per job); the world's GPU
+**      indexes (pol_gpus_idle, pol_gpu_next_fit, pol_gpu_order_first,
+**      ..., "indexes" below) and the GPUs changed since the last pass;
+**      ordered sets for a policy's own indexes (sim/oset.h).
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -55,10 +60,11 @@
 #include <stdint.h>
 
 #include "sim/err.h"
+#include "sim/oset.h"
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 3
+#define POL_IFACE_VERSION 4
 
 struct world;
 
@@ -175,6 +181,18 @@ struct pol_ops {
 	/* The parameters, ending with POL_PARAM_END; NULL: none.  Any key not
 	** in it is an error naming its origin. */
 	const struct pol_param_def *aParam;
+
+	/* ---- version 4 ---- */
+	/* Job j entered the pending queue: it arrived (after xOnArrival),
+	** was preempted, or its swap-out ended (a scheduling pass follows).
+	** Runs inside the action that put it there when that is the
+	** policy's own (pol_preempt).  For a policy that keeps its own index
+	** of the pending jobs; a job leaves the queue only by the policy's
+	** actions (placed, failed, served by the pool) or by finishing. */
+	int (*xOnQueue)(struct world *w, void *state, int job);
+	/* Bytes of private state per job (pol_job_priv), allocated zeroed
+	** on first use and freed with the job's record; 0: none. */
+	size_t szJob;
 };
 
 /* For a policy whose name is a C identifier (the template's recipe): the
@@ -440,6 +458,11 @@ struct pol_work_profile {
 	double alpha;                 /* compute-bound fraction of solo time */
 	double sat;                   /* SM fraction it can use, (0, 1] */
 	double bw_frac;               /* HBM bandwidth demand / peak */
+	double duty;                  /* GPU-busy fraction of its solo time,
+					 (0, 1]; the rest is host-side time
+					 (input pipeline, launches) that
+					 co-runners can fill; 1: always busy
+					 (docs/MODEL.md, "Duty cycles") */
 };
 
 sim_time pol_now(const struct world *w);
@@ -448,6 +471,11 @@ int pol_ngpus(const struct world *w);
 int pol_nnodes(const struct world *w);
 int pol_ndevs(const struct world *w);
 
+/* Job j's private state of szJob bytes (version 4), zeroed on first use;
+** NULL when szJob is 0, for no such job, or when out of memory.  Lives as
+** long as the job's record: while the job is live and through its
+** xOnFinish; a finished job's may be freed after (world.h, world_job). */
+void *pol_job_priv(const struct world *w, int j);
 /* Job j (any state), by value. */
 struct pol_job_info pol_job(const struct world *w, int j);
 /* Its state alone: pol_job(w, j).state without the copy, for loops over
@@ -615,6 +643,63 @@ int pol_pool_queued(const struct world *w);
 sim_time pol_pool_busy_ns(const struct world *w, int g);
 int pol_pool_serving(const struct world *w, int j);
 uint64_t pol_pool_loads(const struct world *w);
+
+/* ---- indexes (version 4; sim/world/world_index.c) ------------------------
+** The world keeps these up to date on every GPU change, so that a pass
+** finds the GPUs a job can use without a scan of the cluster: each call
+** is O(1) or O(log G).  "Free" is a GPU's memory not allocated
+** (pol_gpu_free(w, g, -1)); "idle" a GPU with no tenant; an "empty slice"
+** a MIG slice with no memory allocated.  A walk (order_first / _next,
+** most_free) is valid until the policy's next action. */
+
+/* Idle GPUs; empty MIG slices over every MIG GPU. O(1). */
+int pol_gpus_idle(const struct world *w);
+int pol_slices_free(const struct world *w);
+/* GPU g's device kind (pol_gpu(w, g).dev without the copy); -1. */
+int pol_gpu_dev(const struct world *w, int g);
+
+enum pol_fit {
+	POL_FIT_FREE = 0,             /* any GPU, by its free memory */
+	POL_FIT_IDLE,                 /* idle GPUs, by their free memory */
+	POL_FIT_SLICE                 /* MIG GPUs, by their largest empty
+					 slice's memory */
+};
+/* The lowest GPU index >= from with at least `bytes` under `how`, or -1
+** (first fit: g = -1; while ((g = pol_gpu_next_fit(w, g + 1, B, how))
+** >= 0) ...). */
+int pol_gpu_next_fit(const struct world *w, int from, uint64_t bytes,
+		     enum pol_fit how);
+/* The most bytes any GPU offers under `how` (0: none). */
+uint64_t pol_gpu_max_fit(const struct world *w, enum pol_fit how);
+/* The n-th most bytes a GPU offers under `how`, into *bytes: 1, or 0 when
+** fewer than n GPUs offer any (a job of n GPUs needing more than this
+** fits nowhere now).  O(n log G). */
+int pol_gpu_nth_fit(const struct world *w, int n, enum pol_fit how,
+		    uint64_t *bytes);
+
+enum pol_gpu_order {
+	POL_ORDER_BEST_FIT = 0,       /* least free memory first */
+	POL_ORDER_LEAST_LOADED        /* fewest tenants, then most free */
+};
+/* The GPUs of device kind dev with at least `bytes` free in order `ord`,
+** ties by lowest index: the first, and the one after g; -1 at the end.
+** The order's index is built on the first call (O(G log G)). */
+int pol_gpu_order_first(const struct world *w, int dev,
+			enum pol_gpu_order ord, uint64_t bytes);
+int pol_gpu_order_next(const struct world *w, int dev,
+		       enum pol_gpu_order ord, uint64_t bytes, int g);
+/* The first GPU after g in that order whose key (free memory; least
+** loaded: and tenants) differs from g's: past a run of equal GPUs. */
+int pol_gpu_order_skip(const struct world *w, int dev,
+		       enum pol_gpu_order ord, uint64_t bytes, int g);
+/* The GPUs of kind dev by free memory, most first (ties: highest index
+** first): the first (before = -1), then the one after `before`. */
+int pol_gpu_most_free(const struct world *w, int dev, int before);
+/* The GPUs whose tenants, memory or speeds changed since the last
+** scheduling pass ended, each once: what a policy's own per-GPU index
+** needs to look at again.  Emptied when a pass returns. */
+int pol_nchanged(const struct world *w);
+int pol_changed_at(const struct world *w, int k);
 
 /* ---- the actions (sim/world/view.c over sim/world/world_act.c and friends)
 ** Each checks its whole request first; refused, it returns a SIM_E* code

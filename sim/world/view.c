@@ -11,8 +11,8 @@
 ** (the golden metrics check it).
 **
 ** The one piece of state is struct world_view (hanging off the world):
-** the device kinds of the cluster, fixed at creation, and the policy's
-** random stream, made on first use.
+** the policy's random stream, made on first use.  The device kinds and
+** the GPU indexes are the core's (sim/world/world_index.c).
 */
 #include <assert.h>
 #include <math.h>
@@ -47,11 +47,6 @@ _Static_assert((int)POL_LOAD_PIPELINED == (int)WORLD_LOAD_PIPELINED &&
 	       (int)POL_LOAD_WHOLE == (int)WORLD_LOAD_WHOLE, "load modes");
 
 struct world_view {
-	int ndevs;
-	const struct dev_profile *devs[CLUSTER_GROUPS_MAX];
-	int dev_gpu[CLUSTER_GROUPS_MAX];     /* lowest GPU of each kind */
-	int dev_ngpus[CLUSTER_GROUPS_MAX];
-	int *gpu_dev;                        /* per GPU: its kind */
 	int have_rng;
 	struct sim_rng rng;
 };
@@ -59,27 +54,9 @@ struct world_view {
 int world__view_init(struct world *w, struct sim_err *err)
 {
 	struct world_view *v = calloc(1, sizeof *v);
-	int g, n = world_ngpus(w), d;
 
-	if (v == NULL || (v->gpu_dev = calloc((size_t)(n ? n : 1),
-					      sizeof *v->gpu_dev)) == NULL) {
-		free(v);
+	if (v == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	}
-	for (g = 0; g < n; g++) {
-		const struct dev_profile *dp = world_gpu(w, g)->dev;
-		for (d = 0; d < v->ndevs && v->devs[d] != dp; d++)
-			;
-		if (d == v->ndevs) {
-			/* a kind per cluster group at most */
-			assert(d < CLUSTER_GROUPS_MAX);
-			v->devs[d] = dp;
-			v->dev_gpu[d] = g;
-			v->ndevs++;
-		}
-		v->dev_ngpus[d]++;
-		v->gpu_dev[g] = d;
-	}
 	w->view = v;
 	return 0;
 }
@@ -90,7 +67,6 @@ void world__view_fini(struct world *w)
 		return;
 	if (w->view->have_rng)
 		sim_rng_fini(&w->view->rng);
-	free(w->view->gpu_dev);
 	free(w->view);
 	w->view = NULL;
 }
@@ -115,7 +91,7 @@ sim_time pol_now(const struct world *w) { return world_now(w); }
 int pol_njobs(const struct world *w) { return world_njobs(w); }
 int pol_ngpus(const struct world *w) { return world_ngpus(w); }
 int pol_nnodes(const struct world *w) { return world_cluster(w)->nnodes; }
-int pol_ndevs(const struct world *w) { return w->view->ndevs; }
+int pol_ndevs(const struct world *w) { return world_ndevs(w); }
 int pol_npending(const struct world *w) { return world_npending(w); }
 
 int pol_pending_at(const struct world *w, int k)
@@ -257,7 +233,7 @@ struct pol_gpu_info pol_gpu(const struct world *w, int g)
 	/* every field, no memset: policies call this in their inner loops */
 	o.gpu = g;
 	o.node = gp->node;
-	o.dev = w->view->gpu_dev[g];
+	o.dev = world_gpu_dev(w, g);
 	o.zDevice = gp->dev->name;
 	o.mode = (enum pol_gpu_mode)gp->mode;
 	o.hbm_bytes = gp->dev->hbm_bytes;
@@ -286,7 +262,7 @@ struct pol_node_info pol_node(const struct world *w, int n)
 	o.node = n;
 	o.gpu = wn.gpu;
 	o.ngpus = wn.ngpus;
-	o.dev = wn.ngpus > 0 ? w->view->gpu_dev[wn.gpu] : -1;
+	o.dev = wn.ngpus > 0 ? world_gpu_dev(w, wn.gpu) : -1;
 	o.cpu_milli = wn.cpu_milli;
 	o.cpu_free_milli = wn.cpu_free_milli;
 	o.mem_mib = wn.mem_mib;
@@ -321,19 +297,17 @@ uint64_t pol_gpu_free(const struct world *w, int g, int slice)
 
 struct pol_dev_info pol_dev(const struct world *w, int d)
 {
-	const struct world_view *v = w->view;
-	const struct dev_profile *dp;
+	const struct dev_profile *dp = world_dev(w, d);
 	struct pol_dev_info o;
 
 	memset(&o, 0, sizeof o);
 	o.dev = o.gpu = -1;
-	if (d < 0 || d >= v->ndevs)
+	if (dp == NULL)
 		return o;
-	dp = v->devs[d];
 	o.dev = d;
 	o.zName = dp->name;
-	o.gpu = v->dev_gpu[d];
-	o.ngpus = v->dev_ngpus[d];
+	o.gpu = world_dev_gpu(w, d);
+	o.ngpus = world_dev_ngpus(w, d);
 	o.hbm_bytes = dp->hbm_bytes;
 	o.sms = dp->sms;
 	o.ctx_bytes = dp->ctx_bytes;
@@ -346,18 +320,18 @@ struct pol_dev_info pol_dev(const struct world *w, int d)
 
 struct pol_mig_info pol_dev_mig(const struct world *w, int d, int k)
 {
-	const struct world_view *v = w->view;
+	const struct dev_profile *dp = world_dev(w, d);
 	struct pol_mig_info o;
 
 	memset(&o, 0, sizeof o);
 	o.profile = -1;
-	if (d < 0 || d >= v->ndevs || k < 0 || k >= v->devs[d]->nmig)
+	if (dp == NULL || k < 0 || k >= dp->nmig)
 		return o;
 	o.profile = k;
-	o.zName = v->devs[d]->mig[k].name;
-	o.max_count = v->devs[d]->mig[k].max_count;
-	o.sms = v->devs[d]->mig[k].sms;
-	o.hbm_bytes = v->devs[d]->mig[k].hbm_bytes;
+	o.zName = dp->mig[k].name;
+	o.max_count = dp->mig[k].max_count;
+	o.sms = dp->mig[k].sms;
+	o.hbm_bytes = dp->mig[k].hbm_bytes;
 	return o;
 }
 
@@ -432,7 +406,7 @@ static void job_profile(const struct world_job *job,
 
 struct pol_work_profile pol_job_profile(const struct world *w, int j, int g)
 {
-	struct pol_work_profile o = { 0, 0, 0 };
+	struct pol_work_profile o = { 0, 0, 0, 0 };
 	struct gpu_work_profile prof;
 	const struct world_job *job = world_job(w, j);
 
@@ -442,6 +416,7 @@ struct pol_work_profile pol_job_profile(const struct world *w, int j, int g)
 	o.alpha = prof.alpha;
 	o.sat = prof.sat;
 	o.bw_frac = prof.bw_frac;
+	o.duty = prof.duty > 0 && prof.duty < 1 ? prof.duty : 1.0;
 	return o;
 }
 
@@ -774,4 +749,76 @@ int pol_evict_model(struct world *w, int g, int j, struct sim_err *err)
 		return sim_err_set(err, SIM_EINVAL, "evict_model: no job %d",
 				   j);
 	return world_evict_model(w, g, m, err);
+}
+
+/* ---- indexes (version 3) ----------------------------------------------------- */
+
+_Static_assert((int)POL_FIT_FREE == (int)WORLD_FIT_FREE &&
+	       (int)POL_FIT_IDLE == (int)WORLD_FIT_IDLE &&
+	       (int)POL_FIT_SLICE == (int)WORLD_FIT_SLICE, "fits");
+_Static_assert((int)POL_ORDER_BEST_FIT == (int)WORLD_ORDER_BEST_FIT &&
+	       (int)POL_ORDER_LEAST_LOADED == (int)WORLD_ORDER_LEAST_LOADED,
+	       "orders");
+
+int pol_gpus_idle(const struct world *w) { return world_gpus_idle(w); }
+int pol_slices_free(const struct world *w) { return world_slices_free(w); }
+int pol_gpu_dev(const struct world *w, int g) { return world_gpu_dev(w, g); }
+
+int pol_gpu_next_fit(const struct world *w, int from, uint64_t bytes,
+		     enum pol_fit how)
+{
+	return world_gpu_next_fit(w, from, bytes, (enum world_fit)how);
+}
+
+uint64_t pol_gpu_max_fit(const struct world *w, enum pol_fit how)
+{
+	return world_gpu_max_fit(w, (enum world_fit)how);
+}
+
+int pol_gpu_order_first(const struct world *w, int dev,
+			enum pol_gpu_order ord, uint64_t bytes)
+{
+	return world_gpu_order_first(w, dev, (enum world_order)ord, bytes);
+}
+
+int pol_gpu_order_next(const struct world *w, int dev,
+		       enum pol_gpu_order ord, uint64_t bytes, int g)
+{
+	return world_gpu_order_next(w, dev, (enum world_order)ord, bytes, g);
+}
+
+int pol_gpu_most_free(const struct world *w, int dev, int before)
+{
+	return world_gpu_most_free(w, dev, before);
+}
+
+int pol_gpu_nth_fit(const struct world *w, int n, enum pol_fit how,
+		    uint64_t *bytes)
+{
+	return world_gpu_nth_fit(w, n, (enum world_fit)how, bytes);
+}
+
+int pol_gpu_order_skip(const struct world *w, int dev,
+		       enum pol_gpu_order ord, uint64_t bytes, int g)
+{
+	return world_gpu_order_skip(w, dev, (enum world_order)ord, bytes, g);
+}
+
+void *pol_job_priv(const struct world *w, int j)
+{
+	struct world_job *job;
+
+	if (w->pol->iVersion < 4 || w->pol->szJob == 0 || j < 0 ||
+	    j >= w->njobs)
+		return NULL;
+	job = world__job(w, j);
+	if (job->pol_priv_ == NULL)
+		job->pol_priv_ = calloc(1, w->pol->szJob);
+	return job->pol_priv_;
+}
+
+int pol_nchanged(const struct world *w) { return world_nchanged(w); }
+int pol_changed_at(const struct world *w, int k)
+{
+	return world_changed_at(w, k);
 }

@@ -69,11 +69,22 @@ static int on_schedule(struct sim *s, void *ctx, uint64_t arg)
 	w->sched_pending = 0;
 	rc = world__hook_rc(w, w->pol->xSchedule(w, w->pol_state),
 			    "schedule");
+	world__index_pass_done(w);
 	if (rc == 0 && w->on_pass != NULL && (rc = w->on_pass(w->pass_ctx,
 							     w)) != 0)
 		return sim_fail(&w->sim, rc, "after a scheduling pass: %s",
 				sim_strerror(rc));
 	return rc;
+}
+
+int world__job_queued(struct world *w, int j)
+{
+	int rc;
+
+	if (w->pol->iVersion < 4 || w->pol->xOnQueue == NULL)
+		return 0;
+	rc = w->pol->xOnQueue(w, w->pol_state, j);
+	return rc < 0 ? world__hook_rc(w, rc, "on_queue") : 0;
 }
 
 int world__request_schedule(struct world *w)
@@ -187,6 +198,7 @@ int world__gpu_changed(struct world *w, int g)
 	if (rc0 != 0)
 		return sim_fail(&w->sim, rc0, "placement log: %s",
 				sim_strerror(rc0));
+	world__index_gpu(w, g);
 	for (t = w->gpus[g].tenants; t != NULL; t = t->next_) {
 		const struct world_reg *r = t->owner;
 		if (r->kind->xChanged != NULL &&
@@ -511,6 +523,8 @@ static int on_arrival(struct sim *s, void *ctx, uint64_t arg)
 	if (w->pol->xOnArrival != NULL &&
 	    (rc = w->pol->xOnArrival(w, w->pol_state, j)) < 0)
 		return world__hook_rc(w, rc, "on_arrival");
+	if ((rc = world__job_queued(w, j)) != 0)
+		return rc;
 	if ((rc = world__request_schedule(w)) != 0)
 		return rc;
 	return read_ahead(w);
@@ -523,7 +537,7 @@ static int on_sample(struct sim *s, void *ctx, uint64_t arg);
 static void series_record(struct world *w)
 {
 	struct world_series *se = &w->series;
-	int g, k;
+	int g, k, full;
 	double hbm = 0, cap = 0, sm = 0;
 
 	if (se->n == se->cap) {       /* full: keep every other, halve rate */
@@ -536,14 +550,22 @@ static void series_record(struct world *w)
 		se->n = se->cap / 2;
 		se->dt *= 2;
 	}
-	for (g = 0; g < w->ngpus; g++) {
+	/* The cluster's sums from the indexes (the busy GPUs alone: the
+	** same sums, bit for bit); every GPU only for the per-GPU rows or
+	** past 2^53 bytes. */
+	full = world__index_totals(w, &hbm, &cap, &sm) != 0;
+	if (full)
+		hbm = cap = sm = 0;
+	for (g = 0; (full || se->per_gpu) && g < w->ngpus; g++) {
 		const struct gpu *gp = &w->gpus[g];
 		double used = (double)gp->mem_used;
 		double c = (double)gp->dev->hbm_bytes;
 		double f = used > c ? 1.0 : used / c;
-		hbm += used > c ? c : used;
-		cap += c;
-		sm += gp->sm.value;
+		if (full) {
+			hbm += used > c ? c : used;
+			cap += c;
+			sm += gp->sm.value;
+		}
 		if (se->per_gpu) {
 			se->v[(size_t)se->n * se->width + 2 + 2 * g] = f;
 			se->v[(size_t)se->n * se->width + 3 + 2 * g] =
@@ -588,7 +610,7 @@ static int check_policy(const struct pol_ops *pol, struct sim_err *err)
 static int alloc_core(struct world *w, const struct world_config *cfg,
 		      struct sim_err *err)
 {
-	int g;
+	int g, rc;
 
 	w->ngpus = cfg->cluster->ngpus;
 	w->gpus = calloc((size_t)w->ngpus, sizeof *w->gpus);
@@ -600,6 +622,8 @@ static int alloc_core(struct world *w, const struct world_config *cfg,
 		const struct dev_profile *d = cluster_gpu_dev(w->cl, g, &node);
 		gpu_init(&w->gpus[g], d, g, node, GPU_MODE_EXCLUSIVE, 0);
 	}
+	if ((rc = world__index_init(w, err)) != 0)
+		return rc;
 	w->series.cap = cfg->series_points > 1 ? cfg->series_points : 512;
 	w->series.cap &= ~1;
 	w->series.per_gpu = w->ngpus <= 64;
@@ -709,6 +733,7 @@ void world_destroy(struct world *w)
 		free(job->gpu_ids);
 		free(job->tenants);
 		free(job->work0_);
+		free(job->pol_priv_);
 	}
 	for (j = 0; j < w->nchunks; j++)
 		free(w->jobs[j]);
@@ -720,6 +745,7 @@ void world_destroy(struct world *w)
 	free(w->xmetrics);
 	free(w->pol_state);
 	world__view_fini(w);
+	world__index_fini(w);
 	if (w->tr != NULL)
 		trace_close(w->tr);
 	world__plog_fini(w);

@@ -94,6 +94,7 @@ struct world_job {
 	** share when it holds a share placement, else 0; a trace-given time
 	** is scaled by it (world__train_total_ns) */
 	double share_speed_;
+	void *pol_priv_;                  /* the policy's (pol_job_priv) */
 };
 
 struct world_config {
@@ -191,6 +192,63 @@ uint64_t world_gpu_free(const struct world *w, int g, int slice);
 /* 1 if the job could run on an empty cluster under exclusive use:
 ** enough GPUs whose memory holds its footprint. */
 int world_job_fits_empty(const struct world *w, int j);
+
+/* ---- indexes (sim/world/world_index.c) ------------------------------------
+** Kept up to date on every GPU change, so that each question below costs
+** O(1) or O(log G) instead of a scan of the GPUs.  Device kinds: the GPU
+** profiles of the cluster, 0..world_ndevs()-1 in order of their first GPU. */
+
+int world_ndevs(const struct world *w);
+/* Kind d's profile (NULL: no such kind), its lowest GPU (-1), its GPUs. */
+const struct dev_profile *world_dev(const struct world *w, int d);
+int world_dev_gpu(const struct world *w, int d);
+int world_dev_ngpus(const struct world *w, int d);
+/* GPU g's kind, -1 for no such GPU. */
+int world_gpu_dev(const struct world *w, int g);
+/* GPUs with no tenant; empty MIG slices (no memory used) of MIG GPUs. */
+int world_gpus_idle(const struct world *w);
+int world_slices_free(const struct world *w);
+
+enum world_fit {
+	WORLD_FIT_FREE = 0,           /* any GPU, its free memory */
+	WORLD_FIT_IDLE,               /* GPUs with no tenant, their free memory */
+	WORLD_FIT_SLICE               /* MIG GPUs, their largest empty slice */
+};
+/* The lowest GPU index >= from with at least `bytes` under `how`, or -1;
+** O(log G). */
+int world_gpu_next_fit(const struct world *w, int from, uint64_t bytes,
+		       enum world_fit how);
+/* The most bytes any GPU has under `how` (0: none). O(1). */
+uint64_t world_gpu_max_fit(const struct world *w, enum world_fit how);
+/* The n-th most bytes a GPU has under `how` into *bytes: 1, or 0 when
+** fewer than n GPUs are in it.  O(n log G). */
+int world_gpu_nth_fit(const struct world *w, int n, enum world_fit how,
+		      uint64_t *bytes);
+
+enum world_order {
+	WORLD_ORDER_BEST_FIT = 0,     /* least free memory first */
+	WORLD_ORDER_LEAST_LOADED      /* fewest tenants, then most free */
+};
+/* The GPUs of kind d with at least `bytes` free, in order `ord` (ties by
+** lowest index): the first, and the one after g (which must be of kind d);
+** -1 at the end.  O(log G) a step (least-loaded: plus one O(log G) jump per
+** tenant count passed).  The order's index is built on the first call
+** (O(G log G)) and kept from then on. */
+int world_gpu_order_first(const struct world *w, int d, enum world_order ord,
+			  uint64_t bytes);
+int world_gpu_order_next(const struct world *w, int d, enum world_order ord,
+			 uint64_t bytes, int g);
+/* The first GPU after g, in that order, whose key differs from g's (its
+** free memory, and for least-loaded its tenants): past a run of equals. */
+int world_gpu_order_skip(const struct world *w, int d, enum world_order ord,
+			 uint64_t bytes, int g);
+/* The GPUs of kind d by free memory, most first: the first (before -1)
+** and the one after `before`; -1 at the end.  O(log G). */
+int world_gpu_most_free(const struct world *w, int d, int before);
+/* The GPUs whose tenants, memory or speeds changed since the last
+** scheduling pass ended (each once, in order of their first change). */
+int world_nchanged(const struct world *w);
+int world_changed_at(const struct world *w, int k);
 
 /* ---- actions ----------------------------------------------------------- */
 

@@ -127,13 +127,15 @@ double world_job_remaining_ns(const struct world *w, int j, int g)
 int world_job_fits_empty(const struct world *w, int j)
 {
 	struct world_job *job = world__job(w, j);
-	int g, n = 0;
+	int d, n = 0;
 
 	if (job->fits_empty_ != 0)
 		return job->fits_empty_ == 1;
-	for (g = 0; g < w->ngpus; g++)
-		if (world_job_mem(w, j, g) <= w->gpus[g].dev->hbm_bytes)
-			n++;
+	/* per device kind: its GPUs hold the job alike */
+	for (d = 0; d < world_ndevs(w); d++)
+		if (world_job_mem(w, j, world_dev_gpu(w, d)) <=
+		    world_dev(w, d)->hbm_bytes)
+			n += world_dev_ngpus(w, d);
 	job->fits_empty_ = n >= job->tj.gpus ? 1 : 2;
 	return job->fits_empty_ == 1;
 }
@@ -301,6 +303,8 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	job->preemptions++;
 	if ((rc = world__pending_add(w, j)) != 0)
 		return sim_err_set(err, rc, "preempt: out of memory");
+	if ((rc = world__job_queued(w, j)) != 0)
+		return rc;
 	return world__request_schedule(w);
 }
 
@@ -354,16 +358,22 @@ int world_set_gpu_mode(struct world *w, int g, enum gpu_mode mode,
 		sim_twacc_set(&gp->hbm, w->sim.now, 0);
 		sim_twacc_set(&gp->sm, w->sim.now, 0);
 	}
+	world__index_gpu(w, g);
 	return 0;
 }
 
 int world_set_mig_layout(struct world *w, int g, const char *const *profiles,
 			 int n, struct sim_err *err)
 {
+	int rc;
+
 	if (g < 0 || g >= w->ngpus)
 		return sim_err_set(err, SIM_EINVAL, "set_mig_layout: no GPU %d",
 				   g);
-	return gpu_set_mig_layout(&w->gpus[g], profiles, n, w->sim.now, err);
+	rc = gpu_set_mig_layout(&w->gpus[g], profiles, n, w->sim.now, err);
+	if (rc == 0)
+		world__index_gpu(w, g);
+	return rc;
 }
 
 static int on_timer(struct sim *s, void *ctx, uint64_t tag)

@@ -24,6 +24,8 @@
 
 #include <assert.h>
 
+#include "sim/maxtree.h"
+#include "sim/oset.h"
 #include "sim/world/world.h"
 
 /* ---- tenant kinds ---------------------------------------------------------
@@ -250,6 +252,7 @@ struct world {
 	struct world_jitter *jitter;  /* arrival jitter (world_jitter.c);
 					 NULL when off */
 	struct world_view *view;      /* the policy view's state (view.c) */
+	struct world_gix *gix;        /* the GPU indexes (world_index.c) */
 	/* experiments' probe after every scheduling pass (world_config) */
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
@@ -302,6 +305,9 @@ static inline struct world_job *world__job(const struct world *w, int j)
 
 /* ---- the core's calls ---------------------------------------------------- */
 
+/* Job j entered the pending queue (after world__pending_add): the
+** policy's xOnQueue, if it has one (version 4). */
+int world__job_queued(struct world *w, int j);
 /* Requests one scheduling pass at this instant (idempotent). */
 int world__request_schedule(struct world *w);
 /* Stops the run when the trace is over and no job is live; first asks
@@ -376,6 +382,21 @@ void world__plog_fini(struct world *w);
 int world__jitter_init(struct world *w, sim_time j_ns, struct sim_err *err);
 int world__jitter_row(struct world *w, struct trace_job *tj);
 void world__jitter_fini(struct world *w);
+/* sim/world/world_index.c: the GPU indexes (world.h, "indexes").  init
+** after the GPUs exist; gpu(g) re-reads GPU g (world__gpu_changed and the
+** mode / layout actions call it); pass_done empties the changed set (after
+** each scheduling pass); totals gives a sample's cluster sums (-1: too
+** large to be exact, sum the GPUs instead); check returns -1 when every
+** entry matches the GPUs, else the first GPU that does not (ngpus: a
+** count); failed: an ordered set could not be built (out of memory). */
+int world__index_init(struct world *w, struct sim_err *err);
+void world__index_fini(struct world *w);
+void world__index_gpu(struct world *w, int g);
+void world__index_pass_done(struct world *w);
+int world__index_totals(const struct world *w, double *hbm, double *cap,
+			double *sm);
+int world__index_check(const struct world *w);
+int world__index_failed(const struct world *w);
 /* sim/world/view.c: the policy view's state (device kinds, the policy's
 ** random stream): made before xInit, freed by world_destroy. */
 int world__view_init(struct world *w, struct sim_err *err);

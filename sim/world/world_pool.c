@@ -213,15 +213,20 @@ static uint64_t model_bytes(const struct zoo_model *m)
 	return (uint64_t)((double)m->params * POOL_BYTES_PER_PARAM);
 }
 
-/* Sets the executor's allocation from its parts. */
+/* Sets the executor's allocation from its parts.  The GPU indexes learn
+** the new free memory at once: a resize alone (a model cached or evicted
+** between loads) is not followed by world__gpu_changed. */
 static int exec_resize(struct world *w, struct world_pool *p, int g,
 		       struct sim_err *err)
 {
 	struct pool_gpu *pg = &p->g[g];
+	int rc = gpu_resize(&w->gpus[g], &pg->exec, pg->base_bytes +
+			    mcache_bytes(&pg->cache) + pg->act_bytes,
+			    w->sim.now, 0, err);
 
-	return gpu_resize(&w->gpus[g], &pg->exec, pg->base_bytes +
-			  mcache_bytes(&pg->cache) + pg->act_bytes, w->sim.now, 0,
-			  err);
+	if (rc == 0)
+		world__index_gpu(w, g);
+	return rc;
 }
 
 /* Evicts idle resident models (least recently used first, never `keep`)

@@ -275,6 +275,8 @@ static int copy_done(struct world *w, struct world_swapper *sw,
 	rc = as_preempt ? world__pending_add(w, j) : pending_insert(w, j);
 	if (rc != 0)
 		return sim_fail(&w->sim, rc, "swap: out of memory");
+	if ((rc = world__job_queued(w, j)) != 0)
+		return rc;
 	return world__request_schedule(w);
 }
 
