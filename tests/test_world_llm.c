@@ -11,7 +11,8 @@
 **     job that takes the free memory makes a dynamic replica preempt;
 **     oversub pages the GPU;
 **   - sharing: under timeslice a training job slows the service and the
-**     service slows the training job;
+**     service slows the training job; an iteration's GPU-idle part
+**     (1 - duty) goes to the training job, by hand;
 **   - tensor-parallel placement refused unless each replica's GPUs share
 **     a node;
 **   - bad input: one message naming file, line and field for a request
@@ -29,6 +30,9 @@
 #include "experiments/config.h"
 #include "experiments/llm_serve.h"
 #include "experiments/runner.h"
+#include "models/llm.h"
+#include "models/workload.h"
+#include "models/zoo.h"
 #include "policies/policy.h"
 #include "sim/world/world.h"
 #include "sim/world/world_llm.h"
@@ -354,6 +358,106 @@ static void test_timeslice_slows_both(void)
 	** both are busy */
 	CU_ASSERT(tpot_shared > 1.5 * tpot_alone);
 	CU_ASSERT(jct_shared > jct_alone + 1);
+}
+
+/* One request of 16 prompt tokens and 1 output token on llama-2-7b: one
+** iteration, a whole-prompt prefill that samples the first token (the
+** llm_iter llm_sched.c forms for it: q (c + (q + 1) / 2) pairs, c + q
+** KV tokens, c = 0). */
+static void one_prefill(struct llm_iter *it)
+{
+	memset(it, 0, sizeof *it);
+	it->nprefill = 1;
+	it->prefill_tokens = 16;
+	it->prefill_pairs = 16 * (0 + 17 / 2.0);
+	it->prefill_kv = 16;
+	it->nsample = 1;
+	it->block_tokens = 16;
+}
+
+/*
+** The duty cycle of an iteration, by hand (docs/MODEL.md, "Duty cycles"
+** and "LLM replicas in the world").  A replica's one iteration (work w,
+** GPU-busy fraction d, busy bandwidth b_L = bw_busy) beside a training job
+** that is always busy (iter_ms below its busy time: duty 1; busy bandwidth
+** b_T) under timeslice, T2 = q / (2 (q + c)), kappa the device's
+** ts_mem_contention_k:
+**     replica: R_L = T2 / (1 + kappa b_T), tau = (1 - d) + d / R_L,
+**              the iteration (its TTFT) takes w tau, busy p = (d / R_L) / tau;
+**     training: while the iteration runs, speed s = p T2 / (1 + kappa b_L)
+**              + (1 - p) (it runs alone in the replica's idle part), then
+**              1: it ends at w tau + (W - s w tau).
+** Before the duty cycle was expressed, the replica was always busy (p =
+** 1, bandwidth b_L d): its iteration took w / R_L (1.4% longer here) and
+** the training job lost about 0.2 ms more, 1e-5 of its 20 s, far above
+** the tolerances (the test fails with that code).
+*/
+static void test_duty_by_hand(void)
+{
+	struct llm_serve_req q = { .arrival_ns = 0, .prompt_tokens = 16,
+				   .output_tokens = 1 };
+	struct world_config cfg = tw_config(pol_find("timeslice"));
+	struct pol_param pv[16];
+	struct pol_params pp;
+	struct gpu_work_profile pt;
+	struct llm_step_prof sp;
+	struct llm_model m;
+	struct llm_iter it;
+	struct tw_world t;
+	const struct dev_profile *d;
+	char buf[256], path[600];
+	const char *trace;
+	double w, t2, kap, rl, tau, p, s, wall, W = 20e9, ttft_alone;
+	FILE *f;
+
+	/* alone first: the iteration is the hand-built one */
+	trace = write_llm("duty_alone", &q, 1, "llama-2-7b", 1);
+	llm_params("gpu_memory_utilization=0.5", buf, sizeof buf, pv, &pp);
+	cfg.llm = &pp;
+	CU_ASSERT_EQUAL_FATAL(tw_open(&t, trace, "1x1:" DEV, &cfg, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&t), 0);
+	d = world_gpu(t.w, 0)->dev;
+	CU_ASSERT_EQUAL_FATAL(llm_model_init(&m, llm_arch_find("llama-2-7b"),
+					     d, LLM_PREC_FP16, 1, NULL, NULL),
+			      0);
+	one_prefill(&it);
+	w = (double)llm_step_ns(&m, &it);
+	llm_step_profile(&m, &it, &sp);
+	ttft_alone = run_result_get(&t.res, "llm_ttft_mean_ms");
+	TEST_ASSERT_CLOSE(ttft_alone, w / 1e6, 1e-12);
+	wl_train_profile(zoo_find("resnet50"), d, 32, WL_PREC_FP32, &pt);
+	tw_close(&t);
+	CU_ASSERT(sp.duty > 0.9 && sp.duty < 1);   /* t_iter0 is idle */
+
+	/* beside the training job, always busy (iter_ms 0.001) */
+	trace = write_llm("duty_ts", &q, 1, "llama-2-7b", 1);
+	snprintf(path, sizeof path, "%s", trace);
+	f = fopen(path, "a");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("T,train,0,resnet50,32,,20,0.001,,,1,,20000,,,,,,\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(tw_open(&t, path, "1x1:" DEV, &cfg, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_finish(&t), 0);
+	d = world_gpu(t.w, 0)->dev;     /* the first world's is freed */
+	t2 = (double)d->ts_quantum_ns /
+	     (2.0 * (double)(d->ts_quantum_ns + d->ts_switch_ns));
+	kap = d->ts_mem_contention_k;
+	rl = t2 / (1 + kap * pt.bw_frac);
+	tau = (1 - sp.duty) + sp.duty / rl;
+	p = sp.duty / rl / tau;
+	s = p * t2 / (1 + kap * sp.bw_busy) + (1 - p);
+	wall = w * tau;
+	/* completion times are whole nanoseconds, rounded up */
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "llm_ttft_mean_ms"),
+			       wall / 1e6, 2e-6);
+	TEST_ASSERT_CLOSE(tw_end_s(&t, "T"), (wall + (W - s * wall)) / 1e9,
+			  1e-9);
+	if (getenv("TEST_VERBOSE") && *getenv("TEST_VERBOSE"))
+		fprintf(stderr, "\n  duty %.4f bw_busy %.3f train bw %.3f: "
+			"ttft %.4f ms (alone %.4f), training speed %.4f, "
+			"ends %.6f s\n", sp.duty, sp.bw_busy, pt.bw_frac,
+			wall / 1e6, ttft_alone, s, tw_end_s(&t, "T"));
+	tw_close(&t);
 }
 
 /* ---- tensor-parallel placement -------------------------------------------- */
@@ -733,6 +837,7 @@ TEST_REGISTER(world_llm)
 		{ "matches llm serve on unshared GPUs", test_match },
 		{ "KV memory: reserve, dynamic, oversub", test_memory },
 		{ "timeslice slows both tenants", test_timeslice_slows_both },
+		{ "an iteration's duty cycle by hand", test_duty_by_hand },
 		{ "tensor-parallel groups", test_tp_groups },
 		{ "requests routed by the policy", test_policy_routes },
 		{ "bad input, one line each", test_bad_input },

@@ -45,6 +45,7 @@
 */
 #include "sim/world/world_llm.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -505,14 +506,18 @@ static int start(struct world *w, struct llm_svc *sv, int r)
 	}
 	work = (double)llm_step_ns(rp->m, &it);
 	llm_step_profile(rp->m, &it, &sp);
-	/* The GPU-idle part of an iteration (t_iter0, t_seq, KV swaps) is
-	** not expressible in this GPU model's profile: the bandwidth demand
-	** is spread over the whole iteration (docs/MODEL.md, "LLM replicas
-	** in the world"). */
+	/* The unit's work is the whole iteration's solo time; its GPU-idle
+	** part (t_iter0, t_seq, KV swaps) is the profile's 1 - duty, which
+	** co-tenants fill, and bw_frac is the demand of the busy part alone
+	** (docs/MODEL.md, "LLM replicas in the world" and "Duty cycles"). */
 	memset(&prof, 0, sizeof prof);  /* fields this file does not set: 0 */
 	prof.alpha = sp.alpha;
 	prof.sat = sp.sat;
-	prof.bw_frac = sp.bw_busy * sp.duty;
+	/* an iteration of KV swaps alone runs no kernel: duty 0, which the
+	** profile would read as 1 (always busy); the least positive duty
+	** keeps its meaning (the GPU is free for the co-tenants) */
+	prof.duty = sp.duty > 0 ? sp.duty : DBL_MIN;
+	prof.bw_frac = sp.bw_busy;
 	rp->busy = 1;
 	rp->pending = sv->set.tp;
 	rp->t_iter = w->sim.now;
