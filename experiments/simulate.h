@@ -30,6 +30,7 @@ struct exp_sim_args {
 	int memory_servers;           /* DistMind memory pool; 0: one per node */
 	double memory_server_nic_bytes_per_s;   /* 0: nic_bytes_per_s */
 	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
+	int spread_cost;              /* WORLD_SPREAD_*; 0: allreduce */
 	const char *arrivals_dir;     /* arrival files may also come from
 					 here (trace.h); NULL: the trace's
 					 folder only */

@@ -124,6 +124,13 @@ struct world_config {
 	** uniform draw per row from the replication's stream, order kept
 	** (sim/world/world_jitter.c; docs/RESULTS.md).  0: the trace's times. */
 	sim_time arrival_jitter_ns;
+	/* What a data-parallel job spread over nodes pays: WORLD_SPREAD_
+	** ALLREDUCE (0, the default: its ring all-reduce over the NIC, also
+	** on a trace-given iteration time, which is taken as measured on the
+	** consolidated placement) or WORLD_SPREAD_NONE (every placement
+	** costs what the consolidated one does: the peers' simulators;
+	** docs/MODEL.md, "Data-parallel training"). */
+	int spread_cost;
 	/* Fractional GPUs (docs/MODEL.md, "Fractional GPUs"): each node's
 	** tie-break rank, nnodes entries, borrowed during create (NULL: the
 	** node index), which share policies read (pol_node). */
@@ -135,6 +142,7 @@ struct world_config {
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };
+enum { WORLD_SPREAD_ALLREDUCE = 0, WORLD_SPREAD_NONE = 1 };
 
 /* 4 Mi requests: 32 MiB of queued arrival times (docs/MODEL.md,
 ** "Bounded request queues"). */
