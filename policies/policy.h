@@ -42,6 +42,7 @@
 **      the GPUs' free share (pol_gpu_info's), share placements
 **      (pol_place_share), a trace's rows (pol_trace_rows); CPU-only jobs
 **      (0 GPUs), which the world fails at arrival under an older policy.
+**   4  pol_job_info's iterations and elastic range (min_gpus, max_gpus).
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -58,7 +59,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 3
+#define POL_IFACE_VERSION 4
 
 struct world;
 
@@ -342,6 +343,11 @@ struct pol_job_info {
 	int has_res;
 	double res_ms[3];
 	sim_time iter_ns;
+	/* ---- version 4 ---- */
+	int64_t iterations;           /* training: the trace's iterations (0:
+					 it gives a duration instead) */
+	int min_gpus, max_gpus;       /* the trace's elastic range; 0, 0: not
+					 elastic (docs/TRACE_FORMAT.md) */
 };
 
 /* One GPU. */

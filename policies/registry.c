@@ -29,6 +29,7 @@ extern const struct pol_ops pol_tiresias;
 extern const struct pol_ops pol_gittins;
 extern const struct pol_ops pol_muri_s;
 extern const struct pol_ops pol_muri_l;
+extern const struct pol_ops pol_gavel;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -48,6 +49,7 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_gittins,
 	&pol_muri_s,
 	&pol_muri_l,
+	&pol_gavel,
 	NULL
 };
 

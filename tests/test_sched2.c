@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "models/zoo.h"
+#include "policies/gavel_lp.h"
 #include "policies/policy.h"
 #include "sim/world/world.h"
 #include "tests/util.h"
@@ -64,11 +65,122 @@ static void test_spread_iter(void)
 	tw_close(&r);
 }
 
+/* ---- gavel ------------------------------------------------------------ */
+
+static void lp(int objective, int n, int m, const int *sf, const double *tput,
+	       const int *ngpus, const double *rem, const double *tss,
+	       double *x)
+{
+	double w[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	struct gv_lp_in in;
+
+	memset(&in, 0, sizeof in);
+	in.n = n;
+	in.m = m;
+	in.objective = objective;
+	in.solver = GV_LP_INTERIOR;
+	in.sf = sf;
+	in.w = w;
+	in.tput = tput;
+	in.ngpus = ngpus;
+	in.rem = rem;
+	in.tss = tss;
+	CU_ASSERT_EQUAL(gv_lp_solve(&in, x), 0);
+}
+
+/* The programs on cases with one optimum each.
+** Heterogeneity-aware max-min, 1 GPU of each of 2 types, A 3x faster on
+** type 0, B 3x on type 1: the isolated share is half of each type (iso =
+** 2 each), so the coefficients are (1.5, 0.5) and (0.5, 1.5): A all on
+** type 0, B all on type 1 (both 1.5; any other split lowers one).
+** Agnostic max-min, one type of 2 GPUs, A 1 GPU, B 2 GPUs: t <= x_A,
+** t <= 2 x_B, x_A + 2 x_B <= 2, x <= 1: x_A = 1, x_B = 0.5.
+** Finish-time fairness, 1 GPU, two equal jobs of 100 s at their start:
+** rho_i = 0.5 / x_i: x = 0.5 each.  Makespan, 1 GPU, A 100 s, B 300 s:
+** x_A / 100 = x_B / 300, x_A + x_B = 1: 0.25, 0.75. */
+static void test_gavel_lp(void)
+{
+	int sf11[2] = { 1, 1 }, sf12[2] = { 1, 2 }, n11[2] = { 1, 1 };
+	int n2[1] = { 2 }, n1[1] = { 1 };
+	double het[4] = { 3, 1, 1, 3 }, one[2] = { 1, 1 };
+	double t100[2] = { 0.01, 0.01 }, tms[2] = { 0.01, 1 / 300.0 };
+	double rem[2] = { 1, 1 }, tss[2] = { 0, 0 }, x[4];
+
+	lp(GV_OBJ_MMF_PERF, 2, 2, sf11, het, n11, rem, tss, x);
+	CU_ASSERT_DOUBLE_EQUAL(x[0], 1, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(x[1], 0, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(x[2], 0, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(x[3], 1, 1e-5);
+	lp(GV_OBJ_MMF, 2, 1, sf12, one, n2, rem, tss, x);
+	CU_ASSERT_DOUBLE_EQUAL(x[0], 1, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(x[1], 0.5, 1e-5);
+	lp(GV_OBJ_FTF_PERF, 2, 1, sf11, t100, n1, rem, tss, x);
+	CU_ASSERT_DOUBLE_EQUAL(x[0], 0.5, 1e-4);
+	CU_ASSERT_DOUBLE_EQUAL(x[1], 0.5, 1e-4);
+	lp(GV_OBJ_MAKESPAN, 2, 1, sf11, tms, n1, rem, tss, x);
+	CU_ASSERT_DOUBLE_EQUAL(x[0], 0.25, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(x[1], 0.75, 1e-5);
+}
+
+/* Rounds of 100 s, a reset whenever the jobs change (reset_s 0).  Three
+** 1000 s one-GPU jobs at 0 on 2 GPUs: X = 2/3 each.  Priorities X / (its
+** share of the time so far), each starting at round / 2 = 50: round 1
+** (0-100) all 2 (ties in arrival order): A, B; then A 150, B 150, C 50
+** of 350: C first (4.67), then A (1.56) before B: round 2 C, A (A keeps
+** GPU 0); then B and C (2.44) before A: round 3 B, C; then all equal:
+** A, B again.  A runs rounds 1, 2, 4, 5, ..., 13, 14: done at 1400; B
+** and C have one more round each: 1500.  FIFO would end C at 2000. */
+static void test_gavel_rounds(void)
+{
+	const char *body =
+		"A,train,0,resnet50,32,,1000,,,,1,,1000,,,,,,\n"
+		"B,train,0,resnet50,32,,1000,,,,1,,1000,,,,,,\n"
+		"C,train,0,resnet50,32,,1000,,,,1,,1000,,,,,,\n";
+	struct tw_world r;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "gavel.csv", body, pol_find("gavel"),
+				    "1x2:a100-80gb",
+				    "round_s=100,reset_s=0"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), 1400, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), 1500, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "C"), 1500, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "C"), 100, 1e-6);
+	tw_close(&r);
+}
+
+/* Whole iterations a round (Gavel's int(throughput x round)): X, 10
+** iterations of 30 s, runs 3 a round (90 s); Y, 4 of 40 s, 2 (80 s).
+** The round ends at the longer slice, 90: Y idles 80-90, runs 90-170
+** and ends at 170; X at 90, 180, 270 and 300.  whole_steps 0: rounds of
+** 100 s, Y ends at 160, X at 300. */
+static void test_gavel_steps(void)
+{
+	const char *body =
+		"X,train,0,resnet50,32,10,,30000,,,1,,1000,,,,,,\n"
+		"Y,train,0,resnet50,32,4,,40000,,,1,,1000,,,,,,\n";
+	struct tw_world r;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "gsteps.csv", body, pol_find("gavel"),
+				    "1x2:a100-80gb", "round_s=100"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "Y"), 170, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "X"), 300, 1e-6);
+	tw_close(&r);
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "gsteps2.csv", body, pol_find("gavel"),
+				    "1x2:a100-80gb",
+				    "round_s=100,whole_steps=0"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "Y"), 160, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "X"), 300, 1e-6);
+	tw_close(&r);
+}
+
 TEST_REGISTER(sched2)
 {
 	static const struct test_case cases[] = {
 		{ "a spread job pays its all-reduce on iter_ms",
 		  test_spread_iter },
+		{ "gavel's programs by hand", test_gavel_lp },
+		{ "gavel's rounds and priorities", test_gavel_rounds },
+		{ "gavel runs whole iterations a round", test_gavel_steps },
 		{ NULL, NULL }
 	};
 	return test_add_suite("sched2", cases);
