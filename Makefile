@@ -3,8 +3,10 @@
 #   make              build build/colosim and build/libcolosim.a
 #   make check        build and run every test (CUnit suites, golden, conformance)
 #   make bench        engine benchmarks (PHOLD, hold) side by side with SimPy,
-#                     the whole replay, LLM serving
+#                     the whole replay, LLM serving, the scale grid
+#                     (tests/bench/grid.py)
 #   make demo         the reference experiment of README.md
+#   make validate     fit the co-location models, write docs/VALIDATION.md
 #   make deps         install missing Debian packages (.ci/deps)
 #   make microbench   build the CUDA calibration suite when nvcc exists
 #   make install PREFIX=/usr/local
@@ -15,7 +17,9 @@
 # Switches: WERROR=1 (warnings are errors), SANITIZE=1 (ASan + UBSan, objects
 # go to build-san/ so both builds can live side by side), FUZZ=1 (clang with
 # libFuzzer's instrumentation, ASan + UBSan, objects in build-fuzz/; used by
-# make fuzz), OPT=-O0 etc.
+# make fuzz), OPT=-O0 etc., MPI=auto|1|0 (the MPI sweep runner,
+# experiments/runner_mpi.c: auto builds it when pkg-config finds Open MPI or
+# MPICH, 1 requires it, 0 leaves it out; docs/SCALE.md).
 
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -51,11 +55,26 @@ WARN    := $(filter-out -Werror,$(WARN)) -Wno-double-promotion \
            -Wno-string-concatenation
 endif
 
+# MPI: only experiments/runner_mpi.c includes <mpi.h> (as a system header,
+# so that its warnings are not ours); everything links the MPI library.
+MPI ?= auto
+MPI_PKG := $(firstword $(foreach p,ompi-c mpich,$(shell pkg-config --exists $(p) 2>/dev/null && echo $(p))))
+ifeq ($(MPI),auto)
+MPI := $(if $(MPI_PKG),1,0)
+endif
+ifeq ($(MPI),1)
+ifeq ($(MPI_PKG),)
+$(error MPI=1 but pkg-config finds neither ompi-c nor mpich: install libopenmpi-dev, or build with MPI=0)
+endif
+MPI_CFLAGS := -DCOLOSIM_MPI=1 $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(MPI_PKG)))
+MPI_LIBS   := $(shell pkg-config --libs $(MPI_PKG))
+endif
+
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libcsv and GLPK (libglpk-dev: gavel's LP) ship no pkg-config file in
 # Debian: link them by name.
-LIBS     := $(PKG_LIBS) -lcsv -lglpk -lm
+LIBS     := $(PKG_LIBS) $(MPI_LIBS) -lcsv -lglpk -lm
 CPPFLAGS += -I. -D_POSIX_C_SOURCE=200809L
 CFLAGS   := -std=c11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += $(SANFLAGS)
@@ -82,7 +101,8 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/main.o $(BUILD)/tests/
 TEST_BIN   := $(BUILD)/colosim-tests
 SUITES_INC := $(BUILD)/tests/suites.inc
 
-BENCH_BINS := $(BUILD)/bench/phold $(BUILD)/bench/hold $(BUILD)/bench/bareheap
+BENCH_BINS := $(BUILD)/bench/phold $(BUILD)/bench/hold $(BUILD)/bench/bareheap \
+              $(BUILD)/bench/rusage
 
 # Fuzz harnesses (tests/fuzz/, docs/FUZZING.md): tests/fuzz/fuzz_NAME.c is
 # target NAME; fuzz_import.c is built once per importer as import-FORMAT.
@@ -105,7 +125,7 @@ FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%.o) \
                 $(FUZZ_IMPORTERS:%=$(BUILD)/tests/fuzz/import-%.o)
 .SECONDARY: $(FUZZ_OBJ)
 
-.PHONY: all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden \
+.PHONY: FORCE all check check-only deps-quiet test bench demo deps install clean microbench callgrind golden validate refit \
 	fuzz fuzz-bins fuzz-regress allocfail
 
 all: $(BIN) $(LIB)
@@ -128,6 +148,16 @@ $(CMDS_INC): $(CLI_SRC) Makefile
 	@mkdir -p $(@D)
 	@printf '%s\n' $(foreach n,$(CMD_NAMES),"CMD($(n))") > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+# The MPI switch, recorded so that flipping it rebuilds runner_mpi.o.
+MPI_STAMP := $(BUILD)/mpi.stamp
+$(MPI_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo "MPI=$(MPI) $(MPI_CFLAGS) $(MPI_LIBS)" > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+FORCE:
+$(BUILD)/experiments/runner_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/experiments/runner_mpi.o: $(MPI_STAMP)
 
 # The install prefix, the last place sim/datadir.c looks for data files.
 $(BUILD)/sim/datadir.o: CPPFLAGS += -DCOLOSIM_PREFIX='"$(PREFIX)"'
@@ -201,11 +231,15 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+# The scale grid's size knobs (BENCH_MAX_JOBS, BENCH_MAX_GPUS, BENCH_TIMEOUT,
+# BENCH_POLICIES, BENCH_KINDS) are read from the environment; the default is
+# the quick grid (docs/PERFORMANCE.md, "Scale grid").
 bench: $(BENCH_BINS) $(BIN)
 	sh tests/bench/run.sh $(BUILD)
 	sh tests/bench/replay.sh $(BUILD)
 	sh tests/bench/llm.sh $(BUILD)
 	sh tests/bench/sched.sh $(BUILD)
+	python3 tests/bench/grid.py $(BUILD)
 
 callgrind: $(BENCH_BINS)
 	sh tests/bench/callgrind.sh $(BUILD)
@@ -213,6 +247,18 @@ callgrind: $(BENCH_BINS)
 # Regenerates the golden metrics on purpose (see tests/golden/regen.sh).
 golden: $(BIN)
 	sh tests/golden/regen.sh $(BIN)
+
+# The co-location fits on the public measurements (../shared/measurements,
+# skipped with a message where absent): writes docs/VALIDATION.md.
+# `make refit` also regenerates models/train_fits.c and prints the fitted
+# device-profile lines (docs/VALIDATION.md says where they go).
+MEAS ?= ../shared/measurements
+validate: $(BIN)
+	$(BIN) fit --data $(MEAS) --validation docs/VALIDATION.md
+
+refit: $(BIN)
+	$(BIN) fit --data $(MEAS) --validation docs/VALIDATION.md \
+		--fits-c models/train_fits.c --keys /dev/stdout
 
 # The README's main command: installs what is missing, builds, runs the
 # reference experiment into results/demo.db, prints the report and writes

@@ -24,6 +24,7 @@
 #include "sim/file.h"
 #include "sim/num.h"
 #include "sim/rng.h"
+#include "sim/world/world_llm.h"
 
 /* 1 when s holds no control character (values end up in SQL bindings,
 ** data files and plot titles: one line each). */
@@ -35,7 +36,8 @@ static int is_printable(const char *s)
 	return 1;
 }
 
-enum { SEC_NONE, SEC_EXPERIMENT, SEC_CLUSTER, SEC_SWEEP, SEC_POLICY };
+enum { SEC_NONE, SEC_EXPERIMENT, SEC_CLUSTER, SEC_SWEEP, SEC_POLICY,
+       SEC_LLM };
 
 struct parse_ctx {
 	struct exp_config *cfg;
@@ -48,7 +50,7 @@ struct parse_ctx {
 	int sec;                 /* SEC_* of the current section */
 	char secname[128];
 	struct exp_policy_cfg *pol;   /* current [policy.NAME] */
-	size_t cappol, capgen, capparams;
+	size_t cappol, capgen, capparams, capllm;
 	struct exp_kv *sweep_raw;     /* [sweep] before expansion */
 	size_t nsweep_raw, capsweep_raw;
 	struct exp_kv *seen;          /* keys of [experiment]/[cluster] */
@@ -96,11 +98,13 @@ static char *mem_reader(char *str, int num, void *stream)
 			if (!((n == 10 && strncmp(p + 1, "experiment", 10) == 0) ||
 			      (n == 7 && strncmp(p + 1, "cluster", 7) == 0) ||
 			      (n == 5 && strncmp(p + 1, "sweep", 5) == 0) ||
+			      (n == 3 && strncmp(p + 1, "llm", 3) == 0) ||
 			      (n > 7 && strncmp(p + 1, "policy.", 7) == 0))) {
 				sim_err_set(c->err, SIM_EPARSE, "%s:%d: [%.*s] "
 					    "unknown section (known: "
 					    "[experiment], [cluster], [sweep], "
-					    "[policy.NAME])", c->path, c->line,
+					    "[llm], [policy.NAME])", c->path,
+					    c->line,
 					    (int)(n < 100 ? n : 100), p + 1);
 				return NULL;
 			}
@@ -400,6 +404,8 @@ static int on_section(struct parse_ctx *c, const char *section)
 		c->sec = SEC_CLUSTER;
 	else if (strcmp(section, "sweep") == 0)
 		c->sec = SEC_SWEEP;
+	else if (strcmp(section, "llm") == 0)
+		c->sec = SEC_LLM;
 	else if (strncmp(section, "policy.", 7) == 0) {
 		const char *name = section + 7;
 		struct exp_policy_cfg *p;
@@ -432,7 +438,7 @@ static int on_section(struct parse_ctx *c, const char *section)
 		c->sec = SEC_POLICY;
 	} else {
 		return perr(c, SIM_EPARSE, "unknown section (known: "
-			    "[experiment], [cluster], [sweep], "
+			    "[experiment], [cluster], [sweep], [llm], "
 			    "[policy.NAME])");
 	}
 	return 1;
@@ -493,6 +499,26 @@ static int cfg_handler(void *user, const char *section, const char *name,
 			    name, value, c->line))
 			return perr(c, SIM_ENOMEM, "out of memory");
 		return 1;
+	case SEC_LLM: {
+		char origin[80];
+		struct pol_param q;
+		struct pol_params pp = { 1, &q };
+		struct sim_err e;
+		if (check_dup(c, c->cfg->llm, c->cfg->nllm, name))
+			return 0;
+		snprintf(origin, sizeof origin, "%s:%d: [llm]", c->path,
+			 c->line);
+		q.key = name;
+		q.value = value;
+		q.origin = origin;
+		sim_err_clear(&e);
+		if (world_llm_check(&pp, &e) != 0)
+			return sim_err_set(c->err, SIM_EPARSE, "%s", e.msg), 0;
+		if (exp__kv_push(&c->cfg->llm, &c->cfg->nllm, &c->capllm, name,
+				 value, c->line))
+			return perr(c, SIM_ENOMEM, "out of memory");
+		return 1;
+	}
 	case SEC_POLICY:
 		if (!exp__is_word(name, "_.-"))
 			return perr(c, SIM_EPARSE, "key '%s': expected letters, "
@@ -549,6 +575,20 @@ static int check_dim(struct parse_ctx *c, const struct exp_sweep_dim *d)
 			if (!exp__is_word(d->key + 4, "_-"))
 				return perr(c, SIM_EPARSE, "%s: bad generator "
 					    "option name", d->key);
+		} else if (strncmp(d->key, "llm.", 4) == 0) {
+			char origin[80];
+			struct pol_param q;
+			struct pol_params pp = { 1, &q };
+			struct sim_err e;
+			snprintf(origin, sizeof origin, "%s:%d: [sweep]",
+				 c->path, d->line);
+			q.key = d->key + 4;
+			q.value = v;
+			q.origin = origin;
+			sim_err_clear(&e);
+			if (world_llm_check(&pp, &e) != 0)
+				return sim_err_set(c->err, SIM_EPARSE, "%s",
+						   e.msg);
 		} else if (strncmp(d->key, "policy.", 7) == 0) {
 			const char *dot = strchr(d->key + 7, '.');
 			if (dot == NULL || dot == d->key + 7 || dot[1] == '\0')
@@ -557,7 +597,7 @@ static int check_dim(struct parse_ctx *c, const struct exp_sweep_dim *d)
 		} else {
 			return perr(c, SIM_EPARSE, "unknown sweep key '%s' "
 				    "(known: policy, horizon_s, cluster, trace, "
-				    "gen.KEY, policy.NAME.KEY)", d->key);
+				    "gen.KEY, llm.KEY, policy.NAME.KEY)", d->key);
 		}
 	}
 	return 0;
@@ -804,6 +844,7 @@ void exp_config_free(struct exp_config *cfg)
 	free(cfg->name);
 	free(cfg->trace);
 	exp__kv_free(cfg->gen, cfg->ngen);
+	exp__kv_free(cfg->llm, cfg->nllm);
 	free(cfg->cluster);
 	free(cfg->db);
 	free(cfg->devices);

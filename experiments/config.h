@@ -97,6 +97,8 @@ struct exp_config {
 	int trace_line;
 	struct exp_kv *gen;              /* gen.KEY options (KEY without gen.) */
 	size_t ngen;
+	struct exp_kv *llm;              /* [llm]: LLM service settings */
+	size_t nllm;
 	char *cluster;                   /* the spec text */
 	int cluster_line;
 	struct exp_cluster_opts copts;
@@ -139,6 +141,8 @@ struct exp_run_spec {
 	size_t nparams;
 	struct exp_kv *gen;              /* generator options (trace == NULL) */
 	size_t ngen;
+	struct exp_kv *llm;              /* [llm] merged with llm.KEY sweeps */
+	size_t nllm;
 	struct exp_kv *sweep;            /* this run's swept values */
 	size_t nsweep;
 	int replication;                 /* 0 .. replications-1 */

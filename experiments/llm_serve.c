@@ -14,6 +14,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sim/csv.h"
+#include "sim/num.h"
+#include "traces/import.h"
+#include "traces/trace.h"
+
 struct track {
 	sim_time arrival, first, last;
 	int ntok;
@@ -226,7 +231,7 @@ int llm_serve_run(const struct llm_serve_cfg *c,
 			}
 		if (ta == SIM_TIME_NEVER && je < 0)
 			break;
-		if (ta <= te) {
+		if (ta < te) {
 			struct sim_err e2;
 
 			u.now = ta;
@@ -286,4 +291,197 @@ done:
 	free(rq);
 	free(u.tr);
 	return rc;
+}
+
+/* ---- the request file ---------------------------------------------------- */
+
+struct load {
+	const char *path, *model;
+	int max_len;
+	enum llm_long mode;
+	int c_t, c_p, c_o, datetime;
+	struct llm_serve_req *r;
+	size_t n, cap;
+	unsigned long skipped, truncated;
+};
+
+static int col_of(const struct sim_csv_rec *h, const char *name)
+{
+	int k;
+
+	for (k = 0; k < h->nf; k++)
+		if (strcasecmp(h->f[k], name) == 0)
+			return k;
+	return -1;
+}
+
+static int load_header(struct load *L, const struct sim_csv_rec *h,
+		       struct sim_err *err)
+{
+	static const char *const azure[3] = { "TIMESTAMP", "ContextTokens",
+					      "GeneratedTokens" };
+	static const char *const ours[3] = { "t_s", "prompt_tokens",
+					     "output_tokens" };
+	const char *const *names;
+	int k, *c[3] = { &L->c_t, &L->c_p, &L->c_o };
+
+	L->datetime = col_of(h, "TIMESTAMP") >= 0;
+	names = L->datetime ? azure : ours;
+	for (k = 0; k < 3; k++)
+		if ((*c[k] = col_of(h, names[k])) < 0)
+			return sim_err_set(err, SIM_EPARSE, "%s:%ld:1: header "
+					   "lacks column '%s' (expected %s,%s,%s "
+					   "or %s,%s,%s)", L->path, h->line,
+					   names[k], azure[0], azure[1],
+					   azure[2], ours[0], ours[1], ours[2]);
+	return 0;
+}
+
+/* Field k (column name what) of rec as a token count. */
+static int load_tokens(const struct load *L, const struct sim_csv_rec *rec,
+		       int k, const char *what, int64_t *v,
+		       struct sim_err *err)
+{
+	if (sim_num_i64(rec->f[k], NULL, 1, TRACE_TOKENS_MAX, v, NULL) != 0)
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: expected an "
+				   "integer in [1, %d], got '%.40s'", L->path,
+				   rec->line, rec->col[k], what,
+				   TRACE_TOKENS_MAX, rec->f[k]);
+	return 0;
+}
+
+static int load_row(void *ctx, const struct sim_csv_rec *rec,
+		    struct sim_err *err)
+{
+	struct load *L = ctx;
+	const char *np = L->datetime ? "ContextTokens" : "prompt_tokens";
+	int64_t p, o;
+	sim_time t;
+	int rc;
+
+	if (rec->index == 0)
+		return load_header(L, rec, err);
+	if (L->datetime ? imp_parse_datetime(rec->f[L->c_t], &t) != 0 :
+	    sim_num_secs(rec->f[L->c_t], NULL, 0, SIM_NUM_TIME_MAX_S, &t,
+			 NULL) != 0)
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: expected "
+				   "%s, got '%.40s'", L->path, rec->line,
+				   rec->col[L->c_t], L->datetime ? "TIMESTAMP" :
+				   "t_s", L->datetime ? "'YYYY-MM-DD "
+				   "HH:MM:SS[.fraction]'" : "seconds >= 0",
+				   rec->f[L->c_t]);
+	if ((rc = load_tokens(L, rec, L->c_p, np, &p, err)) != 0 ||
+	    (rc = load_tokens(L, rec, L->c_o, L->datetime ? "GeneratedTokens" :
+			      "output_tokens", &o, err)) != 0)
+		return rc;
+	if (p + o > L->max_len) {
+		if (L->mode == LLM_LONG_ERROR)
+			return sim_err_set(err, SIM_EINVAL, "%s:%ld:%d: %s: "
+					   "%lld prompt + %lld output tokens "
+					   "exceed the %d-token context window "
+					   "of %s (--long skip or truncate to "
+					   "replay it)", L->path, rec->line,
+					   rec->col[L->c_p], np, (long long)p,
+					   (long long)o, L->max_len, L->model);
+		if (L->mode == LLM_LONG_SKIP) {
+			L->skipped++;
+			return 0;
+		}
+		/* keep the output, cut the prompt's head (at least 1) */
+		L->truncated++;
+		if (o >= L->max_len)
+			o = L->max_len - 1;
+		p = L->max_len - o;
+	}
+	if (L->n == L->cap) {
+		size_t cap = L->cap ? 2 * L->cap : 1024;
+		struct llm_serve_req *r = realloc(L->r, cap * sizeof *r);
+		if (r == NULL)
+			return sim_err_set(err, SIM_ENOMEM, "out of memory");
+		L->r = r;
+		L->cap = cap;
+	}
+	L->r[L->n].arrival_ns = t;
+	L->r[L->n].prompt_tokens = (int)p;
+	L->r[L->n].output_tokens = (int)o;
+	L->n++;
+	return 0;
+}
+
+struct ordered {
+	struct llm_serve_req r;
+	size_t i;
+};
+
+static int cmp_ordered(const void *a, const void *b)
+{
+	const struct ordered *x = a, *y = b;
+
+	if (x->r.arrival_ns != y->r.arrival_ns)
+		return x->r.arrival_ns < y->r.arrival_ns ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Stable order by arrival: equal times keep their file order. */
+static int sort_arrivals(struct llm_serve_req *r, size_t n)
+{
+	struct ordered *o;
+	size_t i;
+
+	for (i = 1; i < n && r[i - 1].arrival_ns <= r[i].arrival_ns; i++)
+		;
+	if (i >= n)
+		return 0;
+	if ((o = malloc(n * sizeof *o)) == NULL)
+		return SIM_ENOMEM;
+	for (i = 0; i < n; i++) {
+		o[i].r = r[i];
+		o[i].i = i;
+	}
+	qsort(o, n, sizeof *o, cmp_ordered);
+	for (i = 0; i < n; i++)
+		r[i] = o[i].r;
+	free(o);
+	return 0;
+}
+
+int llm_serve_load(const char *path, int max_len, const char *model,
+		   enum llm_long mode, struct llm_serve_req **out, size_t *n,
+		   unsigned long *skipped, unsigned long *truncated,
+		   struct sim_err *err)
+{
+	struct load L;
+	sim_time t0;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	memset(&L, 0, sizeof L);
+	L.path = path;
+	L.model = model != NULL ? model : "the model";
+	L.max_len = max_len;
+	L.mode = mode;
+	rc = sim_csv_each(path, "request file", SIM_CSV_HEADER, load_row, &L,
+			  err);
+	if (rc == 0 && L.n == 0)
+		rc = sim_err_set(err, SIM_EPARSE, "%s: no requests", path);
+	if (rc != 0) {
+		free(L.r);
+		return rc;
+	}
+	if (sort_arrivals(L.r, L.n) != 0) {
+		free(L.r);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	t0 = L.r[0].arrival_ns;
+	for (i = 0; i < L.n; i++)
+		L.r[i].arrival_ns -= t0;
+	*out = L.r;
+	*n = L.n;
+	if (skipped != NULL)
+		*skipped = L.skipped;
+	if (truncated != NULL)
+		*truncated = L.truncated;
+	return 0;
 }

@@ -10,7 +10,8 @@
 ** GPUs are not shared (docs/MODEL.md, "LLM serving"), and the driver of
 ** `colosim llm serve` and of its benchmark.  It keeps no global state; time
 ** is integer nanoseconds; the only events are arrivals and iteration ends,
-** taken in order (ties: arrivals first, then replicas by index).
+** taken in order (ties: iteration ends first, replicas by index, then the
+** arrival, as the world orders completions before arrivals).
 */
 #ifndef COLOSIM_EXPERIMENTS_LLM_SERVE_H
 #define COLOSIM_EXPERIMENTS_LLM_SERVE_H
@@ -85,5 +86,24 @@ void llm_serve_result_fini(struct llm_serve_result *r);
 int llm_serve_run(const struct llm_serve_cfg *c,
 		  const struct llm_serve_req *reqs, size_t n,
 		  struct llm_serve_result *out, struct sim_err *err);
+
+/*
+** Reads a request file (docs/TRACE_FORMAT.md, "LLM request files"): a CSV
+** with a header naming either TIMESTAMP, ContextTokens, GeneratedTokens
+** (the Azure LLM 2023 trace; datetimes) or t_s, prompt_tokens,
+** output_tokens (seconds), other columns ignored.  Times are made relative
+** to the earliest request and the requests sorted by arrival (stable).
+** A request whose prompt + output exceeds max_len is an error naming
+** file:line:column (long = LLM_LONG_ERROR), dropped and counted in
+** *skipped (LLM_LONG_SKIP), or its prompt cut to fit, counted in
+** *truncated (LLM_LONG_TRUNCATE).  On success *out (heap; free()) holds *n
+** >= 1 requests.  Errors: SIM_ENOENT, SIM_EIO, SIM_EPARSE (malformed,
+** empty), SIM_EINVAL (too long), SIM_ENOMEM, with the place in err.
+*/
+enum llm_long { LLM_LONG_ERROR = 0, LLM_LONG_SKIP, LLM_LONG_TRUNCATE };
+int llm_serve_load(const char *path, int max_len, const char *model,
+		   enum llm_long mode, struct llm_serve_req **out, size_t *n,
+		   unsigned long *skipped, unsigned long *truncated,
+		   struct sim_err *err);
 
 #endif

@@ -208,6 +208,7 @@ static void spec_fini(struct exp_run_spec *s)
 	free(s->policy);
 	exp__kv_free(s->params, s->nparams);
 	exp__kv_free(s->gen, s->ngen);
+	exp__kv_free(s->llm, s->nllm);
 	exp__kv_free(s->sweep, s->nsweep);
 	free(s->trace);
 	free(s->cluster);
@@ -229,7 +230,7 @@ struct point {
 /* A spec under construction: capacities of its arrays, label buffers. */
 struct spec_build {
 	struct exp_run_spec *s;
-	size_t capp, capg, caps;
+	size_t capp, capg, caps, capl;
 	struct sim_strbuf var, set;
 };
 
@@ -262,6 +263,9 @@ static int spec_base(struct spec_build *b, const struct exp_config *cfg,
 	for (i = 0; rc == 0 && i < cfg->ngen; i++)
 		rc = exp__kv_push(&s->gen, &s->ngen, &b->capg, cfg->gen[i].key,
 				  cfg->gen[i].value, cfg->gen[i].line);
+	for (i = 0; rc == 0 && i < cfg->nllm; i++)
+		rc = exp__kv_push(&s->llm, &s->nllm, &b->capl, cfg->llm[i].key,
+				  cfg->llm[i].value, cfg->llm[i].line);
 	sb_kv(&b->var, "policy", pt->pol);
 	if (rc == 0 && exp__find_dim(cfg, "policy") != NULL)
 		rc = exp__kv_push(&s->sweep, &s->nsweep, &b->caps, "policy",
@@ -297,6 +301,9 @@ static int spec_global(struct spec_build *b, const struct exp_config *cfg,
 			return SIM_ENOMEM;
 	} else if (strncmp(d->key, "gen.", 4) == 0) {
 		return exp__kv_set(&s->gen, &s->ngen, &b->capg, d->key + 4, v,
+				   d->line);
+	} else if (strncmp(d->key, "llm.", 4) == 0) {
+		return exp__kv_set(&s->llm, &s->nllm, &b->capl, d->key + 4, v,
 				   d->line);
 	}
 	return 0;

@@ -27,6 +27,9 @@ static const char *const metric_order[] = {
 	"latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "slo_attainment",
 	"requests_total", "requests_served", "requests_unserved",
 	"jobs_total", "jobs_done", "jobs_failed", "jobs_unfinished", "gpu_hours",
+	"llm_ttft_p50_ms", "llm_ttft_p99_ms", "llm_tpot_p50_ms",
+	"llm_tpot_p99_ms", "llm_slo_ttft", "llm_slo_tpot", "llm_slo_both",
+	"llm_out_tok_per_s", "llm_kv_util_mean", "llm_preemptions",
 	NULL
 };
 

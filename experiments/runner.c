@@ -7,11 +7,14 @@
 ** decides), simulates, writes one message, _exits without running atexit
 ** handlers or touching the parent's SQLite handle.
 **
-** Message (same binary on both ends, so raw structs are fine):
+** Message (same binary on both ends, so raw structs are fine; the header
+** carries the struct sizes, see runner_int.h):
 **   struct wire_head, then msglen bytes of error text, then the metrics,
-**   jobs, series, latency and placement arrays.
+**   jobs, series, latency and placement arrays.  The MPI runner
+**   (runner_mpi.c) sends the same message from a worker rank to rank 0.
 */
 #include "experiments/runner.h"
+#include "experiments/runner_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -32,13 +35,33 @@
 
 #define WIRE_MAGIC 0x636f6c72u
 
+/* The sizes of the raw structs a message carries: a message from another
+** build (another struct layout) is refused rather than misread. */
+#define WIRE_LAYOUT ((uint64_t)sizeof(struct res_metric) |              \
+		     (uint64_t)sizeof(struct res_job) << 12 |             \
+		     (uint64_t)sizeof(struct res_series) << 24 |          \
+		     (uint64_t)sizeof(struct res_lat_bin) << 36 |         \
+		     (uint64_t)sizeof(struct res_place) << 48)
+/* and of the named histograms and series (schema 3) */
+#define WIRE_LAYOUT2 ((uint64_t)sizeof(struct res_hist_bin) |            \
+		      (uint64_t)sizeof(struct res_point) << 12)
+_Static_assert(sizeof(struct res_hist_bin) < 4096 &&
+	       sizeof(struct res_point) < 4096, "WIRE_LAYOUT2 packs them too");
+_Static_assert(sizeof(struct res_metric) < 4096 &&
+	       sizeof(struct res_job) < 4096 &&
+	       sizeof(struct res_series) < 4096 &&
+	       sizeof(struct res_lat_bin) < 4096 &&
+	       sizeof(struct res_place) < 4096,
+	       "WIRE_LAYOUT packs each struct size in 12 bits");
+
 struct wire_head {
 	uint32_t magic;
 	int32_t rc;
+	uint64_t layout, layout2;
+	uint32_t msglen;
 	uint64_t events;
 	double wall_s;
-	uint64_t nmetrics, njobs, nseries, nlat, nplace;
-	uint32_t msglen;
+	uint64_t nmetrics, njobs, nseries, nlat, nplace, nhists, npoints;
 };
 
 struct slot {
@@ -46,11 +69,10 @@ struct slot {
 	int fd;
 	size_t run;                /* index into the matrix */
 	struct exp_run_spec spec;  /* run `run`, owned while in flight */
-	unsigned char *buf;
-	size_t len, cap;
+	struct exp_wire w;
 };
 
-static double now_s(void)
+double exp_now_s(void)
 {
 	struct timespec ts;
 
@@ -58,10 +80,21 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Writes all of buf to fd (retrying short writes); 0 or -1. */
-static int write_all(int fd, const void *buf, size_t n)
+void exp_wire_fini(struct exp_wire *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+	w->len = w->cap = 0;
+}
+
+/* Where a message goes: a pipe (the child) or a buffer (inline). */
+typedef int (*wire_put_fn)(void *ctx, const void *p, size_t n);
+
+/* Writes all of buf to the fd *ctx (retrying short writes); 0 or -1. */
+static int put_fd(void *ctx, const void *buf, size_t n)
 {
 	const unsigned char *p = buf;
+	int fd = *(int *)ctx;
 
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
@@ -75,19 +108,89 @@ static int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+/* Makes room for `more` bytes in w; 0 or -1. */
+static int wire_reserve(struct exp_wire *w, size_t more)
+{
+	size_t c;
+	unsigned char *p;
+
+	if (w->cap - w->len >= more)
+		return 0;
+	c = w->cap ? w->cap : 65536;
+	while (c - w->len < more)
+		c *= 2;
+	p = realloc(w->buf, c);
+	if (p == NULL)
+		return -1;
+	w->buf = p;
+	w->cap = c;
+	return 0;
+}
+
+/* Appends to the struct exp_wire *ctx; 0 or -1. */
+static int put_mem(void *ctx, const void *p, size_t n)
+{
+	struct exp_wire *w = ctx;
+
+	if (n == 0)
+		return 0;
+	if (wire_reserve(w, n) != 0)
+		return -1;
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+	return 0;
+}
+
+/* Writes the message of one run (rc, err's text when rc != 0, else res). */
+static int wire_write(wire_put_fn put, void *ctx, int rc,
+		      const struct sim_err *err, const struct run_result *res)
+{
+	struct wire_head h;
+
+	memset(&h, 0, sizeof h);
+	h.magic = WIRE_MAGIC;
+	h.layout = WIRE_LAYOUT;
+	h.layout2 = WIRE_LAYOUT2;
+	h.rc = rc;
+	if (rc == 0) {
+		h.events = res->events;
+		h.wall_s = res->wall_s;
+		h.nmetrics = res->nmetrics;
+		h.njobs = res->njobs;
+		h.nseries = res->nseries;
+		h.nlat = res->nlat;
+		h.nplace = res->nplace;
+		h.nhists = res->nhists;
+		h.npoints = res->npoints;
+	} else {
+		h.msglen = (uint32_t)strlen(err->msg);
+	}
+	if (put(ctx, &h, sizeof h) ||
+	    put(ctx, err->msg, h.msglen) ||
+	    put(ctx, res->metrics, h.nmetrics * sizeof *res->metrics) ||
+	    put(ctx, res->jobs, h.njobs * sizeof *res->jobs) ||
+	    put(ctx, res->series, h.nseries * sizeof *res->series) ||
+	    put(ctx, res->lat, h.nlat * sizeof *res->lat) ||
+	    put(ctx, res->place, h.nplace * sizeof *res->place) ||
+	    put(ctx, res->hists, h.nhists * sizeof *res->hists) ||
+	    put(ctx, res->points, h.npoints * sizeof *res->points))
+		return -1;
+	return 0;
+}
+
 /* Simulates spec and fills res, timing it; returns the simulator's code. */
 static int simulate_one(const struct exp_runner_opts *o,
 			const struct exp_run_spec *spec, struct run_result *res,
 			struct sim_err *err)
 {
-	double t0 = now_s();
+	double t0 = exp_now_s();
 	int rc;
 
 	run_result_init(res);
 	sim_err_clear(err);
 	rc = o->simulate(spec, res, err);
 	if (rc == 0 && res->wall_s <= 0)
-		res->wall_s = now_s() - t0;
+		res->wall_s = exp_now_s() - t0;
 	if (rc != 0 && err->msg[0] == '\0')
 		sim_err_set(err, rc, "%s", sim_strerror(rc));
 	return rc;
@@ -99,40 +202,19 @@ static void child_main(int fd, const struct exp_runner_opts *o,
 {
 	struct run_result res;
 	struct sim_err err;
-	struct wire_head h;
 	int rc;
 
 	signal(SIGINT, SIG_IGN);
 	rc = simulate_one(o, spec, &res, &err);
-	memset(&h, 0, sizeof h);
-	h.magic = WIRE_MAGIC;
-	h.rc = rc;
-	if (rc == 0) {
-		h.events = res.events;
-		h.wall_s = res.wall_s;
-		h.nmetrics = res.nmetrics;
-		h.njobs = res.njobs;
-		h.nseries = res.nseries;
-		h.nlat = res.nlat;
-		h.nplace = res.nplace;
-	} else {
-		h.msglen = (uint32_t)strlen(err.msg);
-	}
-	if (write_all(fd, &h, sizeof h) ||
-	    write_all(fd, err.msg, h.msglen) ||
-	    write_all(fd, res.metrics, h.nmetrics * sizeof *res.metrics) ||
-	    write_all(fd, res.jobs, h.njobs * sizeof *res.jobs) ||
-	    write_all(fd, res.series, h.nseries * sizeof *res.series) ||
-	    write_all(fd, res.lat, h.nlat * sizeof *res.lat) ||
-	    write_all(fd, res.place, h.nplace * sizeof *res.place))
+	if (wire_write(put_fd, &fd, rc, &err, &res) != 0)
 		_exit(3);
 	_exit(0);
 }
 
 /*
-** Decodes a child's message into res (initialised here) or msg.  Returns
-** 0 for a simulated run, 1 for a run the simulator failed (msg filled), -1
-** for a truncated or garbled message.
+** Decodes a message into res (initialised here) or msg.  Returns 0 for a
+** simulated run, 1 for a run the simulator failed (msg filled), -1 for a
+** truncated or garbled message, -2 out of memory.
 */
 static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 		  char *msg, size_t msgsize)
@@ -144,15 +226,18 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 	if (len < sizeof h)
 		return -1;
 	memcpy(&h, buf, sizeof h);
-	if (h.magic != WIRE_MAGIC || h.msglen >= SIM_ERR_MSG_MAX)
+	if (h.magic != WIRE_MAGIC || h.layout != WIRE_LAYOUT ||
+	    h.layout2 != WIRE_LAYOUT2 || h.msglen >= SIM_ERR_MSG_MAX)
 		return -1;
 	need = sizeof h + h.msglen;
 	if (h.nmetrics > len || h.njobs > len || h.nseries > len ||
-	    h.nlat > len || h.nplace > len)
+	    h.nlat > len || h.nplace > len || h.nhists > len ||
+	    h.npoints > len)
 		return -1;
 	need += h.nmetrics * sizeof *res->metrics + h.njobs * sizeof *res->jobs +
 		h.nseries * sizeof *res->series + h.nlat * sizeof *res->lat +
-		h.nplace * sizeof *res->place;
+		h.nplace * sizeof *res->place + h.nhists * sizeof *res->hists +
+		h.npoints * sizeof *res->points;
 	if (need != len)
 		return -1;
 	off = sizeof h;
@@ -179,6 +264,8 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 	TAKE(series, nseries, capseries)
 	TAKE(lat, nlat, caplat)
 	TAKE(place, nplace, capplace)
+	TAKE(hists, nhists, caphists)
+	TAKE(points, npoints, cappoints)
 #undef TAKE
 	/* Strings came over a pipe: make sure each is terminated. */
 	{
@@ -190,178 +277,306 @@ static int decode(const unsigned char *buf, size_t len, struct run_result *res,
 			res->jobs[i].kind[sizeof res->jobs[i].kind - 1] = 0;
 			res->jobs[i].model[sizeof res->jobs[i].model - 1] = 0;
 		}
+		for (i = 0; i < res->nhists; i++)
+			res->hists[i].name[sizeof res->hists[i].name - 1] = 0;
+		for (i = 0; i < res->npoints; i++)
+			res->points[i].name[sizeof res->points[i].name - 1] = 0;
 	}
 	return 0;
 }
 
-struct run_state {
-	struct store *st;
-	int64_t id;
-	struct exp_runs *m;
-	const struct exp_runner_opts *o;
-	struct exp_run_stats *stats;
-	double t0;
-	size_t running;
-};
+int exp_wire_outcome(const struct exp_run_spec *spec, const unsigned char *buf,
+		     size_t len, const struct exp_exit *ex,
+		     struct run_result *res, char *msg, size_t msgsize)
+{
+	int d = decode(buf, len, res, msg, msgsize);
 
-static void report(struct run_state *rs, const struct exp_run_spec *last,
-		   const char *last_error)
+	if (d == -2) {
+		run_result_fini(res);
+		return SIM_ENOMEM;
+	}
+	if (ex->how != EXP_EXIT_OK || d < 0) {
+		run_result_fini(res);
+		run_result_init(res);
+		if (ex->how == EXP_EXIT_SIGNAL)
+			snprintf(msg, msgsize, "run %s: worker killed by "
+				 "signal %d", spec->key, (int)ex->code);
+		else if (ex->how == EXP_EXIT_STATUS)
+			snprintf(msg, msgsize, "run %s: worker exited with "
+				 "status %d", spec->key, (int)ex->code);
+		else
+			snprintf(msg, msgsize, "run %s: worker sent a "
+				 "truncated result", spec->key);
+		return 1;
+	}
+	return d;
+}
+
+void exp_sweep_report(struct exp_sweep *sw, const struct exp_run_spec *last,
+		      const char *last_error)
 {
 	struct exp_progress p;
-	size_t fin = rs->stats->done + rs->stats->failed;
+	size_t fin = sw->stats->done + sw->stats->failed;
 	size_t left;
 
-	if (rs->o->progress == NULL)
+	if (sw->o->progress == NULL)
 		return;
 	memset(&p, 0, sizeof p);
-	p.total = rs->stats->total;
-	p.skipped = rs->stats->skipped;
-	p.done = rs->stats->done;
-	p.failed = rs->stats->failed;
-	p.running = rs->running;
-	p.elapsed_s = now_s() - rs->t0;
+	p.total = sw->stats->total;
+	p.skipped = sw->stats->skipped;
+	p.done = sw->stats->done;
+	p.failed = sw->stats->failed;
+	p.running = sw->running;
+	p.elapsed_s = exp_now_s() - sw->t0;
 	p.rate_per_s = p.elapsed_s > 0 ? (double)fin / p.elapsed_s : 0;
 	left = p.total - p.skipped - fin;
 	p.eta_s = fin > 0 && p.rate_per_s > 0 ? (double)left / p.rate_per_s
 					      : (double)NAN;
-	p.stopping = rs->o->stop != NULL && *rs->o->stop;
+	p.stopping = sw->o->stop != NULL && *sw->o->stop;
 	p.last = last;
 	p.last_error = last_error;
-	rs->o->progress(rs->o->progress_ctx, &p);
+	sw->o->progress(sw->o->progress_ctx, &p);
 }
 
-/* Stores one finished run (done or failed). */
-static int finish_run(struct run_state *rs, const struct exp_run_spec *spec,
-		      int failed, const char *msg, const struct run_result *res,
-		      struct sim_err *err)
+void exp_sweep_begin(struct exp_sweep *sw, struct store *st, int64_t id,
+		     struct exp_runs *m,
+		     const struct exp_runner_opts *o,
+		     struct exp_run_stats *stats)
 {
-	int rc = store_put_run(rs->st, rs->id, spec,
+	memset(stats, 0, sizeof *stats);
+	stats->total = exp_runs_count(m);
+	stats->ranks = 1;
+	memset(sw, 0, sizeof *sw);
+	sw->st = st;
+	sw->id = id;
+	sw->m = m;
+	sw->o = o;
+	sw->stats = stats;
+	sw->t0 = exp_now_s();
+	exp_sweep_report(sw, NULL, NULL);
+}
+
+int exp_sweep_store(struct exp_sweep *sw, const struct exp_run_spec *spec,
+		    int failed, const char *msg, const struct run_result *res,
+		    struct sim_err *err)
+{
+	int rc = store_put_run(sw->st, sw->id, spec,
 			       failed ? STORE_RUN_FAILED : STORE_RUN_DONE,
 			       failed ? msg : NULL, failed ? NULL : res, err);
 
 	if (rc != 0)
 		return rc;
-	if (failed && rs->stats->failed++ == 0)
-		snprintf(rs->stats->first_error,
-			 sizeof rs->stats->first_error, "%s: %s", spec->key,
+	if (failed && sw->stats->failed++ == 0)
+		snprintf(sw->stats->first_error,
+			 sizeof sw->stats->first_error, "%s: %s", spec->key,
 			 msg ? msg : "failed");
 	else if (!failed)
-		rs->stats->done++;
-	report(rs, spec, failed ? msg : NULL);
+		sw->stats->done++;
+	exp_sweep_report(sw, spec, failed ? msg : NULL);
 	return 0;
 }
 
-/* Reaps a child whose pipe reached EOF and stores its run. */
-static int reap(struct run_state *rs, struct slot *sl, struct sim_err *err)
+int exp_sweep_end(struct exp_sweep *sw, int rc, struct sim_err *err)
 {
-	const struct exp_run_spec *spec = &sl->spec;
-	struct run_result res;
-	char msg[SIM_ERR_MSG_MAX];
-	int status = 0, d, rc;
+	const struct exp_run_stats *s = sw->stats;
+
+	if (rc != 0)
+		return rc;
+	if (sw->o->stop != NULL && *sw->o->stop &&
+	    s->skipped + s->done + s->failed < s->total) {
+		sw->stats->stopped = 1;
+		return sim_err_set(err, SIM_ESTOP, "stopped on request after "
+				   "%zu of %zu runs; rerun with --resume to "
+				   "finish", s->skipped + s->done + s->failed,
+				   s->total);
+	}
+	exp_sweep_report(sw, NULL, NULL);
+	return 0;
+}
+
+/* How a reaped child ended. */
+static struct exp_exit exit_of(pid_t w, int status)
+{
+	struct exp_exit ex = { EXP_EXIT_OK, 0 };
+
+	if (w < 0) {
+		ex.how = EXP_EXIT_LOST;
+	} else if (WIFSIGNALED(status)) {
+		ex.how = EXP_EXIT_SIGNAL;
+		ex.code = WTERMSIG(status);
+	} else if (!WIFEXITED(status)) {
+		ex.how = EXP_EXIT_LOST;
+	} else if (WEXITSTATUS(status) != 0) {
+		ex.how = EXP_EXIT_STATUS;
+		ex.code = WEXITSTATUS(status);
+	}
+	return ex;
+}
+
+/* Closes a slot whose pipe reached EOF and waits for its child. */
+static struct exp_exit wait_child(struct slot *sl)
+{
+	int status = 0;
 	pid_t w;
 
 	close(sl->fd);
 	do
 		w = waitpid(sl->pid, &status, 0);
 	while (w < 0 && errno == EINTR);
-	rs->running--;
-	d = decode(sl->buf, sl->len, &res, msg, sizeof msg);
-	free(sl->buf);
-	sl->buf = NULL;
-	sl->len = sl->cap = 0;
-	if (d == -2) {
-		run_result_fini(&res);
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	}
-	if (w < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || d < 0) {
-		if (w >= 0 && WIFSIGNALED(status))
-			snprintf(msg, sizeof msg, "run %s: worker killed by "
-				 "signal %d", spec->key, WTERMSIG(status));
-		else if (w >= 0 && WIFEXITED(status) &&
-			 WEXITSTATUS(status) != 0)
-			snprintf(msg, sizeof msg, "run %s: worker exited with "
-				 "status %d", spec->key, WEXITSTATUS(status));
-		else
-			snprintf(msg, sizeof msg, "run %s: worker sent a "
-				 "truncated result", spec->key);
-		d = 1;
-	}
-	rc = finish_run(rs, spec, d == 1, msg, &res, err);
+	return exit_of(w, status);
+}
+
+/* Reaps a child whose pipe reached EOF and stores its run. */
+static int reap(struct exp_sweep *sw, struct slot *sl, struct sim_err *err)
+{
+	const struct exp_run_spec *spec = &sl->spec;
+	struct exp_exit ex = wait_child(sl);
+	struct run_result res;
+	char msg[SIM_ERR_MSG_MAX];
+	int d, rc;
+
+	sw->running--;
+	d = exp_wire_outcome(spec, sl->w.buf, sl->w.len, &ex, &res, msg,
+			     sizeof msg);
+	exp_wire_fini(&sl->w);
+	if (d < 0)
+		rc = sim_err_set(err, d, "out of memory");
+	else
+		rc = exp_sweep_store(sw, spec, d == 1, msg, &res, err);
 	run_result_fini(&res);
-	exp_run_spec_fini(&sl->spec);
+	exp_run_spec_fini(&sl->spec);   /* stored (or lost): the slot is free */
 	return rc;
 }
 
-/* Reads what is available on a slot's pipe; 1 at EOF, 0 otherwise. */
+/* Reads what is available on a slot's pipe; 1 at EOF, 0 otherwise, or
+** SIM_ENOMEM. */
 static int drain(struct slot *sl, struct sim_err *err)
 {
 	for (;;) {
 		ssize_t r;
-		if (sl->cap - sl->len < 65536) {
-			size_t c = sl->cap ? sl->cap * 2 : 65536 * 2;
-			unsigned char *p = realloc(sl->buf, c);
-			if (p == NULL)
-				return sim_err_set(err, SIM_ENOMEM,
-						   "out of memory");
-			sl->buf = p;
-			sl->cap = c;
-		}
-		r = read(sl->fd, sl->buf + sl->len, sl->cap - sl->len);
+		if (wire_reserve(&sl->w, 65536) != 0)
+			return sim_err_set(err, SIM_ENOMEM, "out of memory");
+		r = read(sl->fd, sl->w.buf + sl->w.len, sl->w.cap - sl->w.len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return 1;      /* treated as EOF; reap reports it */
 		if (r == 0)
 			return 1;
-		sl->len += (size_t)r;
+		sl->w.len += (size_t)r;
 		if ((size_t)r < 65536)
 			return 0;      /* probably drained: back to poll */
 	}
 }
 
-/* Starts run `run` (its spec, which the slot takes over) in a child. */
-static int start_child(struct run_state *rs, struct slot *sl, size_t run,
-		       struct exp_run_spec *spec, struct sim_err *err)
+/* Forks a child simulating spec (borrowed: the caller still owns it)
+** into a fresh slot. */
+static int start_child(const struct exp_runner_opts *o,
+		       const struct exp_run_spec *spec, struct slot *sl,
+		       struct sim_err *err)
 {
 	int fds[2];
 	pid_t pid;
 
-	if (pipe(fds) != 0) {
-		exp_run_spec_fini(spec);
+	if (pipe(fds) != 0)
 		return sim_err_set(err, SIM_EIO, "pipe: %s", strerror(errno));
-	}
 	fflush(NULL);                  /* no duplicated stdio buffers */
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		exp_run_spec_fini(spec);
 		return sim_err_set(err, SIM_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], rs->o, spec);
+		child_main(fds[1], o, spec);
 	}
 	close(fds[1]);
 	memset(sl, 0, sizeof *sl);
 	sl->pid = pid;
 	sl->fd = fds[0];
-	sl->run = run;
-	sl->spec = *spec;              /* moved: the slot frees it at reap */
-	rs->running++;
+	sl->run = (size_t)spec->index;
+	return 0;
+}
+
+int exp_run_forked(const struct exp_runner_opts *o,
+		   const struct exp_run_spec *spec, struct exp_wire *w,
+		   struct exp_exit *ex, struct sim_err *err)
+{
+	struct slot sl;
+	struct pollfd pfd;
+	int rc;
+
+	memset(w, 0, sizeof *w);
+	if ((rc = start_child(o, spec, &sl, err)) != 0)
+		return rc;
+	pfd.fd = sl.fd;
+	pfd.events = POLLIN;
+	for (;;) {
+		int n = poll(&pfd, 1, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* A failing poll falls through to read, which reports. */
+		rc = drain(&sl, err);
+		if (rc != 0)
+			break;
+	}
+	*ex = wait_child(&sl);
+	if (rc < 0) {
+		exp_wire_fini(&sl.w);
+		return rc;
+	}
+	*w = sl.w;
+	return 0;
+}
+
+int exp_run_here(const struct exp_runner_opts *o,
+		 const struct exp_run_spec *spec, struct exp_wire *w,
+		 struct exp_exit *ex, struct sim_err *err)
+{
+	struct run_result res;
+	struct sim_err serr;
+	int rc;
+
+	memset(w, 0, sizeof *w);
+	ex->how = EXP_EXIT_OK;
+	ex->code = 0;
+	rc = simulate_one(o, spec, &res, &serr);
+	rc = wire_write(put_mem, w, rc, &serr, &res);
+	run_result_fini(&res);
+	if (rc != 0) {
+		exp_wire_fini(w);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int exp_wire_error(struct exp_wire *w, const char *msg, struct sim_err *err)
+{
+	struct run_result res;
+	struct sim_err e;
+
+	memset(w, 0, sizeof *w);
+	run_result_init(&res);
+	sim_err_clear(&e);
+	sim_err_set(&e, SIM_ESTATE, "%s", msg);
+	if (wire_write(put_mem, w, SIM_ESTATE, &e, &res) != 0) {
+		exp_wire_fini(w);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
 	return 0;
 }
 
 /* The --no-fork path: one run at a time in this process. */
-static int run_inline(struct run_state *rs, const struct exp_run_spec *spec,
+static int run_inline(struct exp_sweep *sw, const struct exp_run_spec *spec,
 		      struct sim_err *err)
 {
 	struct run_result res;
 	struct sim_err serr;
 	int rc;
 
-	rc = simulate_one(rs->o, spec, &res, &serr);
-	rc = finish_run(rs, spec, rc != 0, serr.msg, &res, err);
+	rc = simulate_one(sw->o, spec, &res, &serr);
+	rc = exp_sweep_store(sw, spec, rc != 0, serr.msg, &res, err);
 	run_result_fini(&res);
 	return rc;
 }
@@ -370,7 +585,7 @@ int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 		   const struct exp_runner_opts *o, struct exp_run_stats *stats,
 		   struct sim_err *err)
 {
-	struct run_state rs;
+	struct exp_sweep sw;
 	struct slot *slots;
 	struct pollfd *pfd;
 	size_t next = 0, i, nslots;
@@ -389,19 +604,12 @@ int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 		free(pfd);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
-	memset(&rs, 0, sizeof rs);
-	rs.st = st;
-	rs.id = id;
-	rs.m = m;
-	rs.o = o;
-	rs.stats = stats;
-	rs.t0 = now_s();
-	report(&rs, NULL, NULL);
+	exp_sweep_begin(&sw, st, id, m, o, stats);
 	for (;;) {
 		int stopping = o->stop != NULL && *o->stop;
 		int n;
 		/* Fill the free slots with runs not yet done. */
-		while (rc == 0 && !stopping && rs.running < nslots &&
+		while (rc == 0 && !stopping && sw.running < nslots &&
 		       next < stats->total) {
 			struct exp_run_spec spec;
 			int done;
@@ -416,34 +624,40 @@ int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 				continue;
 			}
 			if (o->no_fork) {
-				rc = run_inline(&rs, &spec, err);
+				rc = run_inline(&sw, &spec, err);
 				exp_run_spec_fini(&spec);
 				stopping = o->stop != NULL && *o->stop;
 				continue;
 			}
-			rc = start_child(&rs, &slots[rs.running], run, &spec,
-					 err);
+			rc = start_child(o, &spec, &slots[sw.running], err);
+			if (rc != 0) {
+				exp_run_spec_fini(&spec);
+				break;
+			}
+			/* moved: the slot frees it once stored (reap) */
+			slots[sw.running].spec = spec;
+			sw.running++;
 		}
-		if (rs.running == 0)
+		if (sw.running == 0)
 			break;
-		for (i = 0; i < rs.running; i++) {
+		for (i = 0; i < sw.running; i++) {
 			pfd[i].fd = slots[i].fd;
 			pfd[i].events = POLLIN;
 			pfd[i].revents = 0;
 		}
-		n = poll(pfd, (nfds_t)rs.running, 1000);
+		n = poll(pfd, (nfds_t)sw.running, 1000);
 		if (n < 0 && errno != EINTR) {
 			rc = sim_err_set(err, SIM_EIO, "poll: %s",
 					 strerror(errno));
 			/* keep going: the children must still be reaped */
 		}
 		if (n <= 0) {
-			report(&rs, NULL, NULL);
+			exp_sweep_report(&sw, NULL, NULL);
 			continue;
 		}
 		/* Walk backwards so that moving the last slot into a reaped
 		** one does not skip anything. */
-		for (i = rs.running; i-- > 0;) {
+		for (i = sw.running; i-- > 0;) {
 			int eof, r2;
 			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -454,27 +668,16 @@ int exp_runner_run(struct store *st, int64_t id, struct exp_runs *m,
 			}
 			if (!eof)
 				continue;
-			r2 = reap(&rs, &slots[i], err);
+			r2 = reap(&sw, &slots[i], err);
 			if (r2 != 0 && rc == 0)
 				rc = r2;
-			slots[i] = slots[rs.running];
-			pfd[i] = pfd[rs.running];
+			slots[i] = slots[sw.running];
+			pfd[i] = pfd[sw.running];
 		}
 	}
 	free(slots);
 	free(pfd);
-	if (rc != 0)
-		return rc;
-	if (o->stop != NULL && *o->stop &&
-	    stats->skipped + stats->done + stats->failed < stats->total) {
-		stats->stopped = 1;
-		return sim_err_set(err, SIM_ESTOP, "stopped on request after "
-				   "%zu of %zu runs; rerun with --resume to "
-				   "finish", stats->skipped + stats->done +
-				   stats->failed, stats->total);
-	}
-	report(&rs, NULL, NULL);
-	return 0;
+	return exp_sweep_end(&sw, rc, err);
 }
 
 void exp_progress_line(const struct exp_progress *p, char *buf, size_t size)
@@ -599,45 +802,48 @@ static int make_db_dirs(const char *db, struct sim_err *err)
 	return 0;
 }
 
-int exp_run_experiment(const struct exp_run_request *req,
-		       const struct exp_runner_opts *o,
-		       struct exp_run_stats *stats, char *db_used,
-		       size_t db_used_size, struct sim_err *err)
+int exp_sweep_devices(const struct exp_run_request *req,
+		      const struct exp_config *cfg, struct exp_runs *m,
+		      char *devdir, size_t devdir_size, struct sim_err *err)
 {
-	struct exp_config *cfg = NULL;
-	struct exp_runs *m = NULL;
+	int rc;
+
+	/* --devices, else the config's devices, else the search; every run
+	** borrows devdir (and the config's arrivals folder). */
+	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
+			       cfg->devices, devdir, devdir_size, err)) != 0)
+		return rc;
+	exp_runs_set_dirs(m, devdir, cfg->arrivals_dir);
+	return 0;
+}
+
+int exp_sweep_open(const struct exp_run_request *req,
+		   const struct exp_config *cfg, struct exp_runs *m,
+		   const char *devdir, struct store **stp, int64_t *idp,
+		   char *db_used, size_t db_used_size, struct sim_err *err)
+{
 	struct store *st = NULL;
 	const char *db;
-	char hash[17], devdir[4096];
+	char hash[17];
 	int64_t id;
 	int rc;
 
-	memset(stats, 0, sizeof *stats);
-	if ((rc = exp_config_load(&cfg, req->config_path, err)) != 0)
-		return rc;
-	if ((rc = exp_runs_open(&m, cfg, err)) != 0)
-		goto out;
-	/* --devices, else the config's devices, else the search; every run
-	** borrows devdir, which lives until the runner returns. */
-	if ((rc = dev_find_dir(req->devices_dir ? req->devices_dir :
-			       cfg->devices, devdir, sizeof devdir, err)) != 0)
-		goto out;
-	exp_runs_set_dirs(m, devdir, cfg->arrivals_dir);
+	*stp = NULL;
 	if ((rc = preflight(req->config_path, m, devdir, err)) != 0)
-		goto out;
+		return rc;
 	db = req->db_path ? req->db_path : cfg->db;
 	if (db_used != NULL && db_used_size > 0)
 		snprintf(db_used, db_used_size, "%s", db);
 	if ((rc = make_db_dirs(db, err)) != 0)
-		goto out;
+		return rc;
 	if ((rc = store_open(&st, db, STORE_WRITE, err)) != 0)
-		goto out;
+		return rc;
 	rc = store_find_experiment(st, cfg->name, &id, hash, err);
 	if (rc == 0) {
 		long ndone = 0;
 		if (req->overwrite) {
 			if ((rc = store_delete_experiment(st, id, err)) != 0)
-				goto out;
+				goto fail;
 			rc = SIM_ENOENT;
 		} else if (!req->resume) {
 			store_count_done(st, id, &ndone, err);
@@ -647,7 +853,7 @@ int exp_run_experiment(const struct exp_run_request *req,
 					 "--overwrite to replace it, or -o "
 					 "for another database", db, cfg->name,
 					 ndone, exp_runs_count(m));
-			goto out;
+			goto fail;
 		} else if (strcmp(hash, cfg->hash) != 0) {
 			rc = sim_err_set(err, SIM_ESTATE, "%s: experiment '%s' "
 					 "was stored from a different config "
@@ -655,7 +861,7 @@ int exp_run_experiment(const struct exp_run_request *req,
 					 "results: rename the experiment or use "
 					 "--overwrite", db, cfg->name, hash,
 					 cfg->hash);
-			goto out;
+			goto fail;
 		}
 	}
 	if (rc == SIM_ENOENT) {
@@ -663,14 +869,59 @@ int exp_run_experiment(const struct exp_run_request *req,
 		if ((rc = store_add_experiment(st, cfg, (long)exp_runs_count(m),
 					       &id,
 					       err)) != 0)
-			goto out;
+			goto fail;
 	} else if (rc != 0) {
-		goto out;
+		goto fail;
 	}
+	*stp = st;
+	*idp = id;
+	return 0;
+fail:
+	store_close(st);
+	return rc;
+}
+
+int exp_run_experiment_local(const struct exp_run_request *req,
+			     const struct exp_runner_opts *o,
+			     struct exp_run_stats *stats, char *db_used,
+			     size_t db_used_size, struct sim_err *err)
+{
+	struct exp_config *cfg = NULL;
+	struct exp_runs *m = NULL;
+	struct store *st = NULL;
+	char devdir[4096];
+	int64_t id;
+	int rc;
+
+	memset(stats, 0, sizeof *stats);
+	stats->ranks = 1;
+	if ((rc = exp_config_load(&cfg, req->config_path, err)) != 0)
+		return rc;
+	if ((rc = exp_runs_open(&m, cfg, err)) != 0)
+		goto out;
+	/* Every run borrows devdir, which lives until the runner returns. */
+	if ((rc = exp_sweep_devices(req, cfg, m, devdir, sizeof devdir,
+				    err)) != 0)
+		goto out;
+	if ((rc = exp_sweep_open(req, cfg, m, devdir, &st, &id, db_used,
+				 db_used_size, err)) != 0)
+		goto out;
 	rc = exp_runner_run(st, id, m, o, stats, err);
 out:
 	store_close(st);
 	exp_runs_close(m);
 	exp_config_free(cfg);
 	return rc;
+}
+
+int exp_run_experiment(const struct exp_run_request *req,
+		       const struct exp_runner_opts *o,
+		       struct exp_run_stats *stats, char *db_used,
+		       size_t db_used_size, struct sim_err *err)
+{
+	if (o->mpi)
+		return exp_run_experiment_mpi(req, o, stats, db_used,
+					      db_used_size, err);
+	return exp_run_experiment_local(req, o, stats, db_used, db_used_size,
+					err);
 }

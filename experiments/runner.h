@@ -11,6 +11,13 @@
 ** sets *stop; the runner then starts nothing new, waits for the runs in
 ** flight, stores them and returns SIM_ESTOP.
 **
+** Under MPI (runner_mpi.c, built when the build finds OpenMPI) the same
+** sweep runs across machines: rank 0 does everything the parent does here
+** (reads the config, skips stored runs, writes the one database) and hands
+** runs out one at a time; every other rank simulates each run it is given
+** in a forked child, as a worker process here would, and sends back the
+** same message.  The database is the same as with -j 1 (docs/SCALE.md).
+**
 ** The simulator is a function pointer so that tests drive the runner with
 ** a fake, deterministic one; `colosim run` passes exp_simulate, which the
 ** simulator proper defines (sim/).  Wall-clock time is read here (rates,
@@ -72,12 +79,15 @@ struct exp_runner_opts {
 				      about once a second */
 	void *progress_ctx;
 	volatile sig_atomic_t *stop;   /* NULL: never stopped */
+	int mpi;                   /* run under MPI (exp_run_experiment_mpi) */
 };
 
 struct exp_run_stats {
 	size_t total, skipped, done, failed;
 	int stopped;
 	char first_error[320];        /* "KEY: message" of the first failure */
+	int rank, ranks;              /* MPI rank and world size; 0, 1 without
+					 MPI.  Only rank 0 has the counts */
 };
 
 /*
@@ -117,5 +127,40 @@ int exp_run_experiment(const struct exp_run_request *req,
 		       const struct exp_runner_opts *o,
 		       struct exp_run_stats *stats, char *db_used,
 		       size_t db_used_size, struct sim_err *err);
+
+/*
+** MPI (runner_mpi.c).  exp_run_experiment with o->mpi set calls
+** exp_run_experiment_mpi, which must run in every rank of the MPI job:
+** it calls MPI_Init and MPI_Finalize itself.  Rank 0 loads the config and
+** broadcasts its text, so the other ranks need only the traces it names
+** (on a shared file system, under the same paths).  A world of one rank
+** runs the sweep as without MPI (with -j workers); in a larger world
+** o->jobs must be 1 (start one rank per core instead) and rank 0 only
+** coordinates.  Ranks other than 0 return 0 with stats->rank set and no
+** counts; rank 0 returns what exp_run_experiment would.  A failed MPI call
+** is SIM_ELIB naming the call; MPI_Finalize is then skipped, so that the
+** launcher tears the job down rather than waiting for a lost rank.
+*/
+int exp_run_experiment_mpi(const struct exp_run_request *req,
+			   const struct exp_runner_opts *o,
+			   struct exp_run_stats *stats, char *db_used,
+			   size_t db_used_size, struct sim_err *err);
+
+/* 1 when this colosim was built with MPI (make MPI=1, or MPI=auto finding
+** it), else 0; exp_run_experiment_mpi then fails with SIM_ESTATE. */
+int exp_mpi_built(void);
+
+/* The MPI library this colosim was built with ("Open MPI v4.1.4, ..."),
+** or "none".  A static string. */
+const char *exp_mpi_library(void);
+
+/*
+** The world size an MPI launcher announced in the environment
+** (OMPI_COMM_WORLD_SIZE from Open MPI's mpirun, PMI_SIZE from MPICH's
+** hydra and Slurm's PMI2), -1 when a launcher shows but not the size
+** (PMIX_RANK alone: srun --mpi=pmix), or 0 when none is set: how
+** `colosim run` knows, without --mpi, that it runs under mpirun or srun.
+*/
+int exp_mpi_launched(void);
 
 #endif

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "models/device.h"
+#include "sim/file.h"
 #include "models/cluster.h"
 #include "experiments/runner.h"
 #include "sim/world/world.h"
@@ -52,6 +54,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 			a->memory_server_nic_bytes_per_s;
 		cfg.preempt_cost = a->preempt_cost;
 		cfg.spread_cost = a->spread_cost;
+		cfg.llm = a->llm;
 		cfg.arrivals_dir = a->arrivals_dir;
 		cfg.arrival_jitter_ns = a->arrival_jitter_ns;
 		cfg.node_rank = a->node_rank;
@@ -79,8 +82,56 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 ** behind).  Where /dev/fd is missing the named file is kept and the
 ** caller removes it after the run (*fd_out = -1).
 */
+/* Removes the files of folder dir (the generated trace and its request
+** files: no subfolders), then dir. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[700];
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	if (d != NULL)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* With LLM services the generator writes request files next to the
+** trace (the arrival files of a trace are read only from its folder): a
+** fresh folder holds them all, path its trace, removed by the caller
+** after the run (remove_dir of tmpdir). */
+static int generate_dir(struct gen_opts *o, char *path, size_t n,
+			char *tmpdir, size_t ntmp, struct sim_err *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmp[700];
+	FILE *f;
+	int rc;
+
+	snprintf(tmpdir, ntmp, "%s/colosim-gen-XXXXXX",
+		 dir != NULL && *dir ? dir : "/tmp");
+	if (mkdtemp(tmpdir) == NULL) {
+		rc = sim_err_set(err, SIM_EIO, "%s: cannot create the folder "
+				 "of the generated trace", tmpdir);
+		tmpdir[0] = '\0';
+		return rc;
+	}
+	snprintf(path, n, "%s/gen.csv", tmpdir);
+	o->out_path = path;
+	if ((f = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
+		return err->code;
+	rc = gen_write(f, o, err);
+	return sim_out_close(f, tmp, path, rc, err);
+}
+
 static int generate(const struct exp_run_spec *spec, char *path, size_t n,
-		    int *fd_out, struct sim_err *err)
+		    int *fd_out, char *tmpdir, size_t ntmp,
+		    struct sim_err *err)
 {
 	struct gen_opts o;
 	const char *dir = getenv("TMPDIR");
@@ -96,6 +147,8 @@ static int generate(const struct exp_run_spec *spec, char *path, size_t n,
 				  err)) != 0)
 			return rc;
 	o.seed = spec->seed;
+	if (o.llm_frac > 0)
+		return generate_dir(&o, path, n, tmpdir, ntmp, err);
 	snprintf(path, n, "%s/colosim-gen-XXXXXX",
 		 dir != NULL && *dir ? dir : "/tmp");
 	fd = mkstemp(path);
@@ -129,21 +182,34 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		 struct sim_err *err)
 {
 	struct exp_sim_args a;
-	struct pol_param *pv;
-	struct pol_params pp;
-	char (*origin)[32];
-	char gen_path[512] = "";
+	struct pol_param *pv, *lv;
+	struct pol_params pp, lp;
+	char (*origin)[32], (*lorigin)[32];
+	char gen_path[512] = "", gen_dir[512] = "";
 	size_t k;
 	int rc, gen_fd = -1;
 
 	memset(&a, 0, sizeof a);
 	pv = calloc(spec->nparams + 1, sizeof *pv);
 	origin = calloc(spec->nparams + 1, sizeof *origin);
-	if (pv == NULL || origin == NULL) {
+	lv = calloc(spec->nllm + 1, sizeof *lv);
+	lorigin = calloc(spec->nllm + 1, sizeof *lorigin);
+	if (pv == NULL || origin == NULL || lv == NULL || lorigin == NULL) {
 		free(pv);
 		free(origin);
+		free(lv);
+		free(lorigin);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
+	for (k = 0; k < spec->nllm; k++) {
+		snprintf(lorigin[k], sizeof lorigin[k], "config line %d",
+			 spec->llm[k].line);
+		lv[k].key = spec->llm[k].key;
+		lv[k].value = spec->llm[k].value;
+		lv[k].origin = lorigin[k];
+	}
+	lp.n = spec->nllm;
+	lp.v = lv;
 	for (k = 0; k < spec->nparams; k++) {
 		snprintf(origin[k], sizeof origin[k], "config line %d",
 			 spec->params[k].line);
@@ -155,7 +221,8 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 	pp.v = pv;
 	rc = 0;
 	if (spec->trace == NULL)
-		rc = generate(spec, gen_path, sizeof gen_path, &gen_fd, err);
+		rc = generate(spec, gen_path, sizeof gen_path, &gen_fd,
+			      gen_dir, sizeof gen_dir, err);
 	if (rc == 0) {
 		a.trace = spec->trace != NULL ? spec->trace : gen_path;
 		a.cluster = spec->cluster;
@@ -163,6 +230,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 		a.devices_dir = spec->devices_dir;
 		a.arrivals_dir = spec->arrivals_dir;
 		a.params = &pp;
+		a.llm = &lp;
 		a.seed = spec->seed;
 		a.horizon_ns = spec->horizon_s > 0 ?
 			sim_time_from_s(spec->horizon_s) : 0;
@@ -181,9 +249,13 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 	}
 	if (gen_fd >= 0)
 		close(gen_fd);         /* the file was unlinked already */
+	else if (gen_dir[0] != '\0')
+		remove_dir(gen_dir);
 	else if (gen_path[0] != '\0')
 		unlink(gen_path);
 	free(pv);
 	free(origin);
+	free(lv);
+	free(lorigin);
 	return rc;
 }

@@ -31,6 +31,7 @@ struct exp_sim_args {
 	double memory_server_nic_bytes_per_s;   /* 0: nic_bytes_per_s */
 	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
 	int spread_cost;              /* WORLD_SPREAD_*; 0: allreduce */
+	const struct pol_params *llm; /* LLM service settings; NULL: none */
 	const char *arrivals_dir;     /* arrival files may also come from
 					 here (trace.h); NULL: the trace's
 					 folder only */

@@ -223,14 +223,49 @@ static const char *const migration_2[] = {
 	NULL
 };
 
+/* 2 -> 3: named histograms and time series (LLM services: TTFT, TPOT,
+** KV-cache use) and their export views. */
+static const char *const migration_3[] = {
+	"CREATE TABLE histograms("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  lo REAL NOT NULL,"
+	"  hi REAL NOT NULL,"
+	"  count INTEGER NOT NULL);"
+	"CREATE INDEX histograms_run ON histograms(run_id, name);"
+	"CREATE TABLE timeseries("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  t_s REAL NOT NULL,"
+	"  value REAL);"
+	"CREATE INDEX timeseries_run ON timeseries(run_id, name, t_s);",
+	"CREATE VIEW export_histograms AS SELECT"
+	"  e.name AS experiment, r.id AS run_id, r.run_key, r.policy, r.variant,"
+	"  r.setting, r.replication,"
+	"  (SELECT json_group_object(p.key, p.value) FROM run_params p"
+	"    WHERE p.run_id = r.id AND p.kind = 'sweep') AS sweep,"
+	"  h.name, h.lo, h.hi, h.count"
+	"  FROM histograms h JOIN runs r ON r.id = h.run_id"
+	"  JOIN experiments e ON e.id = r.experiment_id;",
+	"CREATE VIEW export_timeseries AS SELECT"
+	"  e.name AS experiment, r.id AS run_id, r.run_key, r.policy, r.variant,"
+	"  r.setting, r.replication,"
+	"  (SELECT json_group_object(p.key, p.value) FROM run_params p"
+	"    WHERE p.run_id = r.id AND p.kind = 'sweep') AS sweep,"
+	"  t.name, t.t_s, t.value"
+	"  FROM timeseries t JOIN runs r ON r.id = t.run_id"
+	"  JOIN experiments e ON e.id = r.experiment_id;",
+	NULL
+};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
-	migration_1, migration_2
+	migration_1, migration_2, migration_3
 };
 
 enum {
 	ST_DEL_RUN, ST_INS_RUN, ST_INS_PARAM, ST_INS_METRIC, ST_INS_JOB,
 	ST_INS_SERIES, ST_INS_LAT, ST_RUN_DONE, ST_INS_SVC, ST_INS_PLACE,
-	ST__COUNT
+	ST_INS_HIST, ST_INS_POINT, ST__COUNT
 };
 
 static const char *const stmt_sql[ST__COUNT] = {
@@ -254,6 +289,9 @@ static const char *const stmt_sql[ST__COUNT] = {
 	" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
 	"INSERT INTO placements(run_id, job_id, gpu, slice, start_s, end_s,"
 	" mem_bytes, sm_cap) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+	"INSERT INTO histograms(run_id, name, lo, hi, count)"
+	" VALUES (?1,?2,?3,?4,?5)",
+	"INSERT INTO timeseries(run_id, name, t_s, value) VALUES (?1,?2,?3,?4)",
 };
 
 struct store {
@@ -849,6 +887,40 @@ static const char *job_status(int st)
 	return st == 0 ? "done" : st == 1 ? "failed" : "unfinished";
 }
 
+/* The named histograms and time series of res (schema 3). */
+static int put_named(struct store *s, int64_t run,
+		     const struct run_result *res, struct sim_err *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < res->nhists; i++) {
+		const struct res_hist_bin *b = &res->hists[i];
+		if ((st = stmt(s, ST_INS_HIST, err)) == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_text(s, st, 2, b->name, err)) ||
+		    (rc = bind_double(s, st, 3, b->lo, err)) ||
+		    (rc = bind_double(s, st, 4, b->hi, err)) ||
+		    (rc = bind_int(s, st, 5, (int64_t)b->count, err)) ||
+		    (rc = step_done(s, st, "store histogram", err)))
+			return rc;
+	}
+	for (i = 0; i < res->npoints; i++) {
+		const struct res_point *p = &res->points[i];
+		if ((st = stmt(s, ST_INS_POINT, err)) == NULL)
+			return err->code;
+		if ((rc = bind_int(s, st, 1, run, err)) ||
+		    (rc = bind_text(s, st, 2, p->name, err)) ||
+		    (rc = bind_double(s, st, 3, p->t_s, err)) ||
+		    (rc = bind_double(s, st, 4, p->value, err)) ||
+		    (rc = step_done(s, st, "store time series", err)))
+			return rc;
+	}
+	return 0;
+}
+
 /* One services row per inference job of res (schema 2). */
 static int put_services(struct store *s, int64_t run,
 			const struct run_result *res, struct sim_err *err)
@@ -859,7 +931,8 @@ static int put_services(struct store *s, int64_t run,
 
 	for (i = 0; i < res->njobs; i++) {
 		const struct res_job *j = &res->jobs[i];
-		if (strcmp(j->kind, "infer") != 0)
+		if (strcmp(j->kind, "infer") != 0 &&
+		    strcmp(j->kind, "llm") != 0)
 			continue;
 		if ((st = stmt(s, ST_INS_SVC, err)) == NULL)
 			return err->code;
@@ -1001,7 +1074,8 @@ static int put_run_rows(struct store *s, int64_t id,
 			return rc;
 	}
 	if ((rc = put_services(s, run, res, err)) != 0 ||
-	    (rc = put_placements(s, run, res, err)) != 0)
+	    (rc = put_placements(s, run, res, err)) != 0 ||
+	    (rc = put_named(s, run, res, err)) != 0)
 		return rc;
 	for (i = 0; i < res->nseries; i++) {
 		const struct res_series *p = &res->series[i];

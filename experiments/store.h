@@ -29,10 +29,13 @@
 #include "sim/world/result.h"
 #include "sim/err.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 /* Schema 2 added the services and placements tables and the export_*
 ** views (docs/RESULTS.md). */
 #define STORE_SCHEMA_EXPORT 2
+/* Schema 3 added the named histograms and time series a tenant kind
+** reports (the LLM services' TTFT / TPOT distributions and KV-cache use). */
+#define STORE_SCHEMA_HIST 3
 #define STORE_APP_ID 0x636f6c6f        /* "colo" */
 
 enum store_mode { STORE_READ = 0, STORE_WRITE = 1 };

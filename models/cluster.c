@@ -213,3 +213,18 @@ const struct dev_profile *cluster_gpu_dev(const struct cluster_spec *c, int g,
 	}
 	return NULL;
 }
+
+int cluster_node_cpus(const struct cluster_spec *c, int n)
+{
+	int i, base = 0;
+
+	for (i = 0; i < c->ngroups; i++) {
+		const struct cluster_group *g = &c->groups[i];
+
+		if (n >= base && n < base + g->nodes)
+			return g->cpus_per_node > 0 ? g->cpus_per_node :
+			       CLUSTER_CPUS_PER_GPU_DEFAULT * g->gpus_per_node;
+		base += g->nodes;
+	}
+	return 0;
+}

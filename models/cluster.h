@@ -5,6 +5,9 @@
 ** node by node; node n's GPUs are consecutive.  A part may add its nodes'
 ** host resources after the device: "8x8:v100-32gb:cpus=92:mem_gb=520"
 ** (CPU cores and host memory per node; 0 when not given).
+** A node whose spec gives no cpus= has CLUSTER_CPUS_PER_GPU_DEFAULT cores
+** per GPU for the host-side parts of its training jobs (docs/MODEL.md,
+** "Host CPU contention"; cluster_node_cpus).
 */
 #ifndef COLOSIM_SIM_CLUSTER_H
 #define COLOSIM_SIM_CLUSTER_H
@@ -15,6 +18,11 @@
 #include "sim/err.h"
 
 #define CLUSTER_GROUPS_MAX 16
+
+/* Cores per GPU of a node whose spec names none: an assumption, the shape
+** of the Alibaba v2023 trace's G2 nodes (96 CPUs for 8 GPUs) and of Muri's
+** cluster (92 for 8). */
+#define CLUSTER_CPUS_PER_GPU_DEFAULT 12
 
 struct cluster_group {
 	int nodes, gpus_per_node;
@@ -58,6 +66,10 @@ int cluster_parse_parts(const char *spec, const char *what,
 int cluster_parse(struct cluster_spec *out, const char *spec,
 		  const struct dev_catalog *cat, const char *what,
 		  struct sim_err *err);
+
+/* The CPU cores of node n (0 <= n < nnodes): its part's cpus=, else
+** CLUSTER_CPUS_PER_GPU_DEFAULT x its GPUs; 0 for a bad index. */
+int cluster_node_cpus(const struct cluster_spec *c, int n);
 
 /* The device and node of GPU index g (0 <= g < ngpus). */
 const struct dev_profile *cluster_gpu_dev(const struct cluster_spec *c, int g,

@@ -82,6 +82,11 @@ static const struct field dev_fields[] = {
 	DF(ts_switch_ns, F_TIME, 1, R_NONNEG),
 	DF(mps_contention_k, F_DBL, 1, R_NONNEG),
 	DF(uvm_bytes_per_s, F_DBL, 1, R_POS),
+	/* Optional co-location keys (0 = the term is off). */
+	DF(ts_mem_contention_k, F_DBL, 0, R_NONNEG),
+	DF(util_duty_scale, F_DBL, 0, R_NONNEG),
+	DF(util_duty_exp, F_DBL, 0, R_NONNEG),
+	DF(mig_bw_weight, F_DBL, 0, R_UNIT),
 	/* Optional calibration keys (0 = not measured). */
 	DF(h2d_pinned_latency_ns, F_TIME, 0, R_NONNEG),
 	DF(d2h_pinned_latency_ns, F_TIME, 0, R_NONNEG),

@@ -73,6 +73,14 @@ struct dev_profile {
 	sim_time ts_switch_ns;        /* context-switch cost per slice */
 	double mps_contention_k;      /* MPS interference: speed /= 1 + k (n-1) */
 	double uvm_bytes_per_s;       /* unified-memory paging rate */
+	/* Co-location keys (docs/MODEL.md, "Duty cycles", "MIG"), optional:
+	** 0 when absent, which is the first-order model without the term. */
+	double ts_mem_contention_k;   /* time slicing: busy part / (1 + k x
+					 co-busy bandwidth demand) */
+	double util_duty_scale;       /* measured GPU utilisation u -> duty */
+	double util_duty_exp;         /*   min(1, scale u^exp); 0 = 1 */
+	double mig_bw_weight;         /* MIG busy stretch: weight of the
+					 bandwidth term, [0, 1] */
 	/* Optional calibration keys (docs/CALIBRATION.md): written by
 	** `colosim calibrate`; 0 = not measured.  Which model reads each one
 	** (most are recorded for reference only) is in docs/MODEL.md. */

@@ -31,7 +31,7 @@
 #include <string.h>
 
 static const char *const mode_names[] = {
-	"exclusive", "timeslice", "mps", "mig", "interleave"
+	"exclusive", "timeslice", "mps", "mig", "interleave", "streams"
 };
 
 const char *gpu_mode_name(enum gpu_mode m)
@@ -213,9 +213,289 @@ static double paging(const struct gpu *g, const struct gpu_tenant *t)
 	       ((double)(used - cap) / (double)used);
 }
 
-/* MPS water-filling: each busy tenant wants min(cap, sat); when the wants
-** exceed the device, the level rises until the SMs are used up (max-min
-** fair).  Leaves each busy tenant's share in share_. */
+/*
+** ---- Duty cycles (docs/MODEL.md, "Duty cycles") ----
+**
+** A busy tenant i alternates GPU-busy time (a fraction d_i of its solo
+** time) and host-side time (1 - d_i, stretched by h_i under CPU
+** contention).  Only the busy part competes for the GPU: a context with
+** no work takes no time slice, and idle SMs go to the other MPS clients.
+** With p_j the wall fraction tenant j spends GPU-busy, and the phases of
+** different tenants independent, i's busy part runs at the mean rate
+**
+**     r_i = sum over sets S of the others  P(S) R_i(S),
+**     P(S) = prod_{j in S} p_j prod_{j not in S} (1 - p_j),
+**
+** R_i(S) the mode's rate of i's busy part while exactly S is busy too.
+** Time per solo ns: tau_i = (1 - d_i) h_i + d_i / r_i; speed = 1 / tau_i;
+** p_i = (d_i / r_i) / tau_i.  The p_i are a fixed point, found by
+** iteration (duty_solve).  A tenant with d_i = 1 and h_i = 1 has p_i = 1
+** exactly, so a domain whose tenants are all always busy reduces to the
+** plain equations (the fast path below, also used, as a documented limit,
+** for a domain with more than DUTY_CYC_MAX cycling or DUTY_SET_MAX busy
+** tenants).
+*/
+
+/* A domain (the GPU, or one MIG slice) is solved exactly when it has at
+** most DUTY_SET_MAX busy tenants of which at most DUTY_CYC_MAX cycle (d < 1
+** or h > 1): a tenant's co-busy sets are the 2^c subsets of the other
+** cycling tenants, those always busy being in every one. */
+#define DUTY_SET_MAX 16
+#define DUTY_CYC_MAX 8
+#define DUTY_MASKS (1u << DUTY_CYC_MAX)
+#define DUTY_ITER_MAX 1000
+#define DUTY_TOL 1e-12
+
+struct duty_set {
+	struct gpu_tenant *t[DUTY_SET_MAX];
+	double d[DUTY_SET_MAX], h[DUTY_SET_MAX];
+	double p[DUTY_SET_MAX];
+	double st0[DUTY_SET_MAX];     /* busy stretch from the slice (MIG) */
+	int cycles[DUTY_SET_MAX];     /* d < 1 or h > 1 */
+	int n;
+};
+
+static double duty_of(const struct gpu_tenant *t)
+{
+	return t->prof.duty > 0 && t->prof.duty < 1 ? t->prof.duty : 1.0;
+}
+
+static double host_of(const struct gpu_tenant *t)
+{
+	return t->host_stretch > 1 ? t->host_stretch : 1.0;
+}
+
+/* Roofline stretch of a busy part whose compute stretches by c and whose
+** memory traffic by m: max(phi_c c, phi_m m) with phi_c = tc / max(tc,
+** tm), phi_m = tm / max(tc, tm) from alpha = tc / (tc + tm).  Solo (c = m
+** = 1) it is 1: the same max(tc, tm) as the workload models' solo time. */
+static double roofline_stretch(double alpha, double c, double m)
+{
+	double pc, pm;
+
+	if (alpha >= 0.5) {
+		pc = 1.0;
+		pm = (1.0 - alpha) / alpha;
+	} else {
+		pm = 1.0;
+		pc = alpha / (1.0 - alpha);
+	}
+	return dmax(pc * c, pm * m);
+}
+
+/* MIG: the busy-part stretch of t on slice sl, (1 - w) max(1, sat / f) +
+** w max(1, bw / b), w = the device's mig_bw_weight (fitted on MISO's
+** A100 logs; 0 = pure SM scaling). */
+static double mig_stretch(const struct gpu *g, const struct gpu_slice *sl,
+			  const struct gpu_tenant *t)
+{
+	double w = g->dev->mig_bw_weight;
+
+	return (1.0 - w) * dmax(1.0, t->prof.sat / sl->sm_frac) +
+	       w * dmax(1.0, t->prof.bw_frac / sl->bw_frac);
+}
+
+/* The MPS-like modes: MPS (caps) and streams (one process: no caps). */
+static int spatial(const struct gpu *g)
+{
+	return g->mode == GPU_MODE_MPS || g->mode == GPU_MODE_STREAMS;
+}
+
+static double cap_of(const struct gpu *g, const struct gpu_tenant *t)
+{
+	return g->mode == GPU_MODE_STREAMS ? 1.0 : t->sm_cap;
+}
+
+/* MPS water-filling over the tenants of `in` (bit k: s->t[k]): each wants
+** min(cap, sat); when the wants exceed the device, a level L with
+** sum min(want, L) = 1 (max-min fair) caps them.  Fills share[k], k in in. */
+static void waterfill_set(const struct gpu *g, const struct duty_set *s,
+			  unsigned in, double *share)
+{
+	double left = 1.0, want[DUTY_SET_MAX] = { 0 };
+	unsigned fixed = ~in;
+	int k, unfixed = 0, progress;
+
+	for (k = 0; k < s->n; k++)
+		if (in & (1u << k)) {
+			want[k] = dmin(cap_of(g, s->t[k]), s->t[k]->prof.sat);
+			unfixed++;
+		}
+	while (unfixed > 0) {
+		double level = left / unfixed;
+
+		progress = 0;
+		for (k = 0; k < s->n; k++)
+			if (!(fixed & (1u << k)) && want[k] <= level) {
+				share[k] = want[k];
+				fixed |= 1u << k;
+				left -= want[k];
+				unfixed--;
+				progress = 1;
+			}
+		if (!progress) {
+			for (k = 0; k < s->n; k++)
+				if (!(fixed & (1u << k)))
+					share[k] = level;
+			unfixed = 0;
+		}
+	}
+}
+
+/* The MPS rate of a busy part given its water-filled share, the busy
+** bandwidth demand bwsum (its own included) and cnt co-busy tenants:
+** 1 / (max(phi_c C, phi_m M) (1 + k cnt) + P). */
+static double mps_rate(const struct gpu *g, const struct gpu_tenant *t,
+		       double share, double bwsum, int cnt)
+{
+	double c = share >= t->prof.sat ? 1.0 : t->prof.sat / share;
+	double st = roofline_stretch(t->prof.alpha, c, dmax(1.0, bwsum));
+
+	double k = g->mode == GPU_MODE_STREAMS ? g->dev->streams_contention_k :
+		   g->dev->mps_contention_k;
+
+	return 1.0 / (st * (1.0 + k * cnt) + paging(g, t));
+}
+
+/* Round robin among the busy contexts of a domain (exclusive, timeslice,
+** one MIG slice): T(cnt + 1) / (st (1 + kappa bw_others) + P), st the
+** slice stretch (1 outside MIG), kappa = ts_mem_contention_k. */
+static double ts_rate(const struct gpu *g, const struct gpu_tenant *t,
+		      double st, double bw_others, int cnt)
+{
+	return ts_factor(g->dev, cnt + 1) /
+	       (st * (1.0 + g->dev->ts_mem_contention_k * bw_others) +
+		paging(g, t));
+}
+
+/* R_i(S) for S = `others` (bits over s->t, i excluded). */
+static double busy_rate(const struct gpu *g, const struct duty_set *s,
+			int i, unsigned others)
+{
+	double bw = 0;
+	int k, cnt = 0;
+
+	for (k = 0; k < s->n; k++)
+		if (others & (1u << k)) {
+			cnt++;
+			bw += s->t[k]->prof.bw_frac;
+		}
+	if (spatial(g)) {
+		double share[DUTY_SET_MAX];
+
+		waterfill_set(g, s, others | (1u << i), share);
+		return mps_rate(g, s->t[i], share[i],
+				bw + s->t[i]->prof.bw_frac, cnt);
+	}
+	return ts_rate(g, s->t[i], s->st0[i], bw, cnt);
+}
+
+/* The cycling tenants other than i (their indices in s) and the mask of
+** the others that are always busy. */
+static int cyclers_of(const struct duty_set *s, int i, int *cyc,
+		      unsigned *always)
+{
+	int k, nc = 0;
+
+	*always = 0;
+	for (k = 0; k < s->n; k++) {
+		if (k == i)
+			continue;
+		if (s->cycles[k])
+			cyc[nc++] = k;
+		else
+			*always |= 1u << k;
+	}
+	return nc;
+}
+
+/* r_i: R_i averaged over the cycling others' busy sets, weighted by s->p:
+** the probabilities of the 2^nc sets built by doubling, O(2^nc). */
+static double mean_rate(const struct duty_set *s, const int *cyc, int nc,
+			const double *rate)
+{
+	double pr[DUTY_MASKS], r = 0;
+	unsigned m, half;
+	int b;
+
+	pr[0] = 1.0;
+	for (b = 0; b < nc; b++) {
+		double q = s->p[cyc[b]];
+
+		half = 1u << b;
+		for (m = 0; m < half; m++) {
+			pr[m | half] = pr[m] * q;
+			pr[m] *= 1.0 - q;
+		}
+	}
+	for (m = 0; m < (1u << nc); m++)
+		r += pr[m] * rate[m];
+	return r;
+}
+
+/* Solves one domain's duty-cycle fixed point; sets speed and pbusy_.
+** Starts from each tenant's busy fraction of the previous solve (a change
+** usually moves them little) or d; iterates the plain map, and damps it by
+** half once it stops contracting (two heavy tenants can make it swing). */
+static void duty_solve(struct gpu *g, struct duty_set *s)
+{
+	double rate[DUTY_SET_MAX][DUTY_MASKS], r[DUTY_SET_MAX];
+	int cyc[DUTY_SET_MAX][DUTY_CYC_MAX], nc[DUTY_SET_MAX];
+	double omega = 1.0, prev = INFINITY;
+	unsigned m, always;
+	int i, it, b;
+
+	for (i = 0; i < s->n; i++) {
+		nc[i] = cyclers_of(s, i, cyc[i], &always);
+		for (m = 0; m < (1u << nc[i]); m++) {
+			unsigned set = always;
+
+			for (b = 0; b < nc[i]; b++)
+				if (m & (1u << b))
+					set |= 1u << cyc[i][b];
+			rate[i][m] = busy_rate(g, s, i, set);
+		}
+		if (!s->cycles[i])
+			s->p[i] = 1.0;
+		else if (s->t[i]->pbusy_ > 0 && s->t[i]->pbusy_ < 1)
+			s->p[i] = s->t[i]->pbusy_;
+		else
+			s->p[i] = s->d[i];
+	}
+	for (it = 0; it < DUTY_ITER_MAX; it++) {
+		double delta = 0;
+
+		for (i = 0; i < s->n; i++)
+			r[i] = mean_rate(s, cyc[i], nc[i], rate[i]);
+		for (i = 0; i < s->n; i++) {
+			double tau, pn;
+
+			if (!s->cycles[i])
+				continue;
+			tau = (1 - s->d[i]) * s->h[i] + s->d[i] / r[i];
+			pn = s->d[i] / r[i] / tau;
+			delta = dmax(delta, fabs(pn - s->p[i]));
+			s->p[i] += omega * (pn - s->p[i]);
+		}
+		if (delta < DUTY_TOL)
+			break;
+		if (delta > 0.9 * prev)
+			omega = 0.5;
+		prev = delta;
+	}
+	for (i = 0; i < s->n; i++) {
+		struct gpu_tenant *t = s->t[i];
+		double ri = mean_rate(s, cyc[i], nc[i], rate[i]);
+		double tau = (1 - s->d[i]) * s->h[i] + s->d[i] / ri;
+
+		t->speed = 1.0 / tau;
+		t->pbusy_ = s->d[i] / ri / tau;
+	}
+}
+
+/* The plain equations for a domain whose busy tenants are all treated as
+** always busy (d = 1; the fast path).  MPS water-fills over the whole
+** device (share_), the others round-robin. */
 static void mps_waterfill(struct gpu *g)
 {
 	struct gpu_tenant *t;
@@ -233,7 +513,7 @@ static void mps_waterfill(struct gpu *g)
 
 		progress = 0;
 		for (t = g->tenants; t != NULL; t = t->next_) {
-			double want = dmin(t->sm_cap, t->prof.sat);
+			double want = dmin(cap_of(g, t), t->prof.sat);
 
 			if (!t->fixed_ && want <= level) {
 				t->share_ = want;
@@ -254,63 +534,100 @@ static void mps_waterfill(struct gpu *g)
 	}
 }
 
-static void recompute_mps(struct gpu *g, double *sm_busy)
+/* Does the tenant belong to the domain (slice -1: the whole GPU)? */
+static int in_domain(const struct gpu *g, const struct gpu_tenant *t,
+		     int slice)
 {
-	const struct dev_profile *d = g->dev;
+	return t->busy && (g->mode != GPU_MODE_MIG || t->slice == slice);
+}
+
+static void always_busy(struct gpu *g, int slice)
+{
 	struct gpu_tenant *t;
-	double bwsum = 0, over, kfac;
+	double bwsum = 0;
+	int n = 0;
 
-	mps_waterfill(g);
 	for (t = g->tenants; t != NULL; t = t->next_)
-		if (t->busy)
+		if (in_domain(g, t, slice)) {
+			n++;
 			bwsum += t->prof.bw_frac;
-	over = dmax(1.0, bwsum);
-	kfac = 1.0 + d->mps_contention_k * (double)(g->nbusy - 1);
+		}
+	if (spatial(g))
+		mps_waterfill(g);
 	for (t = g->tenants; t != NULL; t = t->next_) {
-		double a, c;
-
-		if (!t->busy)
+		if (!in_domain(g, t, slice))
 			continue;
-		a = t->prof.alpha;
-		c = t->share_ >= t->prof.sat ? 1.0 : t->prof.sat / t->share_;
-		t->speed = 1.0 / ((a * c + (1 - a) * over + paging(g, t)) * kfac);
-		*sm_busy += t->share_;
+		if (spatial(g))
+			t->speed = mps_rate(g, t, t->share_, bwsum, n - 1);
+		else
+			t->speed = ts_rate(g, t, slice >= 0 ?
+					   mig_stretch(g, &g->slices[slice], t) :
+					   1.0, bwsum - t->prof.bw_frac, n - 1);
+		t->pbusy_ = 1.0;
 	}
 }
 
-static void recompute_mig(struct gpu *g, double *sm_busy)
+/* Speeds of one domain: the duty-cycle fixed point when some tenant
+** cycles and the domain is small enough, else the plain equations. */
+static void solve_domain(struct gpu *g, int slice)
 {
+	struct duty_set s;
 	struct gpu_tenant *t;
-	int nbusy[sizeof g->slices / sizeof g->slices[0]] = { 0 };
+	int cycling = 0, n = 0;
 
 	for (t = g->tenants; t != NULL; t = t->next_)
-		if (t->busy)
-			nbusy[t->slice]++;
-	for (t = g->tenants; t != NULL; t = t->next_) {
-		const struct gpu_slice *s;
-		double a, c, m, f;
-
-		if (!t->busy)
-			continue;
-		s = &g->slices[t->slice];
-		a = t->prof.alpha;
-		c = dmax(1.0, t->prof.sat / s->sm_frac);
-		m = dmax(1.0, t->prof.bw_frac / s->bw_frac);
-		f = ts_factor(g->dev, nbusy[t->slice]);
-		t->speed = f / (a * c + (1 - a) * m + paging(g, t));
-		*sm_busy += f * dmin(t->prof.sat, s->sm_frac);
+		if (in_domain(g, t, slice)) {
+			if (duty_of(t) < 1 || host_of(t) > 1)
+				cycling++;
+			n++;
+		}
+	if (n == 0)
+		return;
+	if (cycling == 0 || cycling > DUTY_CYC_MAX || n > DUTY_SET_MAX) {
+		always_busy(g, slice);
+		return;
 	}
+	s.n = 0;
+	for (t = g->tenants; t != NULL; t = t->next_)
+		if (in_domain(g, t, slice)) {
+			s.t[s.n] = t;
+			s.d[s.n] = duty_of(t);
+			s.h[s.n] = host_of(t);
+			s.cycles[s.n] = s.d[s.n] < 1 || s.h[s.n] > 1;
+			s.st0[s.n] = slice >= 0 ?
+				     mig_stretch(g, &g->slices[slice], t) : 1.0;
+			s.n++;
+		}
+	duty_solve(g, &s);
+}
+
+/* The busy-SM fraction a tenant adds: its GPU-busy work in SM-time per
+** wall ns, d x speed x sat (MIG: d x speed x stretch x min(sat, f), the
+** slice's SMs it holds while on it).  With d = 1 these are the plain
+** figures: T(n) sat, the MPS share, T(n_s) min(sat, f_s). */
+static double sm_of(const struct gpu *g, const struct gpu_tenant *t)
+{
+	double on = duty_of(t) * t->speed;
+
+	if (g->mode == GPU_MODE_MIG) {
+		const struct gpu_slice *sl = &g->slices[t->slice];
+
+		return on * mig_stretch(g, sl, t) * dmin(t->prof.sat,
+							 sl->sm_frac);
+	}
+	return on * t->prof.sat;
 }
 
 /* Interleave (docs/MODEL.md, "Multi-resource interleaving"): the busy
 ** tenants' round time T from their per-resource times, best order; each
-** runs at its solo iteration time / T.  Without the times for every busy
-** tenant, or with more than 4, the GPU time-slices as timeslice does. */
-static void recompute_interleave(struct gpu *g, double *sm_busy)
+** runs at its solo iteration time / T.  Returns 0 (nothing set) without
+** the times for every busy tenant, or with more than 4: the GPU then
+** time-slices as timeslice does (the caller's duty-cycle solve). */
+static int recompute_interleave(struct gpu *g, double *sm_busy)
 {
 	struct il_job jobs[IL_MAX_JOBS];
 	struct gpu_tenant *t;
-	double tt, f;
+	double tt;
 	int n = 0, ok = 1;
 
 	for (t = g->tenants; t != NULL; t = t->next_) {
@@ -328,13 +645,17 @@ static void recompute_interleave(struct gpu *g, double *sm_busy)
 		n++;
 	}
 	tt = ok && n > 0 ? il_round(jobs, n, IL_BEST, NULL) : -1;
-	f = ts_factor(g->dev, g->nbusy);
+	if (!(tt > 0))
+		return 0;
 	for (t = g->tenants; t != NULL; t = t->next_)
 		if (t->busy) {
-			double s = tt > 0 ? t->prof.iter_ms / tt : f;
+			double s = t->prof.iter_ms / tt;
+
 			t->speed = s / (1.0 + paging(g, t));
+			t->pbusy_ = 1.0;
 			*sm_busy += s * t->prof.sat;
 		}
+	return 1;
 }
 
 /* Derives every busy tenant's speed from the mode; updates the statistics.
@@ -342,33 +663,27 @@ static void recompute_interleave(struct gpu *g, double *sm_busy)
 static void recompute(struct gpu *g, sim_time now)
 {
 	struct gpu_tenant *t;
-	double sm_busy = 0, f;
+	double sm_busy = 0;
 	uint64_t cap = g->dev->hbm_bytes;
+	int sl, il = 0;
 
 	for (t = g->tenants; t != NULL; t = t->next_)
-		if (!t->busy)
+		if (!t->busy) {
 			t->speed = 0;
-	switch (g->mode) {
-	case GPU_MODE_EXCLUSIVE:
-	case GPU_MODE_TIMESLICE:
-		f = ts_factor(g->dev, g->nbusy);
-		for (t = g->tenants; t != NULL; t = t->next_)
-			if (t->busy) {
-				t->speed = f / (1.0 + paging(g, t));
-				sm_busy += f * t->prof.sat;
-			}
-		break;
-	case GPU_MODE_MPS:
-		recompute_mps(g, &sm_busy);
-		break;
-	case GPU_MODE_MIG:
-		recompute_mig(g, &sm_busy);
-		break;
-	case GPU_MODE_INTERLEAVE:
-		recompute_interleave(g, &sm_busy);
-		break;
+			t->pbusy_ = 0;
+		}
+	if (g->mode == GPU_MODE_MIG) {
+		for (sl = 0; sl < g->nslices; sl++)
+			solve_domain(g, sl);
+	} else if (g->mode == GPU_MODE_INTERLEAVE &&
+		   recompute_interleave(g, &sm_busy)) {
+		il = 1;
+	} else {
+		solve_domain(g, -1);
 	}
 	for (t = g->tenants; t != NULL; t = t->next_) {
+		if (t->busy && !il)
+			sm_busy += sm_of(g, t);
 		t->fin_ = finish_calc(t);
 		t->fin_ok_ = 1;
 	}
@@ -584,6 +899,23 @@ int gpu_set_share(struct gpu *g, struct gpu_tenant *t, double sm_cap,
 	return 0;
 }
 
+int gpu_set_host_stretch(struct gpu *g, struct gpu_tenant *t, double h,
+			 sim_time now)
+{
+	assert(t->gpu_ == g);
+	if (!(h >= 1 && isfinite(h)))
+		return SIM_EINVAL;
+	settle_all(g, now);
+	t->host_stretch = h;
+	recompute(g, now);
+	return 0;
+}
+
+double gpu_busy_frac(const struct gpu_tenant *t)
+{
+	return t->busy ? t->pbusy_ : 0.0;
+}
+
 void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
 	       const struct gpu_work_profile *prof, sim_time now)
 {
@@ -591,6 +923,7 @@ void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
 	assert(prof->alpha >= 0 && prof->alpha <= 1);
 	assert(prof->sat > 0 && prof->sat <= 1);
 	assert(prof->bw_frac >= 0);
+	assert(prof->duty >= 0 && prof->duty <= 1);
 	settle_all(g, now);
 	if (!t->busy)
 		g->nbusy++;
@@ -612,6 +945,60 @@ void gpu_finish(struct gpu *g, struct gpu_tenant *t, sim_time now)
 	t->busy = 0;
 	t->speed = 0;
 	recompute(g, now);
+}
+
+void gpu_host_load_of(const struct gpu_tenant *t, double cores,
+		      struct gpu_host_load *out)
+{
+	double d = duty_of(t), h = host_of(t), tau;
+
+	out->duty = d;
+	out->cores = cores;
+	out->busy_rate = 1.0;
+	if (!t->busy || !(t->speed > 0))
+		return;
+	/* tau = (1 - d) h + d / r */
+	tau = 1.0 / t->speed;
+	if (tau - (1 - d) * h > 0)
+		out->busy_rate = d / (tau - (1 - d) * h);
+}
+
+/* The host cores in use at stretch h. */
+static double host_demand(const struct gpu_host_load *l, int n, double h)
+{
+	double dem = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double host = (1 - l[i].duty) * h;
+		double busy = l[i].duty / (l[i].busy_rate > 0 ? l[i].busy_rate
+							       : 1.0);
+
+		if (host + busy > 0)
+			dem += l[i].cores * host / (host + busy);
+	}
+	return dem;
+}
+
+double gpu_host_stretch(const struct gpu_host_load *l, int n, double cpus)
+{
+	double h = 1.0;
+	int it;
+
+	if (!(cpus > 0) || n <= 0)
+		return 1.0;
+	/* the map is increasing and bounded by sum cores / cpus: iterating
+	** from 1 climbs to the least fixed point */
+	for (it = 0; it < 10000; it++) {
+		double hn = dmax(1.0, host_demand(l, n, h) / cpus);
+
+		if (fabs(hn - h) < 1e-13 * hn) {
+			h = hn;
+			break;
+		}
+		h = hn;
+	}
+	return h;
 }
 
 uint64_t gpu_mem_free(const struct gpu *g, int slice)

@@ -38,20 +38,33 @@ enum gpu_mode {
 	GPU_MODE_TIMESLICE,       /* round-robin: (1/n) q / (q + c) */
 	GPU_MODE_MPS,             /* SM shares, water-filled; bandwidth shared */
 	GPU_MODE_MIG,             /* fixed slices; timeslice inside a slice */
-	GPU_MODE_INTERLEAVE       /* Muri: up to 4 tenants take turns on CPU,
+	GPU_MODE_INTERLEAVE,      /* Muri: up to 4 tenants take turns on CPU,
 				     GPU and network (models/interleave.h) */
+	GPU_MODE_STREAMS          /* one process, kernels on streams: MPS's
+				     equations without caps, with
+				     streams_contention_k */
 };
 
-/* "exclusive", "timeslice", "mps", "mig", "interleave"; NULL for an
-** unknown value. */
+/* "exclusive", "timeslice", "mps", "mig", "interleave", "streams"; NULL
+** for an unknown value. */
 const char *gpu_mode_name(enum gpu_mode m);
 /* Parses a mode name; 0 or SIM_EINVAL. */
 int gpu_mode_parse(const char *s, enum gpu_mode *out);
 
+/* Fields may only be appended: positional initialisers elsewhere rely on
+** the order.  A field left 0 takes the default its comment names. */
 struct gpu_work_profile {
-	double alpha;             /* compute-bound fraction of solo time, 0..1 */
+	double alpha;             /* compute-bound fraction of the busy
+				     part's roofline terms, 0..1 */
 	double sat;               /* SM fraction usable, (0, 1] */
-	double bw_frac;           /* HBM bandwidth demand / peak at full speed */
+	double bw_frac;           /* HBM bandwidth demand / peak while
+				     GPU-busy at full speed */
+	double duty;              /* GPU-busy fraction of solo time, (0, 1];
+				     the rest is host-side time (input
+				     pipeline, launches, synchronisation)
+				     that other tenants can fill.  0 = 1:
+				     always busy (docs/MODEL.md, "Duty
+				     cycles") */
 	/* interleave mode: one iteration's time on the CPU / data stage, the
 	** GPU and the network, and its solo iteration time (ms); has_res 0:
 	** unknown (the GPU then time-slices) */
@@ -70,6 +83,10 @@ struct gpu_tenant {
 	uint64_t mem_bytes;       /* resident allocation (use gpu_resize) */
 	double sm_cap;            /* MPS thread percentage / 100, (0, 1] */
 	int slice;                /* MIG slice index, -1 for the whole GPU */
+	double host_stretch;      /* host-side (GPU-idle) time of a unit
+				     stretches by this under CPU contention,
+				     >= 1; 0 = 1.  Set with
+				     gpu_set_host_stretch() once attached */
 	/* the current work unit; the model updates these */
 	int busy;
 	struct gpu_work_profile prof;
@@ -80,6 +97,8 @@ struct gpu_tenant {
 	double work0_;            /* work_ns of the unit at gpu_begin */
 	double done_, donec_;     /* solo ns done: Neumaier sum + compensation */
 	double share_;            /* MPS: water-filled SM share */
+	double pbusy_;            /* wall fraction spent GPU-busy (duty
+				     cycles: the fixed point of gpu.c) */
 	sim_time fin_;            /* gpu_finish_time(), cached when fin_ok_ */
 	int fin_ok_;
 	int fixed_;               /* MPS: water-filling bookkeeping */
@@ -139,6 +158,11 @@ int gpu_resize(struct gpu *g, struct gpu_tenant *t, uint64_t mem_bytes,
 int gpu_set_share(struct gpu *g, struct gpu_tenant *t, double sm_cap,
 		  sim_time now);
 
+/* Sets an attached tenant's host stretch (>= 1; CPU contention on its
+** node, "Host CPU contention" in docs/MODEL.md); SIM_EINVAL otherwise. */
+int gpu_set_host_stretch(struct gpu *g, struct gpu_tenant *t, double h,
+			 sim_time now);
+
 /* Starts a work unit of work_ns solo nanoseconds on an attached tenant
 ** (replacing any unit in progress). */
 void gpu_begin(struct gpu *g, struct gpu_tenant *t, double work_ns,
@@ -160,6 +184,30 @@ sim_time gpu_finish_time(const struct gpu_tenant *t, sim_time now);
 ** speed, without settling anything: what work_left_ns would read if the
 ** gpu were settled now (0 at or past gpu_finish_time). */
 double gpu_work_left(const struct gpu_tenant *t, sim_time now);
+
+/* The wall fraction the tenant spends GPU-busy at the current speeds
+** (its duty cycle stretched by sharing; 0 when idle). */
+double gpu_busy_frac(const struct gpu_tenant *t);
+
+/* ---- host CPU contention (docs/MODEL.md, "Host CPU contention") ----
+** The host-side parts of the tenants of one node share its CPU cores.  The
+** world computes each node's stretch with gpu_host_stretch() and hands it
+** to the tenants with gpu_set_host_stretch(). */
+struct gpu_host_load {
+	double duty;              /* GPU-busy fraction of solo time, (0, 1] */
+	double busy_rate;         /* mean rate of its busy part, > 0 */
+	double cores;             /* cores its host part keeps busy */
+};
+
+/* A busy tenant's load at its current speed, with `cores` host cores. */
+void gpu_host_load_of(const struct gpu_tenant *t, double cores,
+		      struct gpu_host_load *out);
+
+/* The stretch h >= 1 of every host part of a node with `cpus` cores: the
+** least fixed point of h = max(1, sum_i cores_i f_i(h) / cpus), f_i(h) =
+** (1 - d_i) h / ((1 - d_i) h + d_i / r_i) the wall fraction tenant i
+** spends on the host.  1 when the demand fits (or cpus <= 0: unlimited). */
+double gpu_host_stretch(const struct gpu_host_load *l, int n, double cpus);
 
 /* Free HBM (capacity - used; 0 when oversubscribed), whole device or slice. */
 uint64_t gpu_mem_free(const struct gpu *g, int slice);

@@ -302,11 +302,27 @@ int llm_model_init(struct llm_model *m, const struct llm_arch *a,
 	return 0;
 }
 
+/* The roofline of one kernel; with acc, also adds its FLOPs and bytes
+** (times the repeat count n) for llm_step_profile. */
+struct roof_acc {
+	double flops, bytes;
+};
+
 static double roof_ns(double flops, double pf, double bytes, double pb)
 {
 	double a = flops / pf, b = bytes / pb;
 
 	return 1e9 * (a > b ? a : b);
+}
+
+static double roof_n(double flops, double pf, double bytes, double pb,
+		     double n, struct roof_acc *acc)
+{
+	if (acc != NULL) {
+		acc->flops += n * flops;
+		acc->bytes += n * bytes;
+	}
+	return roof_ns(flops, pf, bytes, pb);
 }
 
 /* One collective over the tp GPUs of the replica: a kernel's launch floor
@@ -328,8 +344,8 @@ static double collective_ns(const struct llm_model *m, double bytes,
 	       1e9 * frac * (n - 1) / n * bytes / (m->c.eta_link * bw);
 }
 
-void llm_step_terms(const struct llm_model *m, const struct llm_iter *it,
-		    struct llm_step_terms *o)
+static void step_terms(const struct llm_model *m, const struct llm_iter *it,
+		       struct llm_step_terms *o, struct roof_acc *acc)
 {
 	const struct llm_arch *a = m->arch;
 	const struct llm_consts *c = &m->c;
@@ -357,28 +373,33 @@ void llm_step_terms(const struct llm_model *m, const struct llm_iter *it,
 			wread = w * (1 - pow(1 - kk / e, T));
 			w /= e;
 		}
-		lin += roof_ns(2 * tok * w, pf, wread * m->wbytes +
-			       tok * m->op_io[k] * LLM_ACT_BYTES, pb);
+		lin += roof_n(2 * tok * w, pf, wread * m->wbytes +
+			      tok * m->op_io[k] * LLM_ACT_BYTES, pb, L, acc);
 	}
 	small = 0;
 	if (T > 0) {
 		small = 1e9 * T * m->elem_per_token * LLM_ACT_BYTES /
 			(c->eta_elem * m->dev->hbm_bw_bytes_per_s);
+		if (acc != NULL)
+			acc->bytes += L * T * m->elem_per_token *
+				      LLM_ACT_BYTES;
 		if (small < (double)c->t_small_ns)
 			small = (double)c->t_small_ns;
 	}
 	if (it->nprefill > 0) {
-		ap = roof_ns(4 * it->prefill_pairs * m->q_per_gpu,
-			     c->eta_attn * m->peak_flops,
-			     it->prefill_kv * kvrow + (double)it->prefill_tokens *
-			     (2 * m->q_per_gpu * LLM_ACT_BYTES + kvrow), pk);
+		ap = roof_n(4 * it->prefill_pairs * m->q_per_gpu,
+			    c->eta_attn * m->peak_flops,
+			    it->prefill_kv * kvrow + (double)it->prefill_tokens *
+			    (2 * m->q_per_gpu * LLM_ACT_BYTES + kvrow), pk, L,
+			    acc);
 		if (ap < (double)c->t_attn_ns)
 			ap = (double)c->t_attn_ns;
 	}
 	if (it->ndecode > 0) {
-		ad = roof_ns(4 * (double)it->decode_ctx * m->q_per_gpu, pf,
-			     (double)it->decode_ctx * kvrow + it->ndecode *
-			     (2 * m->q_per_gpu * LLM_ACT_BYTES + kvrow), pk);
+		ad = roof_n(4 * (double)it->decode_ctx * m->q_per_gpu, pf,
+			    (double)it->decode_ctx * kvrow + it->ndecode *
+			    (2 * m->q_per_gpu * LLM_ACT_BYTES + kvrow), pk, L,
+			    acc);
 		if (ad < (double)c->t_attn_ns)
 			ad = (double)c->t_attn_ns;
 	}
@@ -387,9 +408,9 @@ void llm_step_terms(const struct llm_model *m, const struct llm_iter *it,
 	if (it->nsample > 0) {
 		double w = (double)a->d_model * a->vocab / m->tp;
 
-		h = roof_ns(2.0 * it->nsample * w, pf, w * m->wbytes +
-			    it->nsample * (a->d_model + (double)a->vocab /
-					   m->tp) * LLM_ACT_BYTES, pb);
+		h = roof_n(2.0 * it->nsample * w, pf, w * m->wbytes +
+			   it->nsample * (a->d_model + (double)a->vocab /
+					  m->tp) * LLM_ACT_BYTES, pb, 1, acc);
 		/* the logits are gathered to one rank: an all-gather */
 		h += collective_ns(m, (double)it->nsample * a->vocab *
 				   LLM_ACT_BYTES, 1, 1);
@@ -418,6 +439,43 @@ void llm_step_terms(const struct llm_model *m, const struct llm_iter *it,
 	}
 	o->total = o->linear + o->small + o->attn_prefill + o->attn_decode +
 		   o->allreduce + o->head + o->overhead + o->swap;
+}
+
+void llm_step_terms(const struct llm_model *m, const struct llm_iter *it,
+		    struct llm_step_terms *o)
+{
+	step_terms(m, it, o, NULL);
+}
+
+/* SM fraction a unit of F FLOPs can fill: F / (F + F_half), F_half the
+** work that takes as long as the fixed cost of an iteration (docs/MODEL.md,
+** "LLM replicas in the world": the zoo's rule of "Work profiles" with
+** t_iter0 for the device's t0; an assumption). */
+void llm_step_profile(const struct llm_model *m, const struct llm_iter *it,
+		      struct llm_step_prof *out)
+{
+	struct llm_step_terms t;
+	struct roof_acc acc = { 0, 0 };
+	double tc, tm, half, busy;
+
+	memset(out, 0, sizeof *out);
+	step_terms(m, it, &t, &acc);
+	if (t.total <= 0)
+		return;
+	busy = t.total - t.overhead - t.swap;
+	tc = acc.flops / (m->c.eta_flops * m->peak_flops);
+	tm = acc.bytes / m->dev->hbm_bw_bytes_per_s;
+	half = (double)m->c.t_iter0_ns * 1e-9 * m->c.eta_flops * m->peak_flops;
+	out->total_ns = t.total;
+	out->busy_ns = busy > 0 ? busy : 0;
+	out->duty = busy > 0 ? busy / t.total : 0;
+	out->alpha = tc + tm > 0 ? tc / (tc + tm) : 0;
+	out->sat = acc.flops > 0 ? acc.flops / (acc.flops + half) : 0.01;
+	if (out->sat < 0.01)
+		out->sat = 0.01;
+	out->bw_busy = busy > 0 ? 1e9 * tm / busy : 0;
+	if (out->bw_busy > 1)
+		out->bw_busy = 1;
 }
 
 sim_time llm_step_ns(const struct llm_model *m, const struct llm_iter *it)

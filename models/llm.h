@@ -182,6 +182,22 @@ void llm_step_terms(const struct llm_model *m, const struct llm_iter *it,
 		    struct llm_step_terms *out);
 
 /*
+** How an iteration uses the GPU, for the fluid GPU model when the replica
+** shares its GPUs (docs/MODEL.md, "LLM replicas in the world"): duty =
+** GPU-busy time / iteration time (the fixed cost t_iter0 + t_seq and the
+** KV swaps leave the SMs idle); alpha = compute / (compute + memory) time
+** of its kernels' FLOPs and bytes at the profile's peaks; bw_busy = the
+** bytes' time at peak bandwidth / busy time (clamped to 1); sat = F / (F
+** + F_half), F_half = t_iter0 eta_f P.  All 0 for an empty iteration.
+*/
+struct llm_step_prof {
+	double total_ns, busy_ns;
+	double duty, alpha, sat, bw_busy;
+};
+void llm_step_profile(const struct llm_model *m, const struct llm_iter *it,
+		      struct llm_step_prof *out);
+
+/*
 ** Memory of a replica, per GPU.  gpu_mem_util is vLLM's
 ** gpu_memory_utilization (the fraction of HBM the engine may use);
 ** max_batched_tokens and max_seqs size the activation workspace vLLM

@@ -16,6 +16,7 @@
 #include "models/workload.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -121,7 +122,7 @@ void wl_train_memory(const struct zoo_model *m, const struct dev_profile *d,
 
 /* The token of a device name that names its family: "a100-40gb" ->
 ** "a100"; matches whole tokens so that "t4" does not match "rtx4090". */
-static int name_has_token(const char *name, const char *tok)
+int wl_name_has_token(const char *name, const char *tok)
 {
 	size_t n = strlen(tok);
 	const char *p = name;
@@ -144,7 +145,7 @@ void wl_infer_curve_of(const struct dev_profile *d, struct wl_infer_curve *out)
 	size_t i;
 
 	for (i = 0; i < sizeof wl_fits / sizeof wl_fits[0]; i++)
-		if (name_has_token(d->name, wl_fits[i].family)) {
+		if (wl_name_has_token(d->name, wl_fits[i].family)) {
 			f = &wl_fits[i];
 			break;
 		}
@@ -154,6 +155,79 @@ void wl_infer_curve_of(const struct dev_profile *d, struct wl_infer_curve *out)
 	out->fit = f->family;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median host cost of the table rows that `keep` accepts; -1 if none. */
+static double median_host(const struct dev_profile *d, enum wl_precision prec,
+			  int level, int *count)
+{
+	size_t i, n, k = 0;
+	const struct wl_fit_entry *t = wl_fit_table(&n);
+	double v[256];
+
+	for (i = 0; i < n && k < sizeof v / sizeof v[0]; i++) {
+		int fam = wl_name_has_token(d->name, t[i].family);
+
+		if ((level == 0 && fam && t[i].prec == prec) ||
+		    (level == 1 && fam) || level == 2)
+			v[k++] = t[i].host_ns;
+	}
+	*count = (int)k;
+	if (k == 0)
+		return -1;
+	qsort(v, k, sizeof v[0], cmp_dbl);
+	return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+void wl_train_fit_of(const struct zoo_model *m, const struct dev_profile *d,
+		     enum wl_precision prec, struct wl_train_fit *out)
+{
+	static const char *const rule[] = {
+		"rule: median host cost of this device family's fitted "
+		"models at this precision, eta_scale 1 (docs/MODEL.md)",
+		"rule: median host cost of this device family's fitted "
+		"models, eta_scale 1 (docs/MODEL.md)",
+		"rule: median host cost of all fitted models, eta_scale 1 "
+		"(docs/MODEL.md)",
+	};
+	size_t i, n;
+	const struct wl_fit_entry *t = wl_fit_table(&n);
+	int level, count = 0;
+
+	for (i = 0; i < n; i++)
+		if (strcasecmp(t[i].model, m->name) == 0 && t[i].prec == prec &&
+		    wl_name_has_token(d->name, t[i].family)) {
+			out->host_ns = t[i].host_ns;
+			out->host_lo_ns = t[i].host_lo_ns;
+			out->host_hi_ns = t[i].host_hi_ns;
+			out->eta_scale = t[i].eta_scale;
+			out->eta_lo = t[i].eta_lo;
+			out->eta_hi = t[i].eta_hi;
+			out->measured = 1;
+			out->npts = t[i].npts;
+			out->source = t[i].source;
+			return;
+		}
+	memset(out, 0, sizeof *out);
+	out->eta_scale = out->eta_lo = out->eta_hi = 1.0;
+	out->source = "rule: no fitted model (host cost 0, eta_scale 1)";
+	for (level = 0; level < 3; level++) {
+		double h = median_host(d, prec, level, &count);
+
+		if (h >= 0) {
+			out->host_ns = out->host_lo_ns = out->host_hi_ns = h;
+			out->npts = count;
+			out->source = rule[level];
+			return;
+		}
+	}
+}
+
 static sim_time ns_of(double ns)
 {
 	if (!(ns >= 1))
@@ -161,6 +235,13 @@ static sim_time ns_of(double ns)
 	if (ns > 9e18)
 		return SIM_TIME_MAX;
 	return (sim_time)llround(ns);
+}
+
+/* The FP16 rate of the device; a device without FP16 units (K80) runs
+** half precision at its FP32 rate. */
+static double fp16_peak(const struct dev_profile *d)
+{
+	return d->fp16_flops > 0 ? d->fp16_flops : d->fp32_flops;
 }
 
 /* Inference times of one batch (FP16 weights and activations). */
@@ -178,11 +259,11 @@ static void infer_parts(const struct zoo_model *m, const struct dev_profile *d,
 		batch = 1;
 	p->t0_ns = c.t0_ns;
 	p->flops = (double)batch * m->fwd_flops;
-	p->tc_ns = p->flops / (d->fp16_flops * c.eta) * 1e9;
+	p->tc_ns = p->flops / (fp16_peak(d) * c.eta) * 1e9;
 	/* weights read once; each activation written and read at FP16 */
 	p->bytes = 2.0 * (double)m->params + (double)batch * m->act_infer_bytes;
 	p->tm_ns = p->bytes / d->hbm_bw_bytes_per_s * 1e9;
-	p->flops_half = c.t0_ns * 1e-9 * d->fp16_flops * c.eta;
+	p->flops_half = c.t0_ns * 1e-9 * fp16_peak(d) * c.eta;
 }
 
 sim_time wl_infer_batch_ns(const struct zoo_model *m,
@@ -215,6 +296,9 @@ void wl_infer_profile(const struct zoo_model *m, const struct dev_profile *d,
 	out->alpha = p.tc_ns / (p.tc_ns + p.tm_ns);
 	out->sat = sat_of(p.flops, p.flops_half);
 	out->bw_frac = fmin(1.0, p.tm_ns / l_ns);
+	/* a batch is one work unit the world starts when requests are
+	** there: its host-side gaps are inside t0, not fillable idle time */
+	out->duty = 1.0;
 	out->has_res = 0;
 	out->res_ms[0] = out->res_ms[1] = out->res_ms[2] = 0;
 	out->iter_ms = 0;
@@ -233,12 +317,14 @@ uint64_t wl_infer_memory(const struct zoo_model *m,
 /* Training times of one iteration. */
 struct train_parts {
 	double tc_ns, tm_ns, flops, flops_half;
+	double host_ns, eta_scale;    /* the model's measured fit (or rule) */
 };
 
 static void train_parts(const struct zoo_model *m, const struct dev_profile *d,
 			int batch, enum wl_precision prec, struct train_parts *p)
 {
 	struct wl_infer_curve c;
+	struct wl_train_fit fit;
 	int mixed = prec == WL_PREC_MIXED;
 	double peak = mixed ? d->fp16_flops : d->fp32_flops;
 	double eta = mixed ? WL_ETA_TRAIN_MIXED : WL_ETA_TRAIN_FP32;
@@ -247,6 +333,10 @@ static void train_parts(const struct zoo_model *m, const struct dev_profile *d,
 
 	if (batch < 1)
 		batch = 1;
+	/* a device without tensor cores runs mixed precision at its FP32
+	** rate (e.g. K80, P100's FP16 is not a training path in PyTorch) */
+	if (!(peak > 0))
+		peak = d->fp32_flops;
 	p->flops = WL_TRAIN_FLOP_FACTOR * batch * m->fwd_flops;
 	p->tc_ns = p->flops / (peak * eta) * 1e9;
 	/* activations written in forward and read in backward; weights
@@ -257,7 +347,27 @@ static void train_parts(const struct zoo_model *m, const struct dev_profile *d,
 		2.0 * wl_state_bytes_per_param(WL_OPT_MOMENTUM, prec));
 	p->tm_ns = bytes / d->hbm_bw_bytes_per_s * 1e9;
 	wl_infer_curve_of(d, &c);
-	p->flops_half = c.t0_ns * 1e-9 * d->fp16_flops * c.eta;
+	p->flops_half = c.t0_ns * 1e-9 * fp16_peak(d) * c.eta;
+	wl_train_fit_of(m, d, prec, &fit);
+	p->host_ns = fit.host_ns;
+	p->eta_scale = fit.eta_scale;
+}
+
+/* The GPU-busy part: the roofline max(tc, tm) scaled by the model's
+** measured busy-time factor (MODEL.md, "Iteration time"). */
+static double busy_ns(const struct train_parts *p)
+{
+	return p->eta_scale * fmax(p->tc_ns, p->tm_ns);
+}
+
+double wl_train_roofline_ns(const struct zoo_model *m,
+			    const struct dev_profile *d, int batch,
+			    enum wl_precision prec)
+{
+	struct train_parts p;
+
+	train_parts(m, d, batch, prec, &p);
+	return fmax(p.tc_ns, p.tm_ns);
 }
 
 sim_time wl_train_iter_ns(const struct zoo_model *m,
@@ -267,7 +377,7 @@ sim_time wl_train_iter_ns(const struct zoo_model *m,
 	struct train_parts p;
 
 	train_parts(m, d, batch, prec, &p);
-	return ns_of(fmax(p.tc_ns, p.tm_ns));
+	return ns_of(p.host_ns + busy_ns(&p));
 }
 
 void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
@@ -275,14 +385,52 @@ void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
 		      struct gpu_work_profile *out)
 {
 	struct train_parts p;
+	double busy;
 
 	train_parts(m, d, batch, prec, &p);
+	busy = busy_ns(&p);
 	out->alpha = p.tc_ns / (p.tc_ns + p.tm_ns);
 	out->sat = sat_of(p.flops, p.flops_half);
-	out->bw_frac = fmin(1.0, p.tm_ns / fmax(p.tc_ns, p.tm_ns));
+	/* bandwidth while busy: tm's bytes over the (scaled) busy time */
+	out->bw_frac = fmin(1.0, p.tm_ns / busy);
+	out->duty = busy / (busy + p.host_ns);
+	if (!(out->duty > 0) || out->duty > 1)
+		out->duty = 1;
 	out->has_res = 0;          /* the world adds a trace's res_*_ms */
 	out->res_ms[0] = out->res_ms[1] = out->res_ms[2] = 0;
 	out->iter_ms = 0;
+}
+
+void wl_train_profile_measured(const struct zoo_model *m,
+			       const struct dev_profile *d, int batch,
+			       enum wl_precision prec, double iter_ns,
+			       double gpu_util, struct gpu_work_profile *out)
+{
+	struct train_parts p;
+
+	wl_train_profile(m, d, batch, prec, out);
+	if (gpu_util > 0) {
+		out->duty = wl_duty_from_util(d, gpu_util);
+		return;
+	}
+	if (iter_ns > 0) {
+		train_parts(m, d, batch, prec, &p);
+		out->duty = fmin(1.0, busy_ns(&p) / iter_ns);
+		if (!(out->duty > 0))
+			out->duty = 1;
+	}
+}
+
+double wl_duty_from_util(const struct dev_profile *d, double util)
+{
+	double a = d->util_duty_scale > 0 ? d->util_duty_scale : 1.0;
+	double e = d->util_duty_exp > 0 ? d->util_duty_exp : 1.0;
+	double x;
+
+	if (!(util > 0))
+		return 1e-3;
+	x = a * pow(fmin(util, 1.0), e);
+	return x < 1e-3 ? 1e-3 : x > 1 ? 1.0 : x;
 }
 
 uint64_t wl_allreduce_bytes(const struct zoo_model *m, enum wl_precision prec,

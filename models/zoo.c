@@ -17,7 +17,7 @@
 
 #include "models/zoo/build.h"
 
-#define ZOO_N 17
+#define ZOO_N 40
 
 static struct zoo__slot zoo_slots[ZOO_N];
 static size_t zoo_n;
@@ -34,6 +34,8 @@ static void zoo_build(void)
 	n += (size_t)zoo__build_mobilenet(&zoo_slots[n]);
 	n += (size_t)zoo__build_transformers(&zoo_slots[n]);
 	n += (size_t)zoo__build_llms(&zoo_slots[n]);
+	n += (size_t)zoo__build_gavel(&zoo_slots[n]);
+	n += (size_t)zoo__build_lucid(&zoo_slots[n]);
 	zoo_n = n;
 }
 

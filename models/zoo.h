@@ -34,6 +34,12 @@ struct zoo_model {
 	const struct zoo_group *groups;
 	size_t ngroups;
 	const char *source;           /* where the figures come from */
+	int default_batch;            /* batch when a job names none
+					 (colosim corun MODEL); the source's
+					 default where it has one */
+	const char *origin;           /* the workload it models: "Gavel
+					 (OSDI'20) job type ResNet-18",
+					 "torchvision", ... */
 };
 
 size_t zoo_count(void);

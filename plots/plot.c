@@ -842,7 +842,7 @@ static int draw_setting(struct plotter *p, struct sim_err *err)
 		return rc;
 	if (!only &&
 	    ((rc = fig_jct(p, err)) || (rc = fig_hbm(p, err)) ||
-	     (rc = fig_latency(p, err))))
+	     (rc = fig_latency(p, err)) || (rc = plot__llm(p, err))))
 		return rc;
 	if ((!only || o->metrics != NULL) &&
 	    (rc = each_metric(p, metric_figs, err)) != 0)

@@ -113,7 +113,8 @@ static int load_ivals(struct plotter *p, int64_t run, int gpu, double t_end,
 		v[n].t0 = sqlite3_column_double(st, 1);
 		v[n].t1 = sqlite3_column_type(st, 2) == SQLITE_NULL ? t_end :
 			sqlite3_column_double(st, 2);
-		v[n].infer = kind != NULL && strcmp(kind, "infer") == 0;
+		v[n].infer = kind != NULL && (strcmp(kind, "infer") == 0 ||
+					    strcmp(kind, "llm") == 0);
 		snprintf(v[n].job, sizeof v[n].job, "%s", job ? job : "?");
 		n++;
 	}

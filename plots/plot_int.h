@@ -107,4 +107,8 @@ int plot__sweeps(struct plotter *p, const char *metric, struct sim_err *err);
 int plot__gpu(struct plotter *p, struct sim_err *err);
 int plot__timeline(struct plotter *p, struct sim_err *err);
 
+/* The LLM services' TTFT / TPOT CDFs of the current setting (plot_llm.c,
+** schema 3); none: a note. */
+int plot__llm(struct plotter *p, struct sim_err *err);
+
 #endif

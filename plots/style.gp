@@ -19,6 +19,8 @@
 
 if (!exists("keyed")) keyed = 0
 if (!exists("extra_h")) extra_h = 0
+# fig_w: inches of PDF width (3.4, one column; 6.8 spans two: llm_cdf.gp)
+if (!exists("fig_w")) fig_w = 3.4
 if (!exists("n")) n = 0
 maxlab = 1
 if (keyed && n > 0) { do for [i=1:n] { if (strlen(titles[i]) > maxlab) { maxlab = strlen(titles[i]) } } }
@@ -29,11 +31,12 @@ if (keycols > n && n > 0) keycols = n
 keyrows = (keyed && n > 0) ? int(ceil(real(n) / keycols)) : 0
 pdf_h = 2.3 + extra_h + keyrows * 0.17 + (keyrows > 0 ? 0.1 : 0)
 px_h = int(pdf_h / 2.3 * 690)
+px_w = int(fig_w / 3.4 * 1020)
 
-if (term eq 'pdfcairo') set terminal pdfcairo size 3.4in,pdf_h font 'Helvetica,9' linewidth 1.5 rounded noenhanced
-if (term eq 'pngcairo') set terminal pngcairo size 1020,px_h font 'Helvetica,18' linewidth 2 rounded noenhanced
-if (term eq 'png') set terminal png size 1020,px_h noenhanced
-if (term eq 'svg') set terminal svg size 1020,px_h font 'Helvetica,18' linewidth 2 rounded noenhanced
+if (term eq 'pdfcairo') set terminal pdfcairo size fig_w,pdf_h font 'Helvetica,9' linewidth 1.5 rounded noenhanced
+if (term eq 'pngcairo') set terminal pngcairo size px_w,px_h font 'Helvetica,18' linewidth 2 rounded noenhanced
+if (term eq 'png') set terminal png size px_w,px_h noenhanced
+if (term eq 'svg') set terminal svg size px_w,px_h font 'Helvetica,18' linewidth 2 rounded noenhanced
 set output outfile
 # a round tic step near x: 1, 2 or 5 times a power of ten
 nicestep(x) = (x <= 0 ? 1 : (ns_e = 10 ** floor(log10(x)), ns_f = x / ns_e, (ns_f < 1.5 ? 1 : ns_f < 3.5 ? 2 : ns_f < 7.5 ? 5 : 10) * ns_e))

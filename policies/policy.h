@@ -278,7 +278,9 @@ int pol_param_choice(const struct pol_params *p, const char *key,
 ** 0..pol_ngpus()-1 node by node, device kinds 0..pol_ndevs()-1.  An index
 ** out of range gives a zeroed struct with its index field -1. */
 
-enum pol_job_kind { POL_TRAIN = 0, POL_INFER = 1 };
+/* POL_LLM: an LLM service (its replicas' engines run in iterations; its
+** `gpus` are replicas x tensor-parallel degree: pol_llm_window). */
+enum pol_job_kind { POL_TRAIN = 0, POL_INFER = 1, POL_LLM = 2 };
 
 /* Lifecycle (sim/world/world.h): PENDING -> RUNNING -> DONE; RUNNING ->
 ** PREEMPTED -> RUNNING ...; PENDING -> FAILED; with swapping, RUNNING ->
@@ -573,6 +575,35 @@ int pol_svc_window(struct world *w, int j, struct pol_svc_window *out,
 		   struct sim_err *err);
 /* Starts a new window for service j now. */
 int pol_svc_window_reset(struct world *w, int j, struct sim_err *err);
+
+/* What LLM service j (kind POL_LLM) did since its window was last reset
+** (or it arrived): docs/POLICIES.md, "LLM services". */
+struct pol_llm_window {
+	sim_time t0_ns, len_ns;       /* window start and length */
+	uint64_t arrivals;            /* requests that arrived */
+	uint64_t completed;           /* requests whose last token came */
+	uint64_t tokens;              /* output tokens produced */
+	uint64_t ttft_miss, tpot_miss;   /* completed over each SLO */
+	double ttft_p99_ms;           /* of the first tokens produced */
+	double tpot_mean_ms, tpot_p99_ms;   /* of the completed requests */
+	double itl_mean_ms, itl_p99_ms;     /* every gap between two tokens */
+	uint64_t iterations;          /* engine iterations ended */
+	double busy_frac;             /* time its replicas spent in
+					 iterations / (window x replicas) */
+	uint64_t preemptions;         /* sequences preempted */
+	double kv_util;               /* KV blocks in use / pool, now, mean
+					 over replicas */
+	uint64_t queued;              /* requests not yet running, now */
+	int replicas;                 /* placed replicas (0: pending) */
+	int tp;                       /* GPUs per replica */
+	double slo_ttft_ms, slo_tpot_ms;    /* the service's targets */
+};
+/* Fills *out (the caller's) for LLM service j; sorts the window's samples
+** for their quantiles, hence the non-const world.  0 or SIM_EINVAL. */
+int pol_llm_window(struct world *w, int j, struct pol_llm_window *out,
+		   struct sim_err *err);
+/* Starts a new window for LLM service j now. */
+int pol_llm_window_reset(struct world *w, int j, struct sim_err *err);
 
 /* The GPU pool and the memory pool (docs/POLICIES.md, "DistMind"):
 ** memory servers; the servers holding job j's model shards (into

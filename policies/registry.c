@@ -30,6 +30,7 @@ extern const struct pol_ops pol_gittins;
 extern const struct pol_ops pol_muri_s;
 extern const struct pol_ops pol_muri_l;
 extern const struct pol_ops pol_gavel;
+extern const struct pol_ops pol_llm_harvest;
 
 const struct pol_ops *const pol_registry[] = {
 	&pol_exclusive,
@@ -50,6 +51,7 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_muri_s,
 	&pol_muri_l,
 	&pol_gavel,
+	&pol_llm_harvest,
 	NULL
 };
 

@@ -118,6 +118,7 @@ static const char *toy_manifest(void)
 {
 	static char mpath[1024];
 	char sa[65], sb[65], sc[65], text[4096], cwd[1024], up[1024];
+	int n;
 
 	snprintf(up, sizeof up, "%s", path_of("upstream"));
 	sha_of_text(A_TEXT, sa);
@@ -131,7 +132,7 @@ static const char *toy_manifest(void)
 	cwd[0] = '\0';
 	if (up[0] != '/')
 		CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
-	snprintf(text, sizeof text, HDR
+	n = snprintf(text, sizeof text, HDR
 		 "toy,toy/a.csv,upstream,o/r,abc1234,a.csv,file://%s%s%s/a.csv,"
 		 "%s,%zu,MIT\n"
 		 "toy,toy/sub/b.csv,upstream,o/r,abc1234,b.csv,file://%s%s%s/"
@@ -140,6 +141,7 @@ static const char *toy_manifest(void)
 		 cwd, cwd[0] ? "/" : "", up, sa, strlen(A_TEXT),
 		 cwd, cwd[0] ? "/" : "", up, sb, strlen(B_TEXT),
 		 sc, strlen(C_TEXT));
+	CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
 	snprintf(mpath, sizeof mpath, "%s", path_of("toy.csv"));
 	put(mpath, text, strlen(text));
 	return mpath;

@@ -225,6 +225,117 @@ static void test_option_errors(void)
 	CU_ASSERT_EQUAL(o.share.n, 2);
 }
 
+/* LLM services: request files next to the trace, every request within
+** the model's context window, the same bytes twice, the other rows the
+** same bytes as without LLM services, and no output without a path. */
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf != NULL)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_llm_services(void)
+{
+	static const char *const kv[] = {
+		"jobs", "12", "llm-frac", "0.5", "llm-models", "llama-2-7b:1",
+		"llm-rate-median", "3", "llm-duration-s", "60",
+		"llm-prompt", "lognormal:3000:1", "llm-output", "uniform:50:150",
+		NULL
+	};
+	struct gen_opts o;
+	struct sim_err err;
+	char path[600], rq[700], *t1, *t2, *r1, *line;
+	size_t len;
+	int n = 0, over = 0, llm = 0;
+
+	CU_ASSERT_EQUAL_FATAL(set_all(&o, kv), 0);
+	/* without a path: refused */
+	{
+		char *buf = NULL;
+		FILE *f = open_memstream(&buf, &len);
+		sim_err_clear(&err);
+		CU_ASSERT_EQUAL(gen_write(f, &o, &err), SIM_EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "give -o FILE"));
+		fclose(f);
+		free(buf);
+	}
+	snprintf(path, sizeof path, "%s/genllm.csv", test_tmpdir());
+	o.out_path = path;
+	t1 = gen_str(&o, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t1);
+	for (line = t1; (line = strstr(line, "\nllm-")) != NULL; line++)
+		llm++;
+	CU_ASSERT(llm >= 2 && llm <= 10);
+	line = strstr(t1, "\nllm-");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+	CU_ASSERT_EQUAL(strncmp(strstr(line, ",llm,") + 5 + strcspn(
+		strstr(line, ",llm,") + 5, ",") + 1, "llama-2-7b,256,", 15),
+		0);
+	snprintf(rq, sizeof rq, "%s/genllm.%.8s.requests", test_tmpdir(),
+		 line + 1);
+	r1 = slurp_file(rq);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r1);
+	CU_ASSERT_EQUAL(strncmp(r1, "t_s,prompt_tokens,output_tokens\n", 32),
+			0);
+	for (line = strchr(r1, '\n'); line != NULL && line[1];
+	     line = strchr(line + 1, '\n')) {
+		double t;
+		int p, q;
+		if (sscanf(line + 1, "%lf,%d,%d", &t, &p, &q) != 3)
+			continue;
+		n++;
+		over += p + q > 4096 || q < 50 || q > 150 || p < 1;
+	}
+	/* about 3 requests/s for 60 s; lognormal prompts reach past the
+	** 4096-token window and are cut to it */
+	CU_ASSERT(n > 60 && n < 500);
+	CU_ASSERT_EQUAL(over, 0);
+	t2 = gen_str(&o, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t2);
+	CU_ASSERT_STRING_EQUAL(t1, t2);
+	free(t2);
+	t2 = slurp_file(rq);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t2);
+	CU_ASSERT_STRING_EQUAL(r1, t2);
+	free(t2);
+	/* the training and infer rows are those of the same seed without
+	** LLM services, where the LLM rows were drawn */
+	{
+		struct gen_opts o2;
+		static const char *const kv2[] = { "jobs", "12", NULL };
+		char *t3;
+		CU_ASSERT_EQUAL_FATAL(set_all(&o2, kv2), 0);
+		t3 = gen_str(&o2, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t3);
+		line = strstr(t1, "\ntrain-");
+		if (line != NULL) {
+			size_t k = strcspn(line + 1, "\n");
+			char row[512];
+			snprintf(row, sizeof row, "\n%.*s\n", (int)k, line + 1);
+			CU_ASSERT_PTR_NOT_NULL(strstr(t3, row));
+		}
+		free(t3);
+	}
+	free(t1);
+	free(r1);
+}
+
 TEST_REGISTER(gen)
 {
 	static const struct test_case cases[] = {
@@ -233,6 +344,7 @@ TEST_REGISTER(gen)
 		{ "mixes and distributions", test_distributions },
 		{ "bursty gaps", test_bursty },
 		{ "option errors", test_option_errors },
+		{ "LLM services and their request files", test_llm_services },
 		{ NULL, NULL }
 	};
 	return test_add_suite("gen", cases);

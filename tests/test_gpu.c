@@ -37,7 +37,9 @@ static void test_profile(struct dev_profile *d, double k)
 	d->mig[2].bw_frac = 0.5; d->mig[2].compute_slices = 4;
 }
 
-static const struct gpu_work_profile compute_bound = { 1.0, 1.0, 0.0 };
+static const struct gpu_work_profile compute_bound = {
+	.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 1.0
+};
 
 static void tenant(struct gpu_tenant *t, int id, uint64_t mem, double cap,
 		   int slice)
@@ -133,7 +135,9 @@ static void test_mps(void)
 	CU_ASSERT_DOUBLE_EQUAL(c.speed, 0.35, 1e-12);
 	/* a work unit that uses only 20% of the SMs is not slowed by a 30% cap */
 	{
-		struct gpu_work_profile small = { 1.0, 0.2, 0.0 };
+		struct gpu_work_profile small = {
+			.alpha = 1.0, .sat = 0.2, .bw_frac = 0.0, .duty = 1.0
+		};
 
 		gpu_begin(&g, &a, 1000, &small, 0);
 		/* wants 0.2, 0.7, 0.5: level (1-0.2)/2 = 0.4: b 0.4, c 0.4 */
@@ -159,14 +163,20 @@ static void test_mps(void)
 }
 
 /* Two memory-bound tenants needing 0.8 of peak each: 1.6 > 1, so each
-** memory-bound part stretches by 1.6; mixed alpha by hand. */
+** memory-bound part stretches by 1.6; mixed alpha by hand.  (Before the
+** duty-cycle model the mixed case was the blend 0.5 + 0.5 x 1.6 = 1.3, a
+** spurious gain over the roofline max(tc, tm) that solo time uses.) */
 static void test_bandwidth(void)
 {
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b;
-	struct gpu_work_profile mem = { 0.0, 0.5, 0.8 };
-	struct gpu_work_profile mixed = { 0.5, 0.5, 0.8 };
+	struct gpu_work_profile mem = {
+		.alpha = 0.0, .sat = 0.5, .bw_frac = 0.8, .duty = 1.0
+	};
+	struct gpu_work_profile mixed = {
+		.alpha = 0.5, .sat = 0.5, .bw_frac = 0.8, .duty = 1.0
+	};
 
 	test_profile(&d, 0);
 	gpu_init(&g, &d, 0, 0, GPU_MODE_MPS, 0);
@@ -180,10 +190,16 @@ static void test_bandwidth(void)
 	CU_ASSERT_DOUBLE_EQUAL(a.speed, 1 / 1.6, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(b.speed, 1 / 1.6, 1e-12);
 	CU_ASSERT_EQUAL(gpu_finish_time(&a, 0), 1600);
-	/* half compute-bound (sat 0.5 fits), half memory: 0.5 + 0.5 * 1.6 */
+	/* tc = tm (alpha 0.5): compute does not stretch (sat 0.5 each fits
+	** the SMs), memory stretches 1.6: max(1 x 1, 1 x 1.6) = 1.6 */
 	gpu_begin(&g, &a, 1000, &mixed, 0);
 	gpu_begin(&g, &b, 1000, &mixed, 0);
-	CU_ASSERT_DOUBLE_EQUAL(a.speed, 1 / 1.3, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(a.speed, 1 / 1.6, 1e-12);
+	/* compute-bound alpha 0.8 (tm = tc / 4): max(1, 0.25 x 1.6) = 1 */
+	mixed.alpha = 0.8;
+	gpu_begin(&g, &a, 1000, &mixed, 0);
+	gpu_begin(&g, &b, 1000, &mixed, 0);
+	CU_ASSERT_DOUBLE_EQUAL(a.speed, 1.0, 1e-12);
 	gpu_fini(&g);
 }
 
@@ -199,12 +215,17 @@ static void test_mig(void)
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b, c;
-	struct gpu_work_profile prof = { 0.5, 0.6, 0.8 };
-	struct gpu_work_profile hog = { 0.0, 1.0, 1.0 };
+	struct gpu_work_profile prof = {
+		.alpha = 0.5, .sat = 0.6, .bw_frac = 0.8, .duty = 1.0
+	};
+	struct gpu_work_profile hog = {
+		.alpha = 0.0, .sat = 1.0, .bw_frac = 1.0, .duty = 1.0
+	};
 	struct sim_err err;
 	double s0;
 
 	test_profile(&d, 0);
+	d.mig_bw_weight = 0.5;
 	gpu_init(&g, &d, 0, 0, GPU_MODE_MIG, 0);
 	sim_err_clear(&err);
 	CU_ASSERT_EQUAL(gpu_set_mig_layout(&g, too_big, 3, 0, &err),
@@ -226,13 +247,17 @@ static void test_mig(void)
 	CU_ASSERT_EQUAL(gpu_attach(&g, &c, 0, 0, NULL), SIM_ENOSPC);
 	CU_ASSERT_EQUAL(gpu_set_mig_layout(&g, layout, 2, 0, NULL), SIM_ESTATE);
 	gpu_begin(&g, &a, 1000, &prof, 0);
-	/* slice 0: 42/100 SMs, 0.5 bandwidth.  compute 0.6/0.42, memory
-	** 0.8/0.5: speed = 1 / (0.5 * 0.6/0.42 + 0.5 * 1.6) */
+	/* slice 0: 42/100 SMs, 0.5 bandwidth, bandwidth weight w = 0.5:
+	** stretch (1 - w) max(1, 0.6/0.42) + w max(1, 0.8/0.5) =
+	** 0.5 x 1.428571 + 0.5 x 1.6 = 1.514286 (the weight is the data's,
+	** not the profile's alpha; the old equation used alpha here) */
 	s0 = 1.0 / (0.5 * 0.6 / 0.42 + 0.5 * 1.6);
 	CU_ASSERT_DOUBLE_EQUAL(a.speed, s0, 1e-12);
 	gpu_begin(&g, &b, 1000, &hog, 10);
 	CU_ASSERT_DOUBLE_EQUAL(a.speed, s0, 1e-15);     /* isolation */
-	CU_ASSERT_DOUBLE_EQUAL(b.speed, 1.0 / 2.0, 1e-12); /* 1.0 / 0.5 */
+	/* slice 1 (4g: 0.56 SMs, 0.5 bw): 0.5 / 0.56 + 0.5 / 0.5 */
+	CU_ASSERT_DOUBLE_EQUAL(b.speed, 1.0 / (0.5 / 0.56 + 0.5 / 0.5),
+			       1e-12);
 	gpu_finish(&g, &b, 20);
 	CU_ASSERT_DOUBLE_EQUAL(a.speed, s0, 1e-15);
 	/* inside a slice: timeslice between its tenants */
@@ -257,7 +282,9 @@ static void test_memory(void)
 	struct dev_profile d;
 	struct gpu g;
 	struct gpu_tenant a, b;
-	struct gpu_work_profile prof = { 0.0, 1.0, 0.5 };
+	struct gpu_work_profile prof = {
+		.alpha = 0.0, .sat = 1.0, .bw_frac = 0.5, .duty = 1.0
+	};
 	struct sim_err err;
 	double p;
 
@@ -418,6 +445,212 @@ static void test_settle_exact(void)
 	gpu_fini(&g);
 }
 
+/* Attaches n tenants of profile p (MPS cap 1) and starts them at 0. */
+static void start_all(struct gpu *g, struct gpu_tenant *t, int n,
+		      const struct gpu_work_profile *p)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		tenant(&t[i], i, 1, 1, -1);
+		CU_ASSERT_EQUAL(gpu_attach(g, &t[i], 0, 0, NULL), 0);
+		gpu_begin(g, &t[i], 1e9, p, 0);
+	}
+}
+
+/* Duty cycles under time slicing (MODEL.md, "Duty cycles"), by hand with
+** q = 1000, c = 250: T(2) = 0.4.
+**  - alone, a tenant that is GPU-busy half its time runs at 1;
+**  - two tenants d = 0.5: by symmetry p = d / (r tau), r = (1 - p) +
+**    0.4 p, tau = 0.5 + 0.5 / r, whose solution is r = sqrt(0.4), so
+**    speed = 1 / (0.5 + 0.5 / sqrt(0.4)) = 0.774852 each: 1.55 combined,
+**    against 0.8 when both were treated as always busy;
+**  - one always busy (d = 1) and one d = 0.5: the second's busy part
+**    always meets the first: r = 0.4, tau = 0.5 + 0.5 / 0.4 = 1.75,
+**    speed 1 / 1.75, busy fraction (0.5 / 0.4) / 1.75 = 5/7; the first
+**    runs at (1 - 5/7) + (5/7) 0.4 = 4/7. */
+static void test_duty_timeslice(void)
+{
+	struct gpu_work_profile half = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 0.5
+	};
+	struct dev_profile d;
+	struct gpu g;
+	struct gpu_tenant t[2];
+
+	test_profile(&d, 0);
+	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
+	start_all(&g, t, 1, &half);
+	CU_ASSERT_DOUBLE_EQUAL(t[0].speed, 1.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(gpu_busy_frac(&t[0]), 0.5, 1e-12);
+	gpu_fini(&g);
+
+	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
+	start_all(&g, t, 2, &half);
+	CU_ASSERT_DOUBLE_EQUAL(t[0].speed, 1.0 / (0.5 + 0.5 / sqrt(0.4)),
+			       1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t[1].speed, t[0].speed, 1e-12);
+	/* busy SMs: d x speed x sat each */
+	CU_ASSERT_DOUBLE_EQUAL(g.sm.value, 2 * 0.5 * t[0].speed, 1e-9);
+	gpu_fini(&g);
+
+	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
+	tenant(&t[0], 0, 1, 1, -1);
+	tenant(&t[1], 1, 1, 1, -1);
+	gpu_attach(&g, &t[0], 0, 0, NULL);
+	gpu_attach(&g, &t[1], 0, 0, NULL);
+	gpu_begin(&g, &t[0], 1e9, &compute_bound, 0);
+	gpu_begin(&g, &t[1], 1e9, &half, 0);
+	CU_ASSERT_DOUBLE_EQUAL(t[1].speed, 1.0 / 1.75, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(gpu_busy_frac(&t[1]), 5.0 / 7.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t[0].speed, 4.0 / 7.0, 1e-9);
+	gpu_fini(&g);
+}
+
+/* Duty cycles under MPS: two tenants of sat 0.6, compute-bound, d = 0.5,
+** k = 0.  Alone each wants 0.6 and runs at 1; together the wants (1.2)
+** water-fill to 0.5 each, compute stretches 0.6 / 0.5 = 1.2, R = 1/1.2.
+** With d = 0.5 the symmetric fixed point is r = sqrt(R), so speed = 1 /
+** (0.5 + 0.5 sqrt(1.2)) = 0.954451: idle SMs of one go to the other. */
+static void test_duty_mps(void)
+{
+	struct gpu_work_profile p = {
+		.alpha = 1.0, .sat = 0.6, .bw_frac = 0.0, .duty = 0.5
+	};
+	struct dev_profile d;
+	struct gpu g;
+	struct gpu_tenant t[2];
+
+	test_profile(&d, 0);
+	gpu_init(&g, &d, 0, 0, GPU_MODE_MPS, 0);
+	start_all(&g, t, 2, &p);
+	CU_ASSERT_DOUBLE_EQUAL(t[0].speed, 1.0 / (0.5 + 0.5 * sqrt(1.2)),
+			       1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t[1].speed, t[0].speed, 1e-12);
+	gpu_fini(&g);
+	/* always busy: the plain MPS answer, 1 / 1.2 */
+	p.duty = 1.0;
+	gpu_init(&g, &d, 0, 0, GPU_MODE_MPS, 0);
+	start_all(&g, t, 2, &p);
+	CU_ASSERT_DOUBLE_EQUAL(t[0].speed, 1.0 / 1.2, 1e-12);
+	gpu_fini(&g);
+}
+
+/* Host CPU contention stretches the host-side part only: d = 0.5 alone
+** with h = 2: speed = 1 / (0.5 x 2 + 0.5) = 2/3; an always-busy unit is
+** not slowed (nothing of it runs on the host). */
+static void test_host_stretch(void)
+{
+	struct gpu_work_profile half = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 0.5
+	};
+	struct dev_profile d;
+	struct gpu g;
+	struct gpu_tenant t[1];
+
+	test_profile(&d, 0);
+	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
+	start_all(&g, t, 1, &half);
+	CU_ASSERT_EQUAL(gpu_set_host_stretch(&g, &t[0], 2.0, 0), 0);
+	CU_ASSERT_DOUBLE_EQUAL(t[0].speed, 2.0 / 3.0, 1e-12);
+	CU_ASSERT_EQUAL(gpu_set_host_stretch(&g, &t[0], 0.5, 0), SIM_EINVAL);
+	gpu_begin(&g, &t[0], 1e9, &compute_bound, 0);
+	CU_ASSERT_DOUBLE_EQUAL(t[0].speed, 1.0, 1e-12);
+	gpu_fini(&g);
+}
+
+/* The node's host stretch by hand.  Two tenants d = 0.5, r = 1, 3 cores
+** each, 2 CPUs: f(h) = 0.5 h / (0.5 h + 0.5) = h / (h + 1), so h = 6 f(h)
+** / 2 = 3 h / (h + 1), h = 2 (check: f(2) = 2/3, 6 x 2/3 / 2 = 2).  With
+** 1 core each the demand (2 x 1/2) fits 2 CPUs: h = 1.  The load of a
+** tenant read back from its state: rate 1 when alone. */
+static void test_host_cpu(void)
+{
+	struct gpu_host_load l[2] = { { 0.5, 1.0, 3.0 }, { 0.5, 1.0, 3.0 } };
+	struct gpu_work_profile half = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 0.5
+	};
+	struct dev_profile d;
+	struct gpu g;
+	struct gpu_tenant t[2];
+	struct gpu_host_load got;
+
+	CU_ASSERT_DOUBLE_EQUAL(gpu_host_stretch(l, 2, 2.0), 2.0, 1e-9);
+	l[0].cores = l[1].cores = 1.0;
+	CU_ASSERT_DOUBLE_EQUAL(gpu_host_stretch(l, 2, 2.0), 1.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(gpu_host_stretch(l, 2, 0), 1.0, 0);
+	test_profile(&d, 0);
+	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
+	start_all(&g, t, 1, &half);
+	gpu_host_load_of(&t[0], 3.0, &got);
+	CU_ASSERT_DOUBLE_EQUAL(got.duty, 0.5, 0);
+	CU_ASSERT_DOUBLE_EQUAL(got.busy_rate, 1.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(got.cores, 3.0, 0);
+	/* with a second tenant the busy part slows to sqrt(0.4) (the
+	** symmetric fixed point of test_duty_timeslice) */
+	tenant(&t[1], 1, 1, 1, -1);
+	gpu_attach(&g, &t[1], 0, 0, NULL);
+	gpu_begin(&g, &t[1], 1e9, &half, 0);
+	gpu_host_load_of(&t[0], 3.0, &got);
+	CU_ASSERT_DOUBLE_EQUAL(got.busy_rate, sqrt(0.4), 1e-9);
+	gpu_fini(&g);
+}
+
+/* MIG with a duty cycle: 1g (14 of 100 SMs, 1/8 bandwidth), w = 0.5, sat
+** = bw = 1, d = 0.4: the busy part stretches 0.5 / 0.14 + 0.5 x 8 =
+** 7.571429, the rest not: speed = 1 / (0.6 + 0.4 x 7.571429) = 0.275591
+** (Amdahl with the host part as the serial fraction). */
+static void test_duty_mig(void)
+{
+	static const char *const one[] = { "1g.1gb" };
+	struct gpu_work_profile p = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 1.0, .duty = 0.4
+	};
+	struct dev_profile d;
+	struct gpu g;
+	struct gpu_tenant t;
+
+	test_profile(&d, 0);
+	d.mig_bw_weight = 0.5;
+	gpu_init(&g, &d, 0, 0, GPU_MODE_MIG, 0);
+	CU_ASSERT_EQUAL_FATAL(gpu_set_mig_layout(&g, one, 1, 0, NULL), 0);
+	tenant(&t, 1, 10, 1, 0);
+	CU_ASSERT_EQUAL(gpu_attach(&g, &t, 0, 0, NULL), 0);
+	gpu_begin(&g, &t, 1e9, &p, 0);
+	CU_ASSERT_DOUBLE_EQUAL(t.speed, 1.0 / (0.6 + 0.4 * (0.5 / 0.14 +
+							    0.5 * 8)), 1e-12);
+	gpu_fini(&g);
+}
+
+/* The bandwidth term of time slicing: two always-busy tenants that need
+** 0.5 of the bandwidth each, k = 0.2: T(2) / (1 + 0.2 x 0.5) = 0.4 / 1.1.
+** And the documented limit: 9 busy tenants (more than the 8 enumerated
+** exactly) are all treated as always busy: T(9) = 1000 / (9 x 1250). */
+static void test_ts_contention_and_limit(void)
+{
+	struct gpu_work_profile p = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.5, .duty = 1.0
+	};
+	struct gpu_work_profile half = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 0.5
+	};
+	struct dev_profile d;
+	struct gpu g;
+	struct gpu_tenant t[9];
+
+	test_profile(&d, 0);
+	d.ts_mem_contention_k = 0.2;
+	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
+	start_all(&g, t, 2, &p);
+	CU_ASSERT_DOUBLE_EQUAL(t[0].speed, 0.4 / 1.1, 1e-12);
+	gpu_fini(&g);
+	d.ts_mem_contention_k = 0;
+	gpu_init(&g, &d, 0, 0, GPU_MODE_TIMESLICE, 0);
+	start_all(&g, t, 9, &half);
+	CU_ASSERT_DOUBLE_EQUAL(t[8].speed, 1000.0 / (9 * 1250.0), 1e-12);
+	gpu_fini(&g);
+}
+
 static void test_mode_names(void)
 {
 	enum gpu_mode m;
@@ -440,6 +673,13 @@ TEST_REGISTER(gpu)
 		{ "capacity never exceeded", test_capacity_invariant },
 		{ "1e6 speed changes settle exactly", test_settle_exact },
 		{ "mode names", test_mode_names },
+		{ "duty cycles under timeslice", test_duty_timeslice },
+		{ "duty cycles under mps", test_duty_mps },
+		{ "host CPU stretch", test_host_stretch },
+		{ "node host CPU contention", test_host_cpu },
+		{ "duty cycles on a mig slice", test_duty_mig },
+		{ "timeslice bandwidth term, 9-tenant limit",
+		  test_ts_contention_and_limit },
 		{ NULL, NULL }
 	};
 	return test_add_suite("gpu", cases);

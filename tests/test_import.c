@@ -344,7 +344,9 @@ static void test_requests(void)
 	CU_ASSERT_EQUAL(skip_count(&st, "missing request time"), 1);
 	text = slurp(arr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	CU_ASSERT_STRING_EQUAL(text, "0\n5.125\n29.875\n");
+	/* a request file: the times and each request's tokens */
+	CU_ASSERT_STRING_EQUAL(text, "t_s,prompt_tokens,output_tokens\n"
+			       "0,10,1\n5.125,10,1\n29.875,10,1\n");
 	free(text);
 	text = slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -352,6 +354,29 @@ static void test_requests(void)
 		"azure_small,infer,0,llama-7b,8,,,,,,1,,,,10000,file,,"
 		"azure_small_out.azure_small.arrivals,");
 	free(text);
+	/* --llm: an llm service; a request without tokens is skipped */
+	write_file(in, "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+		   "2023-11-16 18:00:00,10,1\n"
+		   "2023-11-16 18:00:01,0,5\n"
+		   "2023-11-16 18:00:02,20,3\n");
+	imp_opts_init(&o);
+	o.llm = 1;
+	CU_ASSERT_EQUAL_FATAL(run1("azure-llm-2023", in, out, &o, &st, &err),
+			      0);
+	CU_ASSERT_EQUAL(skip_count(&st, "token count outside 1..16777216"), 1);
+	text = slurp(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_STRING_EQUAL(nth_line(text, 3, b, sizeof b),
+		"azure_small,llm,0,llama-2-70b,256,,,,,,1,,,,10000,file,,"
+		"azure_small_out.azure_small.arrivals,");
+	free(text);
+	text = slurp(arr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_STRING_EQUAL(text, "t_s,prompt_tokens,output_tokens\n"
+			       "0,10,1\n2,20,3\n");
+	free(text);
+	imp_opts_init(&o);
+	o.compress = 2;
 	/* Arrival files need -o. */
 	{
 		const char *inputs[1] = { in };
@@ -689,8 +714,9 @@ static void test_real_requests(void)
 	tmp_path(arr, sizeof arr, "azure.AzureLLMInferenceTrace_conv.arrivals");
 	text = slurp(arr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	CU_ASSERT_EQUAL(count_lines(text), 19366);
-	CU_ASSERT_EQUAL(strncmp(text, "0\n4.314579\n4.541877\n", 20), 0);
+	CU_ASSERT_EQUAL(count_lines(text), 19366 + 1);
+	CU_ASSERT_EQUAL(strncmp(text, "t_s,prompt_tokens,output_tokens\n"
+				"0,374,44\n4.314579,396,109\n", 57), 0);
 	free(text);
 
 	tmp_path(out, sizeof out, "genai.csv");

@@ -221,7 +221,7 @@ static void test_cli_errors(void)
 			    "0.5,9000,100\n");
 	snprintf(args, sizeof args, "llm serve %s --model llama-2-7b", f);
 	CU_ASSERT_EQUAL(sh(args, out, sizeof out, err, sizeof err), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "long.csv:3: prompt_tokens: 9000"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "long.csv:3:5: prompt_tokens: 9000"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "4096-token context window"));
 	/* skipped on request */
 	snprintf(args, sizeof args, "llm serve %s --model llama-2-7b --gpus 1 "
@@ -272,8 +272,8 @@ static void test_azure(void)
 	CU_ASSERT_EQUAL(sh(args, out1, sizeof out1, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(sh(args, out2, sizeof out2, err, sizeof err), 0);
 	CU_ASSERT_STRING_EQUAL(out1, out2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out1, "\"submitted\": 8819, "
-					    "\"completed\": 8819,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out1, "\"submitted\": 8819,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out1, "\"completed\": 8819,"));
 }
 
 TEST_REGISTER(llm_serve)

@@ -17,19 +17,37 @@
 #include "tests/util.h"
 #include "tests/world_util.h"
 
-/* Expected speed of a lone tenant with profile p in a slice of SM fraction
-** f and bandwidth fraction bw (MODEL.md, "MIG"). */
-static double slice_speed(const struct gpu_work_profile *p, double f,
-			  double bw)
+/* The busy-part stretch of profile p in a slice of SM fraction f and
+** bandwidth fraction bw with the device's bandwidth weight w, and the
+** speed of a lone tenant there: the host part (1 - duty) does not
+** stretch (MODEL.md, "MIG"; the alpha blend of the old model replaced by
+** the fitted weight, and the duty cycle added). */
+static double slice_stretch(const struct gpu_work_profile *p, double f,
+			    double bw, double w)
 {
-	return 1.0 / (p->alpha * fmax(1.0, p->sat / f) +
-		      (1.0 - p->alpha) * fmax(1.0, p->bw_frac / bw));
+	return (1.0 - w) * fmax(1.0, p->sat / f) +
+	       w * fmax(1.0, p->bw_frac / bw);
+}
+
+static double slice_speed(const struct gpu_work_profile *p, double f,
+			  double bw, double w)
+{
+	return 1.0 / ((1.0 - p->duty) + p->duty * slice_stretch(p, f, bw, w));
+}
+
+/* Its busy-SM fraction: duty x speed x stretch x min(sat, f). */
+static double slice_sm(const struct gpu_work_profile *p, double f,
+		       double bw, double w)
+{
+	return p->duty * slice_speed(p, f, bw, w) *
+	       slice_stretch(p, f, bw, w) * fmin(p->sat, f);
 }
 
 /* mig: the default layout (7 x 1g.10gb on an A100-80GB) and an explicit
 ** one (2 x 3g.40gb).  A job larger than every slice fails with a reason;
 ** the others run at the slice's speed: JCT = 100 s / speed, busy SMs
-** min(sat, f) and HBM its allocation over the GPU's. */
+** duty x speed x stretch x min(sat, f) (min(sat, f) before the duty-cycle
+** model) and HBM its allocation over the GPU's. */
 static void test_mig_slices(void)
 {
 	struct dev_catalog cat = { NULL, 0 };
@@ -50,11 +68,11 @@ static void test_mig_slices(void)
 	CU_ASSERT_EQUAL(tw_wjob(&r, "BIG")->state, JOB_FAILED);
 	CU_ASSERT(strstr(tw_wjob(&r, "BIG")->fail_reason, "MIG") != NULL);
 	f = 14.0 / 108.0;
-	v = slice_speed(&p, f, 0.125);
+	v = slice_speed(&p, f, 0.125, d->mig_bw_weight);
 	t = ceil(100e9 / v) / 1e9;
 	TEST_ASSERT_CLOSE(tw_end_s(&r, "A"), t, 1e-9);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
-			  fmin(p.sat, f), 1e-9);
+			  slice_sm(&p, f, 0.125, d->mig_bw_weight), 1e-9);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
 			  5000.0 / 81920.0, 1e-9);
 	tw_close(&r);
@@ -71,7 +89,7 @@ static void test_mig_slices(void)
 	CU_ASSERT_EQUAL(world_gpu(r.w, 0)->nslices, 2);
 	CU_ASSERT_EQUAL(tw_wjob(&r, "C")->state, JOB_FAILED);
 	f = 42.0 / 108.0;
-	v = slice_speed(&p, f, 0.5);
+	v = slice_speed(&p, f, 0.5, d->mig_bw_weight);
 	t = ceil(100e9 / v) / 1e9;
 	TEST_ASSERT_CLOSE(tw_end_s(&r, "A"), t, 1e-9);
 	TEST_ASSERT_CLOSE(tw_end_s(&r, "B"), t, 1e-9);
@@ -80,7 +98,7 @@ static void test_mig_slices(void)
 	TEST_ASSERT_CLOSE(tw_end_s(&r, "D"), 2 * t, 1e-9);
 	/* SMs: two slices busy for t, one for t; HBM likewise */
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
-			  (2 * fmin(p.sat, f) + fmin(p.sat, f)) / 2, 1e-9);
+			  3 * slice_sm(&p, f, 0.5, d->mig_bw_weight) / 2, 1e-9);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
 			  (60000.0 + 1000.0) / 2 / 81920.0, 1e-9);
 	tw_close(&r);

@@ -555,6 +555,71 @@ static void test_gpu_and_timeline(void)
 	CU_ASSERT(has_magic(path, "\x89PNG", 4));
 }
 
+/* LLM runs: the TTFT histogram of variant v puts 1 + v observations in
+** [10, 20) and 3 in [20, 40); TPOT 4 in [5, 6). */
+static int fill_llm(void *ctx, const struct exp_run_spec *sp,
+		    struct run_result *res)
+{
+	int v = strcmp(sp->policy, "colti") == 0;
+	struct res_hist_bin b;
+
+	(void)ctx;
+	run_result_set(res, "makespan_s", 10);
+	memset(&b, 0, sizeof b);
+	strcpy(b.name, "llm_ttft_ms");
+	b.lo = 10;
+	b.hi = 20;
+	b.count = (uint64_t)(1 + v);
+	run_result_add_hist(res, &b);
+	b.lo = 20;
+	b.hi = 40;
+	b.count = 3;
+	run_result_add_hist(res, &b);
+	strcpy(b.name, "llm_tpot_ms");
+	b.lo = 5;
+	b.hi = 6;
+	b.count = 4;
+	run_result_add_hist(res, &b);
+	return 0;
+}
+
+static void test_llm_cdf(void)
+{
+	const char *db = test_store_build("llm.db", "[experiment]\nname = lm\n"
+					  "trace = x.csv\ncluster = 1x1:a100\n"
+					  "replications = 2\n[sweep]\npolicy = "
+					  "exclusive, colti\n", fill_llm, NULL);
+	struct plot_opts o;
+	struct plot_output out;
+	char dir[600], path[700];
+	double rows[16][5];
+	int n;
+
+	memset(&o, 0, sizeof o);
+	snprintf(dir, sizeof dir, "%s/figs_llm", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(plot_db(db, &o, dir, &out), 0);
+	plot_output_fini(&out);
+	snprintf(path, sizeof path, "%s/llm_cdf.png", dir);
+	CU_ASSERT(file_size(path) > 1000);
+	CU_ASSERT(has_magic(path, "\x89PNG", 4));
+	snprintf(path, sizeof path, "%s/llm_cdf.dat", dir);
+	/* block 1: colti's TTFT, pooled over 2 runs: 4 of 10 below 20 ms */
+	n = read_block(path, 1, rows, 16, 2);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	TEST_ASSERT_CLOSE(rows[0][0], 10, 1e-12);
+	TEST_ASSERT_CLOSE(rows[0][1], 0, 1e-12);
+	TEST_ASSERT_CLOSE(rows[1][0], 20, 1e-12);
+	TEST_ASSERT_CLOSE(rows[1][1], 0.4, 1e-12);
+	TEST_ASSERT_CLOSE(rows[2][0], 40, 1e-12);
+	TEST_ASSERT_CLOSE(rows[2][1], 1, 1e-12);
+	/* block 2: exclusive's TPOT, all below 6 ms */
+	n = read_block(path, 2, rows, 16, 2);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	TEST_ASSERT_CLOSE(rows[1][0], 6, 1e-12);
+	TEST_ASSERT_CLOSE(rows[1][1], 1, 1e-12);
+	CU_ASSERT_EQUAL(read_block(path, 4, rows, 16, 2), 0);
+}
+
 TEST_REGISTER(plot)
 {
 	static const struct test_case cases[] = {
@@ -566,6 +631,7 @@ TEST_REGISTER(plot)
 		{"--metric draws only that metric", test_metric_only},
 		{"a GPU's tenants and series; the timeline",
 		 test_gpu_and_timeline},
+		{"LLM services: TTFT and TPOT CDFs", test_llm_cdf},
 		{NULL, NULL}
 	};
 	return test_add_suite("plot", cases);

@@ -63,7 +63,9 @@ static int fill(const char *kv, struct pstate *st, struct sim_err *err)
 
 	pp.n = tw_params(kv, buf, sizeof buf, pv, 8);
 	for (k = 0; k < pp.n; k++) {
-		snprintf(origins[k], sizeof origins[k], "demo.ini:%zu", k + 1);
+		int n = snprintf(origins[k], sizeof origins[k], "demo.ini:%u",
+				 (unsigned)(k + 1));
+		CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof origins[k]);
 		pv[k].origin = origins[k];
 	}
 	memset(st, 0x5a, sizeof *st);

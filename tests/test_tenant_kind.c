@@ -148,7 +148,9 @@ static const struct world_kind self_kind = {
 static int arrive(struct world *w, const struct world_kind *k, struct probe *p,
 		  int i, double work_ns)
 {
-	static const struct gpu_work_profile prof = { 1.0, 1.0, 0.0 };
+	static const struct gpu_work_profile prof = {
+		.alpha = 1.0, .sat = 1.0, .bw_frac = 0.0, .duty = 1.0
+	};
 	struct gpu_tenant *t = &p->t[i];
 	struct sim_err err = { 0, "" };
 	int rc;

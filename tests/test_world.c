@@ -70,20 +70,27 @@ static void test_exclusive_fifo(void)
 	run_result_fini(&r);
 }
 
-/* Two jobs time-sliced: each runs at s = (1/2) q / (q + c) until the short
-** one ends at 10/s; the long one has 10 s left, alone at speed 1. */
+/* Two jobs time-sliced: each runs at s until the short one ends at 10/s;
+** the long one has 10 s left, alone at speed 1.  With the duty-cycle
+** model s is the closed form of two identical tenants (tests/util.h)
+** whose busy parts run at 1 alone and T(2) / (1 + k bw) together, T(2) =
+** (1/2) q / (q + c); before it, every job was always busy and s = T(2). */
 static void test_timeslice(void)
 {
 	struct dev_profile d;
 	struct sim_err err = { 0, "" };
 	struct run_result r;
+	struct gpu_work_profile p;
 	double q, c, s;
 
 	CU_ASSERT_EQUAL_FATAL(dev_load_file("models/devices/" DEV ".ini", &d,
 					    &err), 0);
 	q = (double)d.ts_quantum_ns;
 	c = (double)d.ts_switch_ns;
-	s = 0.5 * q / (q + c);
+	wl_train_profile(zoo_find("resnet50"), &d, 32, WL_PREC_FP32, &p);
+	CU_ASSERT_FATAL(p.duty > 0 && p.duty < 1);
+	s = test_duty_pair_speed(p.duty, 1.0, 0.5 * q / (q + c) /
+				 (1 + d.ts_mem_contention_k * p.bw_frac));
 	CU_ASSERT_EQUAL_FATAL(run1("ts.csv",
 		"A,train,0,resnet50,32,,10,,,,1,,1000,,,,,,\n"
 		"B,train,0,resnet50,32,,20,,,,1,,1000,,,,,,\n",
@@ -378,12 +385,16 @@ static void test_horizon_stop(void)
 /* ---- utilisation metrics by hand ------------------------------------- */
 
 /* Two ResNet-50 jobs on one A100-80GB from 0: A (100 s, 10000 MiB) and B
-** (200 s, 20000 MiB).
-** timeslice: both at T(2) = q / (2 (q + c)) until A ends at t1 = 100 /
-** T(2); B, with 100 s left, alone at speed 1 until t1 + 100.  Busy SMs
-** 2 T(2) sat, then sat; HBM 30000 then 20000 MiB of 81920.
-** mps (100% caps): wants sat > 0.5 each, water-filled to 0.5; speed
-** 1 / ((alpha sat / 0.5 + 1 - alpha) (1 + k)); busy SMs 1 then sat. */
+** (200 s, 20000 MiB), each GPU-busy a fraction d of its solo time (the
+** duty-cycle model; before it d was 1 and the speeds below were r1).
+** timeslice: both at v = the two-tenant closed form (tests/util.h) with
+** busy rates 1 alone and r1 = T(2) / (1 + k bw) together, T(2) = q / (2
+** (q + c)), until A ends at t1 = 100 / v; B, with 100 s left, alone at
+** speed 1 until t1 + 100.  Busy SMs 2 d v sat, then d sat; HBM 30000 then
+** 20000 MiB of 81920.
+** mps (100% caps): together the wants sat > 0.5 water-fill to 0.5, so the
+** busy part runs at r1 = 1 / (max(sat / 0.5, (1 - alpha) / alpha x
+** max(1, 2 bw)) (1 + k)); busy SMs 2 d v sat, then d sat. */
 static void test_util_by_hand(void)
 {
 	static const char body[] =
@@ -408,13 +419,16 @@ static void test_util_by_hand(void)
 	c = (double)d->ts_switch_ns;
 	row[0].name = "util_ts.csv";
 	row[0].policy = "timeslice";
-	row[0].v = q / (2 * (q + c));
-	row[0].sm_a = 2 * row[0].v * p.sat;
+	row[0].v = test_duty_pair_speed(p.duty, 1.0, q / (2 * (q + c)) /
+					(1 + d->ts_mem_contention_k *
+					 p.bw_frac));
+	row[0].sm_a = 2 * p.duty * row[0].v * p.sat;
 	row[1].name = "util_mps.csv";
 	row[1].policy = "mps";
-	row[1].v = 1.0 / ((p.alpha * p.sat / 0.5 + 1 - p.alpha) *
-			  (1 + d->mps_contention_k));
-	row[1].sm_a = 1.0;
+	row[1].v = test_duty_pair_speed(p.duty, 1.0, 1.0 /
+		(fmax(p.sat / 0.5, (1 - p.alpha) / p.alpha *
+		      fmax(1.0, 2 * p.bw_frac)) * (1 + d->mps_contention_k)));
+	row[1].sm_a = 2 * p.duty * row[1].v * p.sat;
 	for (k = 0; k < 2; k++) {
 		CU_ASSERT_EQUAL_FATAL(tw_go(&r, row[k].name, body,
 					    pol_find(row[k].policy),
@@ -424,8 +438,8 @@ static void test_util_by_hand(void)
 		TEST_ASSERT_CLOSE(tw_end_s(&r, "A"), t1, 1e-9);
 		TEST_ASSERT_CLOSE(tw_end_s(&r, "B"), t2, 1e-6);
 		TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
-				  (row[k].sm_a * t1 + p.sat * (t2 - t1)) / t2,
-				  1e-6);
+				  (row[k].sm_a * t1 + p.duty * p.sat *
+				   (t2 - t1)) / t2, 1e-6);
 		TEST_ASSERT_CLOSE(run_result_get(&r.res, "hbm_util_mean"),
 				  (30000.0 * t1 + 20000.0 * (t2 - t1)) / t2 /
 				  81920.0, 1e-6);
@@ -522,10 +536,12 @@ static const struct pol_ops probe_ops = {
 };
 
 /* Oversubscription: A and B (50000 MiB each) on one A100-80GB (81920
-** MiB) under timeslice.  The excess E = 18080 MiB pages at U: each runs at
-** T(2) / (1 + P), P = bw_frac (B / U) (E / M), M = 100000 MiB, until A (100
-** s) ends at t1; B (200 s), with 200 - 100 s left, then runs alone at speed
-** 1.  HBM counts as full while oversubscribed. */
+** MiB) under timeslice.  The excess E = 18080 MiB pages at U: each busy
+** part runs at 1 / (1 + P) alone and T(2) / (1 + k bw + P) together, P =
+** bw_frac (B / U) (E / M), M = 100000 MiB, which gives the two-tenant
+** speed v (tests/util.h; d = 1 before the duty-cycle model: v was T(2) /
+** (1 + P)) until A (100 s) ends at t1; B (200 s), with 200 - 100 s left,
+** then runs alone at speed 1.  HBM counts as full while oversubscribed. */
 static void test_oversub_paging(void)
 {
 	struct dev_catalog cat = { NULL, 0 };
@@ -540,7 +556,8 @@ static void test_oversub_paging(void)
 	c = (double)d->ts_switch_ns;
 	P = p.bw_frac * (d->hbm_bw_bytes_per_s / d->uvm_bytes_per_s) *
 		(18080.0 / 100000.0);
-	v = q / (2 * (q + c)) / (1 + P);
+	v = test_duty_pair_speed(p.duty, 1.0 / (1 + P), q / (2 * (q + c)) /
+				 (1 + d->ts_mem_contention_k * p.bw_frac + P));
 	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "oversub.csv",
 		"A,train,0,resnet50,32,,100,,,,1,,50000,,,,,,\n"
 		"B,train,0,resnet50,32,,200,,,,1,,50000,,,,,,\n",
@@ -569,8 +586,9 @@ static void test_oversub_paging(void)
 
 /* An MPS share change mid-run reschedules the completion: A (100 s) alone
 ** at share 1 runs at speed 1 (its want is sat < 1); at 10 s its share
-** drops to 0.3 and it runs at 1 / (alpha sat / 0.3 + 1 - alpha) for the
-** 90 s left. */
+** drops to 0.3 and its busy part (a fraction d) stretches by max(sat /
+** 0.3, (1 - alpha) / alpha) (the roofline max; the old model blended
+** alpha sat / 0.3 + 1 - alpha and had d = 1), for the 90 s left. */
 static void test_share_change_reschedules(void)
 {
 	struct dev_catalog cat = { NULL, 0 };
@@ -581,14 +599,16 @@ static void test_share_change_reschedules(void)
 
 	d = tw_train_profile(&cat, "a100-80gb", "resnet50", 32, &p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-	v = 1.0 / (p.alpha * p.sat / 0.3 + 1 - p.alpha);
+	v = 1.0 / ((1 - p.duty) + p.duty *
+		   fmax(p.sat / 0.3, (1 - p.alpha) / p.alpha));
 	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "share.csv",
 		"A,train,0,resnet50,32,,100,,,,1,,10000,,,,,,\n",
 		&probe_ops, "1x1:a100-80gb", "mode=mps,at_s=10,share=0.3"), 0);
 	TEST_ASSERT_CLOSE(tw_end_s(&r, "A"), 10 + ceil(90e9 / v) / 1e9, 1e-9);
 	TEST_ASSERT_CLOSE(run_result_get(&r.res, "sm_util_mean"),
-			  (p.sat * 10 + 0.3 * (tw_end_s(&r, "A") - 10)) /
-			  tw_end_s(&r, "A"), 1e-9);
+			  (p.duty * p.sat * 10 + p.duty * v * p.sat *
+			   (tw_end_s(&r, "A") - 10)) / tw_end_s(&r, "A"),
+			  1e-9);
 	tw_close(&r);
 	dev_catalog_fini(&cat);
 }

@@ -1,6 +1,7 @@
 /*
 ** util.c: helpers shared by the CUnit suites (see util.h).
 */
+#include <math.h>
 #include "tests/util.h"
 #include "experiments/store.h"
 #include "traces/manifest.h"
@@ -70,6 +71,15 @@ const char *test_tmpdir(void)
 			path[0] = '\0';
 	}
 	return path[0] ? path : "/tmp";
+}
+
+double test_duty_pair_speed(double d, double r0, double r1)
+{
+	double a = (r0 - r1) * (1 - d), b = r0 * (1 - d) + d, p, r;
+
+	p = a > 0 ? (b - sqrt(b * b - 4 * a * d)) / (2 * a) : d / b;
+	r = r0 - p * (r0 - r1);
+	return 1.0 / ((1 - d) + d / r);
 }
 
 const char *test_store_build(const char *file, const char *cfg_text,

@@ -25,6 +25,13 @@ struct test_case {
 int test_add_suite(const char *suite, const struct test_case *cases);
 
 /* Asserts |a - b| <= tol * max(1, |b|) (a relative check past 1). */
+/* The speed of two identical tenants with duty d whose busy part runs at
+** r0 alone and r1 while the other is busy (docs/MODEL.md, "Duty cycles"),
+** in closed form: the busy fraction p solves
+**     (r0 - r1)(1 - d) p^2 - (r0 (1 - d) + d) p + d = 0,
+** r = r0 - p (r0 - r1), speed = 1 / ((1 - d) + d / r). */
+double test_duty_pair_speed(double d, double r0, double r1);
+
 #define TEST_ASSERT_CLOSE(a, b, tol) \
 	CU_ASSERT_DOUBLE_EQUAL((a), (b), (tol) * ((b) > 1 || (b) < -1 ? \
 		((b) < 0 ? -(b) : (b)) : 1.0))

@@ -11,7 +11,10 @@
 **            holds it;
 **   file     timestamps in seconds (absolute simulated time), one per
 **            line, non-decreasing, not before submit; blank lines and
-**            '#' comments skipped.
+**            '#' comments skipped.  A request file is the same with the
+**            header t_s,prompt_tokens,output_tokens first and three fields
+**            per line: each arrival then carries its token counts
+**            (trace_arrivals_next_req).
 ** Arrivals stop at submit + duration when the service has a duration.
 ** Time is integer nanoseconds: gaps are rounded to the nanosecond and
 ** added as integers (never t += dt in floating point).  Draws come only
@@ -40,6 +43,8 @@ struct trace_arrivals {
 	int nseg, iseg;
 	struct sim_csv *csv;          /* TRACE_ARR_FILE */
 	char path[600];
+	int tokens;                   /* -1 before the first record, then
+					 1 for a request file, 0 for times */
 	int done;
 };
 
@@ -127,7 +132,7 @@ int trace_arrivals_open_in(struct trace_arrivals **out,
 	int i, n;
 
 	*out = NULL;
-	if (job->kind != TRACE_INFER)
+	if (job->kind == TRACE_TRAIN)
 		return sim_err_set(err, SIM_EINVAL, "job '%s' is not an "
 				   "inference service", job->id);
 	a = calloc(1, sizeof *a);
@@ -177,6 +182,7 @@ int trace_arrivals_open_in(struct trace_arrivals **out,
 				return rc;
 			}
 		}
+		a->tokens = -1;
 		break;
 	default:
 		goto inval;
@@ -219,69 +225,142 @@ static int next_rates(struct trace_arrivals *a, sim_time *t)
 	}
 }
 
-/* The next time of an arrival file: one field per record (blank lines and
-** '#' comments skipped by the reader). */
-static int next_file(struct trace_arrivals *a, sim_time *t,
+/* Token count k of a request file's record into *out. */
+static int req_tokens(struct trace_arrivals *a, const struct sim_csv_rec *rec,
+		      int k, int *out, struct sim_err *err)
+{
+	static const char *const name[3] = { "t_s", "prompt_tokens",
+					      "output_tokens" };
+
+	/* the field is not shown (as the times) */
+	if (sim_num_int(rec->f[k], NULL, 1, TRACE_TOKENS_MAX, out, NULL))
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: expected "
+				   "an integer in [1, %d]", a->path, rec->line,
+				   rec->col[k], name[k], TRACE_TOKENS_MAX);
+	return 0;
+}
+
+/* The next request of an arrival file: one time per record, or, after
+** the header of a request file, a time and two token counts (blank lines
+** and '#' comments skipped by the reader). */
+static int next_file(struct trace_arrivals *a, struct trace_req *q,
 		     struct sim_err *err)
 {
 	struct sim_csv_rec rec;
 	sim_time v;
-	int rc = sim_csv_next(a->csv, &rec, err);
+	int rc = sim_csv_next(a->csv, &rec, err), nf;
 
+	if (rc > 0 && a->tokens < 0) {
+		a->tokens = rec.nf == 3 && strcmp(rec.f[0], "t_s") == 0;
+		if (a->tokens) {
+			if (strcmp(rec.f[1], "prompt_tokens") != 0 ||
+			    strcmp(rec.f[2], "output_tokens") != 0)
+				return sim_err_set(err, SIM_EPARSE, "%s:%ld:1: "
+						   "header: expected '%s'",
+						   a->path, rec.line,
+						   TRACE_REQ_HEADER);
+			rc = sim_csv_next(a->csv, &rec, err);
+		}
+	}
 	if (rc <= 0)
 		return rc;
-	if (rec.nf != 1)
+	nf = a->tokens ? 3 : 1;
+	if (rec.nf != nf)
 		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: arrival: "
-				   "expected one time in seconds per line, got "
-				   "%d fields", a->path, rec.line, rec.col[1],
-				   rec.nf);
+				   "expected %s per line, got %d fields",
+				   a->path, rec.line, sim_csv_col(&rec, nf),
+				   a->tokens ? "a time and two token counts "
+				   "(t_s,prompt_tokens,output_tokens)" :
+				   "one time in seconds", rec.nf);
 	/* the field is not shown: an arrival file is not the trace the user
 	** gave, and only its position is needed to fix it */
 	if (sim_num_secs(rec.f[0], NULL, 0, SIM_NUM_TIME_MAX_S, &v, NULL))
-		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: arrival: "
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: "
 				   "expected seconds in [0, %.10g] (a decimal "
 				   "number)", a->path, rec.line, rec.col[0],
+				   a->tokens ? "t_s" : "arrival",
 				   SIM_NUM_TIME_MAX_S);
 	if (v < a->t_ns)
-		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: arrival: "
+		return sim_err_set(err, SIM_EPARSE, "%s:%ld:%d: %s: "
 				   "expected a time >= %.9g s (arrivals are "
 				   "sorted and not before the service's submit "
 				   "time), got %.9g", a->path, rec.line,
-				   rec.col[0], sim_time_to_s(a->t_ns),
-				   sim_time_to_s(v));
+				   rec.col[0], a->tokens ? "t_s" : "arrival",
+				   sim_time_to_s(a->t_ns), sim_time_to_s(v));
+	q->line = rec.line;
+	if (a->tokens) {
+		if ((rc = req_tokens(a, &rec, 1, &q->prompt_tokens, err)) ||
+		    (rc = req_tokens(a, &rec, 2, &q->output_tokens, err)))
+			return rc;
+		q->col_prompt = rec.col[1];
+		q->col_output = rec.col[2];
+	}
 	a->t_ns = v;
-	*t = v;
+	q->t_ns = v;
 	return 1;
 }
 
-int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
-			struct sim_err *err)
+int trace_arrivals_next_req(struct trace_arrivals *a, struct trace_req *q,
+			    struct sim_err *err)
 {
 	int rc;
 
+	memset(q, 0, sizeof *q);
 	if (a->done)
 		return 0;
 	switch (a->kind) {
 	case TRACE_ARR_POISSON:
 		a->t_ns = sim_time_add_sat(a->t_ns, gap_ns(
 			sim_rng_exp(a->rng, 1.0 / a->rate_per_s)));
-		*t = a->t_ns;
+		q->t_ns = a->t_ns;
 		rc = 1;
 		break;
 	case TRACE_ARR_RATES:
-		rc = next_rates(a, t);
+		rc = next_rates(a, &q->t_ns);
 		break;
 	case TRACE_ARR_FILE:
-		rc = next_file(a, t, err);
+		rc = next_file(a, q, err);
 		break;
 	default:
 		rc = 0;
 	}
-	if (rc == 1 && (*t > a->end_ns || *t == SIM_TIME_MAX))
+	if (rc == 1 && (q->t_ns > a->end_ns || q->t_ns == SIM_TIME_MAX))
 		rc = 0;
 	if (rc <= 0)
 		a->done = 1;
 	return rc;
+}
+
+int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
+			struct sim_err *err)
+{
+	struct trace_req q;
+	int rc = trace_arrivals_next_req(a, &q, err);
+
+	if (rc == 1)
+		*t = q.t_ns;
+	return rc;
+}
+
+int trace_arrivals_open_ended(const struct trace_job *job)
+{
+	struct trace_rate seg[TRACE_RATES_MAX];
+	int n;
+
+	if (job->duration_ns > 0)
+		return 0;
+	if (job->arrival == TRACE_ARR_POISSON)
+		return 1;
+	if (job->arrival != TRACE_ARR_RATES)
+		return 0;
+	/* the reader checked the list; a bad one reads as ending */
+	n = trace_parse_rates(job->arrival_arg, seg, TRACE_RATES_MAX, NULL);
+	return n > 0 && seg[n - 1].rate_per_s > 0;
+}
+
+const char *trace_arrivals_path(const struct trace_arrivals *a)
+{
+	return a->path;
 }
 
 void trace_arrivals_close(struct trace_arrivals *a)

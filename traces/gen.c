@@ -20,7 +20,9 @@
 
 #include <gsl/gsl_randist.h>
 
+#include "models/llm.h"
 #include "models/zoo.h"
+#include "sim/file.h"
 #include "sim/num.h"
 #include "sim/rng.h"
 #include "traces/trace.h"
@@ -48,6 +50,17 @@ const char *const gen_keys[][2] = {
 	{ "infer-arrival", "services: poisson | rates (default poisson)" },
 	{ "infer-duration-s", "service lifetime, s; 0 = open (default 3600)" },
 	{ "batch-timeout-ms", "services' batching timeout, ms (default 2)" },
+	{ "llm-frac", "fraction of rows that are LLM services (default 0; "
+		      "needs -o)" },
+	{ "llm-models", "LLM architecture mix (default llama-3-8b:1)" },
+	{ "llm-replicas", "replicas mix of LLM services (default 1:1)" },
+	{ "llm-rate-median", "median LLM request rate, req/s (default 2)" },
+	{ "llm-rate-sigma", "lognormal sigma of LLM request rates (default "
+			    "0.5)" },
+	{ "llm-duration-s", "LLM service lifetime, s (default 600)" },
+	{ "llm-slo-ms", "LLM TTFT SLO mix in ms (default 1000:1)" },
+	{ "llm-prompt", "prompt lengths (default lognormal:761:0.985)" },
+	{ "llm-output", "output lengths (default lognormal:151:0.859)" },
 	{ NULL, NULL }
 };
 
@@ -143,6 +156,17 @@ void gen_defaults(struct gen_opts *o)
 	o->infer_rate_sigma = 0.5;
 	o->infer_duration_s = 3600;
 	o->batch_timeout_ms = 2;
+	/* LLM services: none unless llm-frac > 0; the lengths are the
+	** lognormal fits (MLE of the log) of the Azure LLM 2023 conversation
+	** trace, as the world's LLM defaults (sim/world/world_llm_set.c) */
+	mix_parse(&o->llm_models, "llm-models", "llama-3-8b:1", NULL);
+	mix_parse(&o->llm_slo_ms, "llm-slo-ms", "1000:1", NULL);
+	mix_parse(&o->llm_replicas, "llm-replicas", "1:1", NULL);
+	o->llm_rate_median = 2;
+	o->llm_rate_sigma = 0.5;
+	o->llm_duration_s = 600;
+	trace_len_parse("lognormal:761:0.985", &o->llm_prompt, NULL);
+	trace_len_parse("lognormal:151:0.859", &o->llm_output, NULL);
 }
 
 static int num(const char *key, const char *v, double lo, double hi,
@@ -206,7 +230,18 @@ int gen_set(struct gen_opts *o, const char *key, const char *v,
 	NUM("infer-rate-sigma", infer_rate_sigma, 0, 10)
 	NUM("infer-duration-s", infer_duration_s, 0, 1e9)
 	NUM("batch-timeout-ms", batch_timeout_ms, 0, 1e6)
+	NUM("llm-frac", llm_frac, 0, 1)
+	NUM("llm-rate-median", llm_rate_median, 1e-6, 1e5)
+	NUM("llm-rate-sigma", llm_rate_sigma, 0, 10)
+	NUM("llm-duration-s", llm_duration_s, 1, 1e7)
 #undef NUM
+	if (strcmp(key, "llm-prompt") == 0 || strcmp(key, "llm-output") == 0) {
+		struct sim_err e = { 0, "" };
+		rc = trace_len_parse(v, key[4] == 'p' ? &o->llm_prompt :
+				     &o->llm_output, &e);
+		return rc ? sim_err_set(err, SIM_EINVAL, "%s: %s", key, e.msg) :
+			    0;
+	}
 #define MIX(name, field, lo, hi, integer)                               \
 	if (strcmp(key, name) == 0) {                                   \
 		rc = mix_parse(&o->field, key, v, err);                 \
@@ -218,7 +253,22 @@ int gen_set(struct gen_opts *o, const char *key, const char *v,
 	MIX("gpus", gpus, 1, 1 << 20, 1)
 	MIX("share", share, 1e-6, 1, 0)
 	MIX("slo-ms", slo_ms, 1e-6, 1e9, 0)
+	MIX("llm-slo-ms", llm_slo_ms, 1e-6, 1e9, 0)
+	MIX("llm-replicas", llm_replicas, 1, 4096, 1)
 #undef MIX
+	if (strcmp(key, "llm-models") == 0) {
+		int i;
+		rc = mix_parse(&o->llm_models, key, v, err);
+		for (i = 0; rc == 0 && i < o->llm_models.n; i++)
+			if (llm_arch_find(o->llm_models.item[i]) == NULL) {
+				char names[512];
+				llm_arch_names(names, sizeof names);
+				rc = sim_err_set(err, SIM_EINVAL, "llm-models: "
+						 "unknown LLM '%s' (known: %s)",
+						 o->llm_models.item[i], names);
+			}
+		return rc;
+	}
 	if (strcmp(key, "models") == 0 || strcmp(key, "optimizers") == 0) {
 		struct gen_mix *m = key[0] == 'm' ? &o->models : &o->opt;
 		int i;
@@ -259,10 +309,10 @@ static const char *mix_draw(const struct gen_mix *m, struct sim_rng *r)
 	return m->item[m->n - 1];
 }
 
-enum { S_ARR, S_KIND, S_MODEL, S_SIZE, S_DUR, S_INFER, S_N };
+enum { S_ARR, S_KIND, S_MODEL, S_SIZE, S_DUR, S_INFER, S_LLM, S_N };
 static const char *const stream_names[S_N] = {
 	"gen.arrival", "gen.kind", "gen.model", "gen.size", "gen.duration",
-	"gen.infer"
+	"gen.infer", "gen.llm"
 };
 
 static void write_options(FILE *out, const struct gen_opts *o)
@@ -284,6 +334,81 @@ static void write_options(FILE *out, const struct gen_opts *o)
 		o->infer_rate_median, o->infer_rate_sigma,
 		o->infer_rates ? "rates" : "poisson", o->infer_duration_s,
 		o->slo_ms.text, o->batch_timeout_ms);
+	if (o->llm_frac > 0)
+		fprintf(out, "#   --llm-frac %g --llm-models %s --llm-replicas "
+			"%s --llm-rate-median %g\n#   --llm-rate-sigma %g "
+			"--llm-duration-s %g --llm-slo-ms %s\n#   --llm-prompt "
+			"%s --llm-output %s\n", o->llm_frac, o->llm_models.text,
+			o->llm_replicas.text, o->llm_rate_median,
+			o->llm_rate_sigma, o->llm_duration_s,
+			o->llm_slo_ms.text, o->llm_prompt.text,
+			o->llm_output.text);
+}
+
+/* The request file of LLM service i next to the trace: its path into
+** path, its name (what arrival_arg holds) into base. */
+static int llm_paths(const struct gen_opts *o, int i, char *path, size_t n,
+		     char *base, size_t nb, struct sim_err *err)
+{
+	const char *p = o->out_path, *slash = strrchr(p, '/');
+	size_t len = strlen(p);
+	int w;
+
+	if (len > 4 && strcmp(p + len - 4, ".csv") == 0)
+		len -= 4;
+	w = snprintf(path, n, "%.*s.llm-%04d.requests", (int)len, p, i);
+	if (w < 0 || (size_t)w >= n)
+		return sim_err_set(err, SIM_ERANGE, "%s: path too long", p);
+	slash = strrchr(path, '/');
+	p = slash != NULL ? slash + 1 : path;
+	if (strlen(p) >= nb)
+		return sim_err_set(err, SIM_ERANGE, "%s: name too long", path);
+	memcpy(base, p, strlen(p) + 1);
+	return 0;
+}
+
+/* Writes LLM service i's request file: Poisson arrivals at rate from
+** t0 for dur seconds, sizes drawn on the stream ("gen.llm.requests", i)
+** (the same service's requests whatever else the options change), a
+** request over the model's context window cut to it (prompt first). */
+static int llm_requests(const struct gen_opts *o, int i, const char *path,
+			double t0, double rate, int max_ctx,
+			struct sim_err *err)
+{
+	struct sim_rng r;
+	char tmp[700];
+	FILE *f;
+	double t = t0;
+	int rc;
+
+	if ((rc = sim_rng_init(&r, o->seed, "gen.llm.requests", (uint64_t)i,
+			       err)) != 0)
+		return rc;
+	/* written under a temporary name, renamed once complete */
+	if ((f = sim_out_open(path, tmp, sizeof tmp, err)) == NULL) {
+		sim_rng_fini(&r);
+		return err->code;
+	}
+	fprintf(f, "%s\n", TRACE_REQ_HEADER);
+	for (;;) {
+		int p, q;
+		t += sim_rng_exp(&r, 1.0 / rate);
+		if (t > t0 + o->llm_duration_s)
+			break;
+		p = trace_len_draw(&o->llm_prompt, &r);
+		q = trace_len_draw(&o->llm_output, &r);
+		if ((long)p + q > max_ctx) {  /* the context window: the
+						 prompt's head is cut */
+			if (q >= max_ctx)
+				q = max_ctx - 1;
+			p = max_ctx - q;
+		}
+		fprintf(f, "%.9f,%d,%d\n", t, p, q);
+	}
+	sim_rng_fini(&r);
+	rc = ferror(f) ? sim_err_set(err, SIM_EIO, "%s: write failed", path) :
+	     0;
+	return sim_out_close(f, tmp, path, rc, err);
 }
 
 /*
@@ -296,6 +421,9 @@ static int write_row(FILE *out, const struct gen_opts *o, int i,
 		     sim_time submit_ns, struct sim_rng *s,
 		     struct sim_err *err)
 {
+	/* the LLM stream is drawn only when LLM services are asked for, so
+	** the other rows are the same bytes with or without them */
+	int llm = o->llm_frac > 0 && sim_rng_uniform(&s[S_LLM]) < o->llm_frac;
 	int infer = sim_rng_uniform(&s[S_KIND]) < o->infer_frac;
 	const char *model = mix_draw(&o->models, &s[S_MODEL]);
 	/* the size stream takes the same five draws for every row */
@@ -313,6 +441,31 @@ static int write_row(FILE *out, const struct gen_opts *o, int i,
 					o->infer_rate_sigma);
 	double t_s = sim_time_to_s(submit_ns), lo, hi;
 
+	if (llm) {
+		const char *lm = mix_draw(&o->llm_models, &s[S_LLM]);
+		const char *lslo = mix_draw(&o->llm_slo_ms, &s[S_LLM]);
+		const char *reps = mix_draw(&o->llm_replicas, &s[S_LLM]);
+		double lrate = gsl_ran_lognormal(s[S_LLM].r,
+						 log(o->llm_rate_median),
+						 o->llm_rate_sigma);
+		char path[600], base[300];
+		int rc;
+		if (!(lrate >= 1e-6 && lrate <= 1e5))
+			return sim_err_set(err, SIM_ERANGE, "LLM service %d: a "
+					   "drawn request rate of %.3g/s is "
+					   "outside [1e-06, 1e+05] (change "
+					   "--llm-rate-median or "
+					   "--llm-rate-sigma)", i, lrate);
+		if ((rc = llm_paths(o, i, path, sizeof path, base,
+				    sizeof base, err)) != 0 ||
+		    (rc = llm_requests(o, i, path, t_s, lrate,
+				       llm_arch_find(lm)->max_ctx, err)) != 0)
+			return rc;
+		fprintf(out, "llm-%04d,llm,%.3f,%s,256,,%.1f,,,,%s,,,,%s,file,,"
+			"%s,\n", i, t_s, lm, o->llm_duration_s, reps, lslo,
+			base);
+		return 0;
+	}
 	if (!infer) {
 		if (!(dur <= SIM_NUM_TIME_MAX_S))
 			return sim_err_set(err, SIM_ERANGE, "job %d: a drawn "
@@ -364,6 +517,10 @@ int gen_write(FILE *out, const struct gen_opts *o, struct sim_err *err)
 					   "model '%s'", o->models.item[i]);
 	if (o->jobs < 1 || !(o->rate_per_s > 0))
 		return sim_err_set(err, SIM_EINVAL, "jobs and rate must be > 0");
+	if (o->llm_frac > 0 && o->out_path == NULL)
+		return sim_err_set(err, SIM_EINVAL, "llm-frac: LLM services "
+				   "write request files next to the trace: "
+				   "give -o FILE");
 	memset(s, 0, sizeof s);
 	for (k = 0; k < S_N; k++) {
 		rc = sim_rng_init(&s[k], o->seed, stream_names[k], 0, err);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "sim/err.h"
+#include "traces/lengths.h"
 
 #define GEN_MIX_MAX 16
 #define GEN_TEXT_MAX 256
@@ -44,6 +45,16 @@ struct gen_opts {
 	int infer_rates;              /* 0 Poisson, 1 piecewise rates */
 	double infer_duration_s;      /* service lifetime; 0 = open */
 	double batch_timeout_ms;
+	/* LLM services (kind llm; 0 by default: none): each row is one with
+	** probability llm_frac; its requests (Poisson at a lognormal rate,
+	** sizes from the named length distributions) go to a request file
+	** next to the trace, so out_path must be set */
+	double llm_frac;
+	struct gen_mix llm_models, llm_slo_ms, llm_replicas;
+	double llm_rate_median, llm_rate_sigma, llm_duration_s;
+	struct trace_len_dist llm_prompt, llm_output;
+	const char *out_path;         /* the trace's path (side files); NULL:
+					 no file (no LLM services) */
 };
 
 /* Fills the defaults (documented in docs/TRACE_FORMAT.md). */
@@ -58,8 +69,10 @@ int gen_set(struct gen_opts *o, const char *key, const char *value,
 /* The option names gen_set knows, NULL-terminated, with one-line help. */
 extern const char *const gen_keys[][2];
 
-/* Writes the trace to out.  0, or SIM_EINVAL (bad options: unknown
-** model, empty mix) or SIM_EIO (write failed) with a message in err. */
+/* Writes the trace to out (and, with LLM services, their request files
+** next to o->out_path: STEM.llm-NNNN.requests).  0, or SIM_EINVAL (bad
+** options: unknown model, empty mix, LLM services without out_path) or
+** SIM_EIO (write failed) with a message in err. */
 int gen_write(FILE *out, const struct gen_opts *o, struct sim_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include "traces/import.h"
 
 #include "sim/file.h"
+#include "traces/trace.h"
 
 #include <errno.h>
 #include <math.h>
@@ -152,6 +153,8 @@ struct imp_sink {
 	char svc_path[SVC_MAX][512];     /* arrival file of each service */
 	char svc_base[SVC_MAX][256];
 	long svc_n[SVC_MAX];             /* arrivals staged per service */
+	int any_util;                    /* some job has a gpu_util */
+	int svc_tok[SVC_MAX];            /* 1: a request file (tokens) */
 	int nside;
 	char side_path[SIDE_MAX][600];   /* side files (cluster) written */
 };
@@ -173,7 +176,8 @@ static int sink_open(struct imp_sink **out, struct sim_err *err)
 		"NOT NULL, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, "
 		"rest TEXT NOT NULL, "
 		"path TEXT, line INTEGER);"
-		"CREATE TABLE arr(svc INTEGER NOT NULL, t_ns INTEGER NOT NULL);"
+		"CREATE TABLE arr(svc INTEGER NOT NULL, t_ns INTEGER NOT NULL, "
+		"p INTEGER, o INTEGER);"
 		"BEGIN;";
 	struct imp_sink *s = calloc(1, sizeof *s);
 
@@ -186,8 +190,8 @@ static int sink_open(struct imp_sink **out, struct sim_err *err)
 	    sqlite3_prepare_v2(s->db, "INSERT INTO job(submit_ns, id, kind, "
 			       "rest, path, line) VALUES(?,?,?,?,?,?)", -1,
 			       &s->ins_job, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db, "INSERT INTO arr(svc, t_ns) "
-			       "VALUES(?,?)", -1, &s->ins_arr, NULL) !=
+	    sqlite3_prepare_v2(s->db, "INSERT INTO arr(svc, t_ns, p, o) "
+			       "VALUES(?,?,?,?)", -1, &s->ins_arr, NULL) !=
 	    SQLITE_OK) {
 		int rc = db_err(s, err, "staging database");
 		sqlite3_finalize(s->ins_job);
@@ -306,6 +310,11 @@ static int format_rest(const struct imp_ctx *c, const struct imp_job *j,
 	if (c->host_cols)
 		put(buf, n, &k, ",%lld,%lld", (long long)j->cpu_milli,
 		    (long long)j->host_mem_mib);
+	/* the optional gpu_util: always staged last; sink_write drops the
+	** column when no job has it */
+	put(buf, n, &k, ",");
+	if (j->gpu_util > 0)
+		put(buf, n, &k, "%.6g", j->gpu_util);
 	return k < n ? 0 : -1;
 }
 
@@ -326,10 +335,13 @@ int imp_emit_job(struct imp_ctx *c, const struct imp_job *j,
 	if (format_rest(c, j, rest, sizeof rest) != 0)
 		return sim_err_set(err, SIM_ERANGE, "%s:%ld: job '%s': row "
 				   "too long", path, line, j->id);
+	if (j->gpu_util > 0)
+		s->any_util = 1;
 	sqlite3_reset(s->ins_job);
 	sqlite3_bind_int64(s->ins_job, 1, j->submit_ns);
 	sqlite3_bind_text(s->ins_job, 2, j->id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s->ins_job, 3, j->infer ? "infer" : "train", -1,
+	sqlite3_bind_text(s->ins_job, 3, j->infer == 2 ? "llm" : j->infer ?
+			  "infer" : "train", -1,
 			  SQLITE_STATIC);
 	sqlite3_bind_text(s->ins_job, 4, rest, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(s->ins_job, 5, path, -1, SQLITE_TRANSIENT);
@@ -383,18 +395,44 @@ int imp_arrivals_open(struct imp_ctx *c, const char *name, int *svc,
 	return 0;
 }
 
-int imp_arrival(struct imp_ctx *c, int svc, sim_time t_ns,
-		struct sim_err *err)
+/* Stages one arrival of service svc; p and o 0: no token counts. */
+static int stage_arrival(struct imp_ctx *c, int svc, sim_time t_ns, int p,
+			 int o, struct sim_err *err)
 {
 	struct imp_sink *s = c->sink;
 
 	sqlite3_reset(s->ins_arr);
 	sqlite3_bind_int(s->ins_arr, 1, svc);
 	sqlite3_bind_int64(s->ins_arr, 2, t_ns);
+	if (p > 0) {
+		sqlite3_bind_int(s->ins_arr, 3, p);
+		sqlite3_bind_int(s->ins_arr, 4, o);
+		s->svc_tok[svc] = 1;
+	} else {
+		sqlite3_bind_null(s->ins_arr, 3);
+		sqlite3_bind_null(s->ins_arr, 4);
+	}
 	if (sqlite3_step(s->ins_arr) != SQLITE_DONE)
 		return db_err(s, err, "insert arrival");
 	s->svc_n[svc]++;
 	return 0;
+}
+
+int imp_arrival(struct imp_ctx *c, int svc, sim_time t_ns,
+		struct sim_err *err)
+{
+	return stage_arrival(c, svc, t_ns, 0, 0, err);
+}
+
+int imp_arrival_tokens(struct imp_ctx *c, int svc, sim_time t_ns,
+		       int prompt_tokens, int output_tokens,
+		       struct sim_err *err)
+{
+	if (prompt_tokens < 1 || output_tokens < 1)
+		return sim_err_set(err, SIM_EINVAL, "%s: a request of %d prompt "
+				   "and %d output tokens", c->format,
+				   prompt_tokens, output_tokens);
+	return stage_arrival(c, svc, t_ns, prompt_tokens, output_tokens, err);
 }
 
 static void add_side(struct imp_stats *st, const char *path)
@@ -510,7 +548,7 @@ static int write_arrivals(struct imp_ctx *c, sim_time origin,
 	char tmp[700];
 	int i, rc = 0;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT t_ns FROM arr WHERE svc=? "
+	if (sqlite3_prepare_v2(s->db, "SELECT t_ns, p, o FROM arr WHERE svc=? "
 			       "ORDER BY t_ns", -1, &q, NULL) != SQLITE_OK)
 		return db_err(s, err, "select arrivals");
 	for (i = 0; i < s->nsvc && rc == 0; i++) {
@@ -527,6 +565,8 @@ static int write_arrivals(struct imp_ctx *c, sim_time origin,
 		}
 		sqlite3_reset(q);
 		sqlite3_bind_int(q, 1, i);
+		if (s->svc_tok[i])
+			fprintf(f, "%s\n", TRACE_REQ_HEADER);
 		while ((st = sqlite3_step(q)) == SQLITE_ROW) {
 			sim_time v;
 			if ((rc = transform(c, origin,
@@ -534,7 +574,12 @@ static int write_arrivals(struct imp_ctx *c, sim_time origin,
 					    err)) != 0)
 				break;
 			imp_fmt_seconds(v, t, sizeof t);
-			fprintf(f, "%s\n", t);
+			if (s->svc_tok[i])
+				fprintf(f, "%s,%lld,%lld\n", t,
+					sqlite3_column_int64(q, 1),
+					sqlite3_column_int64(q, 2));
+			else
+				fprintf(f, "%s\n", t);
 			c->stats->arrivals_written++;
 		}
 		if (rc == 0 && st != SQLITE_DONE)
@@ -579,7 +624,7 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 		fputs(",res_cpu_ms,res_gpu_ms,res_net_ms", out);
 	if (c->host_cols)
 		fputs(",cpu_milli,host_mem_mib", out);
-	fputs("\n", out);
+	fputs(s->any_util ? ",gpu_util\n" : "\n", out);
 	fprintf(out, "# imported by colosim import %s (docs/TRACE_FORMAT.md, "
 		"Importers)\n", c->format);
 	if (sqlite3_prepare_v2(s->db, "SELECT id, submit_ns, kind, rest FROM "
@@ -600,7 +645,9 @@ static int sink_write(struct imp_ctx *c, FILE *out, struct sim_err *err)
 			break;
 		put_text(idbuf, sizeof idbuf, &k, id);
 		imp_fmt_seconds(v, t, sizeof t);
-		fprintf(out, "%s,%s,%s,%s\n", idbuf, kind, t, rest);
+		/* without any gpu_util the staged last field (empty) goes */
+		fprintf(out, "%s,%s,%s,%.*s\n", idbuf, kind, t,
+			(int)(strlen(rest) - (s->any_util ? 0 : 1)), rest);
 		c->stats->jobs_written++;
 	}
 	if (rc == 0 && st != SQLITE_DONE)

@@ -59,6 +59,9 @@ struct imp_opts {
 	** iteration time (0 = 1; Muri's simulator uses 1.015) */
 	int length;
 	double iter_scale;
+	int llm;                  /* azure-llm-2023: write llm services (their
+				     requests' token counts in the request
+				     files) instead of infer services */
 };
 
 enum { IMP_LEN_ITERATIONS = 0, IMP_LEN_DURATION = 1 };

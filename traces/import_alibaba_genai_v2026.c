@@ -15,15 +15,17 @@
 #include "traces/import_csv.h"
 
 static const struct imp_req_spec genai_spec = {
-	"gmt_create",
-	"predict_status",
-	NULL,
-	"bert-large",
-	"model bert-large, batch 1 assumed for Stable Diffusion (not in "
-	"the zoo; see --model, --batch)",
-	1,
-	60000.0,
-	"SLO 60000 ms assumed (2.6x the 23 s median exec_time; see --slo-ms)"
+	.time_col = "gmt_create",
+	.status_col = "predict_status",
+	.num_cols = NULL,
+	.model = "bert-large",
+	.model_note = "model bert-large, batch 1 assumed for Stable Diffusion "
+		      "(not in the zoo; see --model, --batch)",
+	.batch = 1,
+	.slo_ms = 60000.0,
+	.slo_note = "SLO 60000 ms assumed (2.6x the 23 s median exec_time; "
+		    "see --slo-ms)",
+	/* no token counts (images, not tokens): an infer service only */
 };
 
 static int genai_file(struct imp_ctx *c, const char *path,

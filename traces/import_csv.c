@@ -6,6 +6,8 @@
 */
 #include "traces/import_csv.h"
 
+#include "models/zoo.h"
+
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
@@ -336,6 +338,8 @@ const char *const imp_zoo_names[] = {
 	"mobilenetv2", "bert-base", "bert-large", "gpt2", "llama-7b", NULL
 };
 
+/* The names above, or any other model of the zoo (the LLMs of
+** models/zoo/llm.c: an llm service names its architecture). */
 int imp_is_zoo_model(const char *name)
 {
 	int i;
@@ -343,7 +347,7 @@ int imp_is_zoo_model(const char *name)
 	for (i = 0; imp_zoo_names[i] != NULL; i++)
 		if (strcasecmp(name, imp_zoo_names[i]) == 0)
 			return 1;
-	return 0;
+	return zoo_find(name) != NULL;
 }
 
 void imp_zoo_list(char *buf, size_t n)

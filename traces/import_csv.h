@@ -71,13 +71,15 @@ int imp_get_datetime(const struct imp_row *r, int col, const char *name,
 ** has_priority = 0. */
 struct imp_job {
 	const char *id;
-	int infer;                /* 0 train, 1 infer */
+	int infer;                /* 0 train, 1 infer, 2 llm */
 	sim_time submit_ns;       /* in the input's time base */
 	const char *model;
 	int batch;
 	int64_t iterations;
 	sim_time duration_ns;
 	double iter_ms;
+	double gpu_util;          /* measured GPU utilisation (0, 1]; 0 none
+				     (the optional trace column gpu_util) */
 	int gpus;
 	double gpu_share;         /* 0: empty (= 1) */
 	int has_priority;
@@ -139,6 +141,12 @@ int imp_arrivals_open(struct imp_ctx *c, const char *name, int *svc,
 		      const char **basename, struct sim_err *err);
 int imp_arrival(struct imp_ctx *c, int svc, sim_time t_ns,
 		struct sim_err *err);
+/* An arrival with its prompt and output token counts (1..2^24): a
+** service with any such arrival gets a request file (header
+** t_s,prompt_tokens,output_tokens; docs/TRACE_FORMAT.md). */
+int imp_arrival_tokens(struct imp_ctx *c, int svc, sim_time t_ns,
+		       int prompt_tokens, int output_tokens,
+		       struct sim_err *err);
 
 /* Writes a side file OUT_STEM.SUFFIX holding text; records it in stats. */
 int imp_side_file(struct imp_ctx *c, const char *suffix, const char *text,
@@ -161,7 +169,8 @@ int imp_kv_lookup(const char *list, const char *key, char *buf, size_t n);
 ** Request traces (alibaba-genai-v2026, azure-llm-2023): each input file is
 ** one inference service.  Every record is one request arrival at the time
 ** in time_col (a datetime); int_cols are checked to be integers (and then
-** dropped); the status column, if any, is counted by value.  At the end of
+** dropped, unless they are prompt_col / output_col, whose values go into
+** the request file); the status column, if any, is counted by value.  At the end of
 ** the file the service row is emitted: id = the file's name less ".csv",
 ** submit_s = its first kept arrival, arrival = file.
 */
@@ -174,6 +183,11 @@ struct imp_req_spec {
 	int batch;                       /* default max batch */
 	double slo_ms;                   /* default SLO */
 	const char *slo_note;
+	/* the requests' token counts (NULL: none), kept in the request file;
+	** with --llm the service is an llm row of llm_model */
+	const char *prompt_col, *output_col;
+	const char *llm_model, *llm_note;
+	int llm_batch;                   /* max_num_seqs */
 };
 int imp_request_file(struct imp_ctx *c, const char *path,
 		     const struct imp_req_spec *spec, struct sim_err *err);

@@ -66,7 +66,7 @@ static const char *const spec_cols[5] = {
 static int muri_header(struct imp_ctx *c, struct muri_state *s,
 		       const struct imp_row *h, struct sim_err *err)
 {
-	char note[IMP_REASON_LEN], name[24];
+	char note[IMP_REASON_LEN];
 	int rc, i, k;
 
 	if (imp_col(h, "num_switch") >= 0) {
@@ -95,8 +95,10 @@ static int muri_header(struct imp_ctx *c, struct muri_state *s,
 	s->c_batch = imp_col(h, "batch_size");
 	s->c_prio = imp_col(h, "priority");
 	for (k = 0; k < 3; k++) {
-		snprintf(name, sizeof name, "resource_time_%d", k);
-		s->c_res[k] = imp_col(h, name);
+		static const char *const res_col[3] = {
+			"resource_time_0", "resource_time_1", "resource_time_2"
+		};
+		s->c_res[k] = imp_col(h, res_col[k]);
 	}
 	for (i = 0; i < h->nf; i++) {
 		for (k = 0; muri_known[k] != NULL; k++)

@@ -13,13 +13,14 @@
 #include <string.h>
 
 #include "traces/import_csv.h"
+#include "traces/trace.h"
 
 #define REQ_COLS_MAX 8
 
 struct req_file {
 	struct imp_ctx *c;
 	const struct imp_req_spec *spec;
-	int c_time, c_status;
+	int c_time, c_status, c_prompt, c_output;
 	int c_num[REQ_COLS_MAX];
 	int nnum;
 	int svc;
@@ -49,6 +50,13 @@ static int req_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 					      &q->c_num[i], err)))
 				return rc;
 		q->nnum = i;
+		q->c_prompt = q->c_output = -1;
+		if (q->spec->prompt_col != NULL &&
+		    ((rc = imp_col_req(r, q->spec->prompt_col, &q->c_prompt,
+				       err)) ||
+		     (rc = imp_col_req(r, q->spec->output_col, &q->c_output,
+				       err))))
+			return rc;
 		return 0;
 	}
 	c->stats->rows_read++;
@@ -69,6 +77,30 @@ static int req_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 		snprintf(note, sizeof note, "request with status %.40s kept "
 			 "as an arrival", status);
 		imp_note(c, note);
+	}
+	if (q->c_prompt >= 0) {
+		int64_t p, o;
+		int hp, ho;
+		if ((rc = imp_get_i64(r, q->c_prompt, q->spec->prompt_col, &p,
+				      &hp, err)) ||
+		    (rc = imp_get_i64(r, q->c_output, q->spec->output_col, &o,
+				      &ho, err)))
+			return rc;
+		if (!hp || !ho) {
+			imp_skip(c, "missing token count");
+			return 0;
+		}
+		if (p < 1 || o < 1 || p > TRACE_TOKENS_MAX ||
+		    o > TRACE_TOKENS_MAX) {
+			imp_skip(c, "token count outside 1..16777216");
+			return 0;
+		}
+		if (!imp_sample(c))
+			return 0;
+		if (q->kept == 0 || t < q->first_ns)
+			q->first_ns = t;
+		q->kept++;
+		return imp_arrival_tokens(c, q->svc, t, (int)p, (int)o, err);
 	}
 	if (!imp_sample(c))
 		return 0;
@@ -105,12 +137,14 @@ int imp_request_file(struct imp_ctx *c, const char *path,
 	}
 	memset(&j, 0, sizeof j);
 	j.id = name;
-	j.infer = 1;
+	j.infer = c->opts->llm && spec->llm_model != NULL ? 2 : 1;
 	j.submit_ns = q.first_ns;
-	j.model = c->opts->model ? c->opts->model : spec->model;
+	j.model = c->opts->model ? c->opts->model : j.infer == 2 ?
+		  spec->llm_model : spec->model;
 	if (c->opts->model == NULL)
-		imp_note(c, spec->model_note);
-	j.batch = c->opts->batch ? c->opts->batch : spec->batch;
+		imp_note(c, j.infer == 2 ? spec->llm_note : spec->model_note);
+	j.batch = c->opts->batch ? c->opts->batch : j.infer == 2 ?
+		  spec->llm_batch : spec->batch;
 	j.slo_ms = c->opts->slo_ms > 0 ? c->opts->slo_ms : spec->slo_ms;
 	if (c->opts->slo_ms <= 0)
 		imp_note(c, spec->slo_note);

@@ -7,7 +7,9 @@
 ** required, and iterations or duration (at least one per row); optional:
 ** batch_size (or batch), iteration time (iteration_time / iter_time in
 ** seconds, iteration_time_ms / iter_time_ms / iter_ms in milliseconds),
-** priority.  interval (the gap to the previous submission) is redundant
+** priority, gpu_util (a measured GPU utilisation in percent, written as
+** the trace's optional gpu_util fraction).  interval (the gap to the
+** previous submission) is redundant
 ** with submit_time and dropped; other columns are ignored, noted.
 **
 ** Model names the zoo lacks map to a zoo model of the same family (the
@@ -36,14 +38,14 @@ static const char *const tir_models[][2] = {
 
 struct tir_state {
 	int c_id, c_gpus, c_submit, c_model, c_iters, c_dur;
-	int c_batch, c_iter_s, c_iter_ms, c_prio;
+	int c_batch, c_iter_s, c_iter_ms, c_prio, c_util;
 };
 
 static const char *const tir_known[] = {
 	"job_id", "num_gpu", "submit_time", "model_name", "iterations",
 	"duration", "interval", "batch_size", "batch", "iteration_time",
 	"iter_time", "iteration_time_ms", "iter_time_ms", "iter_ms",
-	"priority", NULL
+	"priority", "gpu_util", NULL
 };
 
 static int first_col(const struct imp_row *h, const char *a, const char *b,
@@ -86,6 +88,7 @@ static int tir_header(struct imp_ctx *c, struct tir_state *s,
 	s->c_iter_ms = first_col(h, "iteration_time_ms", "iter_time_ms",
 				 "iter_ms");
 	s->c_prio = imp_col(h, "priority");
+	s->c_util = imp_col(h, "gpu_util");
 	for (i = 0; i < h->nf; i++) {
 		for (k = 0; tir_known[k] != NULL; k++)
 			if (strcasecmp(h->f[i], tir_known[k]) == 0)
@@ -107,8 +110,8 @@ static int tir_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 	char mbuf[64], note[IMP_REASON_LEN];
 	int64_t gpus, iters, batch, prio;
 	sim_time submit, dur;
-	double it_s, it_ms;
-	int h_g, h_sub, h_it, h_dur, h_b, h_its, h_itms, h_p, rc;
+	double it_s, it_ms, util;
+	int h_g, h_sub, h_it, h_dur, h_b, h_its, h_itms, h_p, h_u, rc;
 	struct imp_job j;
 
 	if (r->index == 0)
@@ -128,7 +131,9 @@ static int tir_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 				 &h_its, err)) ||
 	    (rc = imp_get_double(r, s->c_iter_ms, "iteration_time_ms", &it_ms,
 				 &h_itms, err)) ||
-	    (rc = imp_get_i64(r, s->c_prio, "priority", &prio, &h_p, err)))
+	    (rc = imp_get_i64(r, s->c_prio, "priority", &prio, &h_p, err)) ||
+	    (rc = imp_get_double(r, s->c_util, "gpu_util", &util, &h_u,
+				 err)))
 		return rc;
 	if (id == NULL || name == NULL || !h_g || !h_sub) {
 		imp_skip(c, "missing job_id, num_gpu, submit_time or "
@@ -183,6 +188,12 @@ static int tir_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 		j.iter_ms = it_ms;
 	else if (h_its && it_s > 0)
 		j.iter_ms = it_s * 1000.0;
+	/* a measured utilisation in percent, nvidia-smi's unit (Lucid's
+	** profiles carry it so); the trace column is the fraction */
+	if (h_u && util > 0 && util <= 100)
+		j.gpu_util = util / 100.0;
+	else if (h_u)
+		imp_note(c, "gpu_util outside (0, 100] ignored");
 	j.gpus = imp_scale_gpus(c, (int)(gpus > 1000000 ? 1000000 : gpus));
 	if (h_p) {
 		j.has_priority = 1;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "models/llm.h"
 #include "models/zoo.h"
 #include "sim/csv.h"
 #include "sim/num.h"
@@ -36,10 +37,11 @@ const char *const trace_columns[TRACE_NCOLS] = {
 
 const char *const trace_opt_columns[TRACE_NOPT + 1] = {
 	"res_cpu_ms", "res_gpu_ms", "res_net_ms", "min_gpus", "max_gpus",
-	"cpu_milli", "host_mem_mib", NULL
+	"cpu_milli", "host_mem_mib", "gpu_util", NULL
 };
 
-enum { O_RES0, O_RES1, O_RES2, O_MIN_GPUS, O_MAX_GPUS, O_CPU, O_HOST_MEM };
+enum { O_RES0, O_RES1, O_RES2, O_MIN_GPUS, O_MAX_GPUS, O_CPU, O_HOST_MEM,
+       O_UTIL };
 
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
@@ -365,22 +367,27 @@ static void check_train(struct trace_reader *r, struct trace_job *j,
 	must_be_empty(r, err, C_TIMEOUT, "a train");
 }
 
+/* An infer row, or an llm row (what: "an infer", "an llm"). */
 static void check_infer(struct trace_reader *r, struct trace_job *j,
-			struct sim_err *err)
+			const char *what, struct sim_err *err)
 {
 	const char *arr = fld(r, C_ARR);
 	int given;
 
-	must_be_empty(r, err, C_ITER, "an infer");
-	must_be_empty(r, err, C_ITERMS, "an infer");
-	must_be_empty(r, err, C_OPT, "an infer");
-	must_be_empty(r, err, C_PREC, "an infer");
+	must_be_empty(r, err, C_ITER, what);
+	must_be_empty(r, err, C_ITERMS, what);
+	must_be_empty(r, err, C_OPT, what);
+	must_be_empty(r, err, C_PREC, what);
 	time_field(r, err, C_DUR, 1, 0, &j->duration_ns, &given);
 	time_field(r, err, C_SLO, 1, 1, &j->slo_ns, &given);
 	if (!given && is_empty(fld(r, C_SLO)))
-		row_error(r, err, C_SLO, "an infer row needs slo_ms "
-			  "(milliseconds > 0)");
-	time_field(r, err, C_TIMEOUT, 0, 1, &j->batch_timeout_ns, &given);
+		row_error(r, err, C_SLO, "%s row needs slo_ms (milliseconds "
+			  "> 0)", what);
+	if (j->kind == TRACE_LLM)   /* continuous batching: no timeout */
+		must_be_empty(r, err, C_TIMEOUT, what);
+	else
+		time_field(r, err, C_TIMEOUT, 0, 1, &j->batch_timeout_ns,
+			   &given);
 	if (strcasecmp(arr, "poisson") == 0) {
 		j->arrival = TRACE_ARR_POISSON;
 		num_field(r, err, C_RATE, 0, 1, &j->rate_per_s, &given);
@@ -572,6 +579,19 @@ static void check_optional(struct trace_reader *r, struct trace_job *j,
 		if (given)
 			j->host_mem_mib = n;
 	}
+	if (r->opt_at[O_UTIL] >= 0 && j->kind == TRACE_INFER) {
+		must_be_empty(r, err, r->opt_at[O_UTIL], "an infer");
+	} else if (r->opt_at[O_UTIL] >= 0) {
+		double u;
+
+		num_field(r, err, r->opt_at[O_UTIL], 0, 1, &u, &given);
+		if (given && u > 1)
+			row_error(r, err, r->opt_at[O_UTIL], "expected a "
+				  "fraction in (0, 1] (utilisation / 100), got "
+				  "'%s'", shown(r, r->opt_at[O_UTIL]));
+		else if (given)
+			j->gpu_util = u;
+	}
 	if (j->gpus == 0 && (j->kind != TRACE_TRAIN || j->duration_ns <= 0))
 		row_error(r, err, C_GPUS, "expected an integer in [1, %d] (0, "
 			  "a CPU-only job, needs kind train and duration_s), "
@@ -619,10 +639,20 @@ static void check_row(struct trace_reader *r, struct trace_job *j,
 		check_train(r, j, err);
 	} else if (strcasecmp(fld(r, C_KIND), "infer") == 0) {
 		j->kind = TRACE_INFER;
-		check_infer(r, j, err);
+		check_infer(r, j, "an infer", err);
+	} else if (strcasecmp(fld(r, C_KIND), "llm") == 0) {
+		j->kind = TRACE_LLM;
+		check_infer(r, j, "an llm", err);
+		if (m != NULL && llm_arch_find(m->name) == NULL) {
+			char names[512];
+			llm_arch_names(names, sizeof names);
+			row_error(r, err, C_MODEL, "an llm row needs an LLM "
+				  "architecture (%s), got '%s'", names,
+				  shown(r, C_MODEL));
+		}
 	} else
-		row_error(r, err, C_KIND, "expected train or infer, got '%s'",
-			  shown(r, C_KIND));
+		row_error(r, err, C_KIND, "expected train, infer or llm, got "
+			  "'%s'", shown(r, C_KIND));
 	check_optional(r, j, err);
 }
 
@@ -685,7 +715,7 @@ static int check_opt_header(struct trace_reader *r, struct sim_err *err)
 					   "of v1 (optional columns: "
 					   "res_cpu_ms, res_gpu_ms, res_net_ms, "
 					   "min_gpus, max_gpus, cpu_milli, "
-					   "host_mem_mib)", r->path,
+					   "host_mem_mib, gpu_util)", r->path,
 					   h->col[k], h->f[k], TRACE_NCOLS);
 		if (r->opt_at[o] >= 0)
 			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "

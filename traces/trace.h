@@ -21,7 +21,10 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-enum trace_kind { TRACE_TRAIN = 0, TRACE_INFER };
+/* TRACE_LLM: an LLM service (docs/TRACE_FORMAT.md, "LLM services"): the
+** columns of an infer row, its model an LLM architecture (models/llm.h),
+** its requests carrying prompt and output token counts. */
+enum trace_kind { TRACE_TRAIN = 0, TRACE_INFER, TRACE_LLM };
 
 enum trace_arrival {
 	TRACE_ARR_NONE = 0,
@@ -63,6 +66,9 @@ struct trace_job {
 	int min_gpus, max_gpus;       /* elastic range; 0: not elastic */
 	int64_t cpu_milli;            /* host CPU it holds, millicores; 0 */
 	int64_t host_mem_mib;         /* host memory it holds, MiB; 0 */
+	double gpu_util;              /* train: measured GPU utilisation in
+					 (0, 1] (optional column gpu_util);
+					 0 unknown */
 };
 
 struct trace_reader;
@@ -113,6 +119,32 @@ int trace_arrivals_next(struct trace_arrivals *a, sim_time *t,
 			struct sim_err *err);
 void trace_arrivals_close(struct trace_arrivals *a);
 
+/*
+** One request with its sizes.  A request file (an arrival file whose first
+** record is the header `t_s,prompt_tokens,output_tokens`) gives both
+** counts; every other arrival process leaves them 0 (the caller draws
+** them).  line and col_tokens place the request for error messages (0
+** when it came from no file).
+*/
+struct trace_req {
+	sim_time t_ns;                /* absolute arrival time */
+	int prompt_tokens;            /* 1..TRACE_TOKENS_MAX, or 0 */
+	int output_tokens;
+	long line;                    /* of the request file */
+	int col_prompt, col_output;   /* 1-based columns of the counts */
+};
+#define TRACE_TOKENS_MAX (1 << 24)
+#define TRACE_REQ_HEADER "t_s,prompt_tokens,output_tokens"
+/* As trace_arrivals_next, with the request's sizes. */
+int trace_arrivals_next_req(struct trace_arrivals *a, struct trace_req *out,
+			    struct sim_err *err);
+/* 1 if a service's arrivals never end by themselves: no duration_s, and
+** Poisson or a rate series whose last rate is not 0 (docs/TRACE_FORMAT.md,
+** "Arrival processes": such a service is open). */
+int trace_arrivals_open_ended(const struct trace_job *job);
+/* The arrival file's path ("" for a process without one). */
+const char *trace_arrivals_path(const struct trace_arrivals *a);
+
 /* ---- additions by the workloads helper (not in the first contract) ---- */
 
 /* The columns of format v1, in order (TRACE_NCOLS of them). */
@@ -122,7 +154,7 @@ extern const char *const trace_columns[TRACE_NCOLS];
 
 /* Optional columns a header may add after the 19, each at most once, in
 ** any order (NULL-terminated; docs/TRACE_FORMAT.md). */
-#define TRACE_NOPT 7
+#define TRACE_NOPT 8
 extern const char *const trace_opt_columns[TRACE_NOPT + 1];
 
 /*

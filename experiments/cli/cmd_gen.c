@@ -83,6 +83,7 @@ static int run(int argc, char **argv)
 	if (a.path != NULL &&
 	    (out = sim_out_open(a.path, tmp, sizeof tmp, &a.err)) == NULL)
 		return cli_report(&a.err);
+	a.o.out_path = a.path;
 	rc = gen_write(out, &a.o, &a.err);
 	if (rc == SIM_EIO)    /* gen_write does not know the file's name */
 		snprintf(a.err.msg, sizeof a.err.msg, "%s: write error: %s",

@@ -17,7 +17,8 @@
 
 enum { O_OUT, O_COMPRESS, O_SAMPLE, O_GPU_SCALE, O_MAX_GPUS, O_SEED,
        O_MODEL, O_MODEL_MAP, O_DEVICE_MAP, O_BATCH, O_SLO_MS, O_RATE,
-       O_REPLICAS, O_KEEP_PENDING, O_HOST, O_LENGTH, O_ITER_SCALE, O_QUIET };
+       O_REPLICAS, O_KEEP_PENDING, O_HOST, O_LENGTH, O_ITER_SCALE, O_LLM,
+       O_QUIET };
 
 static const struct cli_opt opts[] = {
 	[O_OUT] = { "output", 'o', "OUT", "the trace to write (default: "
@@ -56,6 +57,9 @@ static const struct cli_opt opts[] = {
 		       "x\niteration_time, as Muri's simulator) or duration" },
 	[O_ITER_SCALE] = { "iter-scale", 0, "F", "muri: multiply iteration times "
 			   "by F (Muri's\nsimulator: 1.015)" },
+	[O_LLM] = { "llm", 0, NULL, "azure-llm-2023: llm services (each "
+		    "request's tokens\nserved by LLM replicas; "
+		    "docs/TRACE_FORMAT.md)" },
 	[O_QUIET] = { "quiet", 'q', NULL, "no report on stderr" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -198,6 +202,7 @@ static int on_opt(void *ctx, int opt, char *v)
 					       "'%s'", v);
 		return 0;
 	case O_ITER_SCALE: return num_opt(opt, v, &o->iter_scale);
+	case O_LLM: o->llm = 1; return 0;
 	case O_QUIET: a->quiet = 1; return 0;
 	}
 	return 2;

@@ -128,6 +128,10 @@ static void print_profile(const struct dev_profile *d)
 	/* Optional calibration keys: shown only when measured (non-zero). */
 #define OPT(key, fmt, expr) \
 	do { if (d->key > 0) NUM(#key, fmt, expr); } while (0)
+	OPT(ts_mem_contention_k, "%.4g", d->ts_mem_contention_k);
+	OPT(util_duty_scale, "%.4g", d->util_duty_scale);
+	OPT(util_duty_exp, "%.4g", d->util_duty_exp);
+	OPT(mig_bw_weight, "%.4g", d->mig_bw_weight);
 	OPT(h2d_pinned_latency_ns, "%lld", (long long)d->h2d_pinned_latency_ns);
 	OPT(d2h_pinned_latency_ns, "%lld", (long long)d->d2h_pinned_latency_ns);
 	OPT(h2d_pageable_latency_ns, "%lld",

@@ -15,8 +15,10 @@
 **   colosim llm serve REQUESTS [--model M] [--device D] [--gpus N] ...
 **       a request file (Azure LLM 2023 columns, or t_s, prompt_tokens,
 **       output_tokens) on dedicated replicas: the serving metrics.
-** Devices come from --dir, else as dev_find_dir() finds them
-** ($COLOSIM_DEVICES, ./models/devices, the checkout, the prefix).
+** Each topic has one option table (cli_parse / cli_help); `serve --json`
+** writes one object through jansson.  Devices come from --dir, else as
+** dev_find_dir() finds them ($COLOSIM_DEVICES, ./models/devices, the
+** checkout, the prefix).
 */
 #include <float.h>
 #include <math.h>
@@ -27,162 +29,284 @@
 #include "models/device.h"
 #include "models/llm.h"
 #include "models/llm_points.h"
+#include "experiments/json.h"
 #include "experiments/llm_serve.h"
 #include "experiments/cli/cli.h"
-#include "traces/import_csv.h"
 
-static void usage(FILE *f)
+/* ---- the option tables ------------------------------------------------- */
+
+/* One enum for every option of every topic; each topic's table lists the
+** ones it takes, in the order its help prints them. */
+enum {
+	O_TP, O_PREC, O_PREFILL, O_PREFILL_CTX, O_DECODE, O_CTX, O_UTIL,
+	O_BLOCK, O_MBT, O_SEQS, O_DIR, O_FIT, O_MODEL, O_DEVICE, O_GPUS,
+	O_REPLICAS, O_SCHED, O_PREEMPT, O_SWAP, O_NO_PAGING, O_SLO_TTFT,
+	O_SLO_TPOT, O_ROUTE, O_LONG, O_JSON, O__N
+};
+
+static const struct cli_opt all_opts[O__N] = {
+	[O_TP] = { "tp", 0, "N", "tensor-parallel degree (default 1; serve: "
+		   "GPUs / replicas)" },
+	[O_PREC] = { "prec", 0, "P", "fp16 (default), bf16 or fp8" },
+	[O_PREFILL] = { "prefill", 0, "T", "prefill tokens of one sequence "
+			"(default 0)" },
+	[O_PREFILL_CTX] = { "prefill-ctx", 0, "C", "tokens it has cached "
+			    "(default 0)" },
+	[O_DECODE] = { "decode", 0, "B", "decoding sequences (default 1 "
+		       "without --prefill)" },
+	[O_CTX] = { "ctx", 0, "C", "their context (default 1)" },
+	[O_UTIL] = { "util", 0, "F", "gpu_memory_utilization (default 0.9)" },
+	[O_BLOCK] = { "block", 0, "N", "tokens per KV block (default 16)" },
+	[O_MBT] = { "max-batched-tokens", 0, "N", "token budget of an "
+		    "iteration (memory: 4096; serve:\nthe scheduler's "
+		    "default)" },
+	[O_SEQS] = { "max-seqs", 0, "N", "sequences per iteration (default "
+		     "256)" },
+	[O_DIR] = { "dir", 0, "DIR", "device profiles (default "
+		    "$COLOSIM_DEVICES, ./models/devices)" },
+	[O_FIT] = { "fit", 0, NULL, "refit the constants on the calibration "
+		    "set first" },
+	[O_MODEL] = { "model", 0, "M", "architecture (default llama-3-70b; "
+		      "colosim llm models)" },
+	[O_DEVICE] = { "device", 0, "D", "device profile (default h100-sxm)" },
+	[O_GPUS] = { "gpus", 0, "N", "GPUs (default 8)" },
+	[O_REPLICAS] = { "replicas", 0, "R", "replicas (default 1)" },
+	[O_SCHED] = { "sched", 0, "S", "vllm (default), sarathi or orca" },
+	[O_PREEMPT] = { "preempt", 0, "P", "recompute (default) or swap" },
+	[O_SWAP] = { "swap-gib", 0, "G", "host swap space per replica "
+		     "(default 4)" },
+	[O_NO_PAGING] = { "no-paging", 0, NULL, "an unbounded KV cache: no "
+			  "admission limit, no preemption" },
+	[O_SLO_TTFT] = { "slo-ttft-ms", 0, "X", "TTFT target (default 1000)" },
+	[O_SLO_TPOT] = { "slo-tpot-ms", 0, "Y", "TPOT target (default 100)" },
+	[O_ROUTE] = { "route", 0, "R", "rr (default) or least" },
+	[O_LONG] = { "long", 0, "M", "a request over the context window: "
+		     "error (default),\nskip or truncate" },
+	[O_JSON] = { "json", 0, NULL, "one JSON object instead of a table" },
+};
+
+#define TOPIC_OPTS 24
+
+struct topic {
+	const char *zName;
+	const char *zUsage;
+	const char *zAbout;
+	int npos;                     /* operands */
+	const int *aOpt;              /* -1 ended */
+	struct cli_opt opts[TOPIC_OPTS + 1];
+	int map[TOPIC_OPTS];          /* table row -> O_* */
+	struct cli_spec spec;
+};
+
+static const int step_o[] = { O_TP, O_PREC, O_PREFILL, O_PREFILL_CTX,
+			      O_DECODE, O_CTX, O_DIR, -1 };
+static const int memory_o[] = { O_TP, O_PREC, O_UTIL, O_BLOCK, O_MBT,
+				O_SEQS, O_DIR, -1 };
+static const int validate_o[] = { O_FIT, O_DIR, -1 };
+static const int serve_o[] = { O_MODEL, O_DEVICE, O_GPUS, O_REPLICAS, O_TP,
+			       O_PREC, O_SCHED, O_PREEMPT, O_SWAP, O_NO_PAGING,
+			       O_UTIL, O_BLOCK, O_MBT, O_SEQS, O_SLO_TTFT,
+			       O_SLO_TPOT, O_ROUTE, O_LONG, O_JSON, O_DIR, -1 };
+static const int none_o[] = { -1 };
+
+static struct topic topics[] = {
+	{ "models", "colosim llm models", "The architectures: parameters, "
+	  "GFLOP and KV bytes per token.", 0, none_o, {{0}}, {0}, {0} },
+	{ "step", "colosim llm step MODEL DEVICE [options]", "One engine "
+	  "iteration: a prefill chunk of T tokens after C cached ones\nand/or "
+	  "B decodes at context C; prints each term.", 2, step_o, {{0}}, {0},
+	  {0} },
+	{ "memory", "colosim llm memory MODEL DEVICE [options]", "Weights, "
+	  "workspace and KV blocks of one replica, per GPU.", 2, memory_o,
+	  {{0}}, {0}, {0} },
+	{ "validate", "colosim llm validate [--fit] [--dir DIR]", "The "
+	  "published points of docs/VALIDATION.md: value, model, error.", 0,
+	  validate_o, {{0}}, {0}, {0} },
+	{ "serve", "colosim llm serve REQUESTS [options]", "Replays REQUESTS "
+	  "on dedicated replicas and prints TTFT, TPOT, inter-token\nand "
+	  "end-to-end latency (p50/p95/p99), SLO attainment, output tokens/s,"
+	  "\nKV-cache use, preemptions, swapped bytes.  REQUESTS is CSV with "
+	  "TIMESTAMP,\nContextTokens, GeneratedTokens (the Azure LLM 2023 "
+	  "trace) or t_s,\nprompt_tokens, output_tokens (docs/TRACE_FORMAT.md"
+	  ").  The world's LLM tenant\nreplays the same requests the same "
+	  "way on unshared GPUs (colosim replay).", 1, serve_o, {{0}}, {0},
+	  {0} },
+};
+
+#define NTOPICS (sizeof topics / sizeof topics[0])
+
+static struct topic *topic_of(const char *name)
 {
-	fprintf(f,
-		"usage: colosim llm models\n"
-		"       colosim llm step MODEL DEVICE [--tp N] [--prec P] "
-		"[--prefill T]\n"
-		"                        [--prefill-ctx C] [--decode B] "
-		"[--ctx C] [--dir DIR]\n"
-		"       colosim llm memory MODEL DEVICE [--tp N] [--prec P] "
-		"[--util F] [--block N]\n"
-		"                        [--max-batched-tokens N] "
-		"[--max-seqs N] [--dir DIR]\n"
-		"       colosim llm validate [--fit] [--dir DIR]\n"
-		"       colosim llm serve REQUESTS [--model M] [--device D] "
-		"[--gpus N] [--replicas R]\n"
-		"                        [--sched S] [--preempt P] [--swap-gib G]"
-		" [--no-paging]\n"
-		"                        [--slo-ttft-ms X] [--slo-tpot-ms Y] "
-		"[--route rr|least]\n"
-		"                        [--long error|skip|truncate] "
-		"[--max-seqs N] [--max-batched-tokens N]\n"
-		"                        [--tp N] [--prec P] [--util F] "
-		"[--block N] [--json] [--dir DIR]\n\n"
-		"The LLM serving model (docs/MODEL.md, \"LLM serving\").\n"
-		"  models    architectures: parameters, GFLOP and KV bytes per "
-		"token\n"
-		"  step      one engine iteration: a prefill chunk of T tokens "
-		"after C cached\n"
-		"            ones and/or B decodes at context C; prints each "
-		"term\n"
-		"  memory    weights, workspace and KV blocks of one replica "
-		"per GPU\n"
-		"  validate  the published points of docs/VALIDATION.md: "
-		"value, model, error;\n"
-		"            --fit refits the constants on the calibration set "
-		"first\n"
-		"  serve     replays REQUESTS on dedicated replicas and prints "
-		"TTFT, TPOT,\n"
-		"            inter-token and end-to-end latency (p50/p95/p99), "
-		"SLO attainment,\n"
-		"            output tokens/s, KV-cache use, preemptions, swapped "
-		"bytes.  REQUESTS\n"
-		"            is CSV with TIMESTAMP, ContextTokens, "
-		"GeneratedTokens (the Azure LLM\n"
-		"            2023 trace) or t_s, prompt_tokens, output_tokens.  "
-		"Defaults: llama-3-70b,\n"
-		"            h100-sxm, 8 GPUs, 1 replica (TP = GPUs / replicas), "
-		"vllm, recompute,\n"
-		"            4 GiB swap, SLOs 1000 ms / 100 ms, --long error\n\n"
-		"  --tp N    tensor-parallel degree (default 1)\n"
-		"  --prec P  fp16 (default), bf16 or fp8\n"
-		"  --util F  gpu_memory_utilization (default 0.9)\n"
-		"  --block N tokens per KV block (default 16)\n"
-		"  --max-batched-tokens N, --max-seqs N  the workspace's "
-		"sizes (4096, 256)\n"
-		"  --dir DIR device profiles (default $COLOSIM_DEVICES, "
-		"./models/devices)\n");
+	size_t i, k;
+
+	for (i = 0; i < NTOPICS; i++) {
+		struct topic *t = &topics[i];
+		if (strcmp(t->zName, name) != 0)
+			continue;
+		if (t->spec.zCmd == NULL) {   /* build the table once */
+			static char cmd[NTOPICS][24];
+			for (k = 0; t->aOpt[k] >= 0 && k < TOPIC_OPTS; k++) {
+				t->opts[k] = all_opts[t->aOpt[k]];
+				t->map[k] = t->aOpt[k];
+			}
+			memset(&t->opts[k], 0, sizeof t->opts[k]);
+			snprintf(cmd[i], sizeof cmd[i], "llm %s", t->zName);
+			t->spec.zCmd = cmd[i];
+			t->spec.zUsage = t->zUsage;
+			t->spec.zAbout = t->zAbout;
+			t->spec.opts = t->opts;
+		}
+		return t;
+	}
+	return NULL;
 }
 
 struct opts {
+	const struct topic *t;
+	const char *pos[2];
+	int npos;
 	const char *dir, *model, *device;
 	enum llm_prec prec;
-	long tp, prefill, prefill_ctx, decode, ctx, block, mbt, seqs;
-	double util;
-	int fit;
+	long tp, prefill, prefill_ctx, decode, ctx, block, mbt, seqs, gpus,
+	     replicas;
+	double util, swap_gib, slo_ttft, slo_tpot;
+	enum llm_sched_kind sched;
+	enum llm_preempt preempt;
+	enum llm_route route;
+	enum llm_long lmode;
+	int fit, paging, json, tp_given;
 };
 
-static int parse_long(const char *opt, const char *s, long lo, long hi,
-		      long *out)
+static int bad(const struct opts *o, int opt, const char *v,
+	       const char *expected)
 {
-	unsigned long long v;
+	return cli_usage_error("%s: --%s '%s': expected %s", o->t->spec.zCmd,
+			       all_opts[opt].zLong, v, expected);
+}
 
-	if (cli_parse_u64(s, 0, (unsigned long long)hi, &v) != 0 ||
-	    (long long)v < lo)
-		return cli_usage_error("llm: %s '%s': expected an integer in "
-				       "%ld..%ld", opt, s, lo, hi);
-	*out = (long)v;
+static int num_long(const struct opts *o, int opt, const char *v, long lo,
+		    long hi, long *out)
+{
+	unsigned long long u;
+	char what[64];
+
+	if (cli_parse_u64(v, (unsigned long long)lo, (unsigned long long)hi,
+			  &u) != 0) {
+		snprintf(what, sizeof what, "an integer in %ld..%ld", lo, hi);
+		return bad(o, opt, v, what);
+	}
+	*out = (long)u;
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, int npos, struct opts *o)
+static int num_double(const struct opts *o, int opt, const char *v,
+		      double lo, double hi, double *out, const char *what)
 {
-	int i, pos = 0;
+	if (cli_parse_double(v, lo, hi, out) != 0)
+		return bad(o, opt, v, what);
+	return 0;
+}
+
+static int on_opt(void *ctx, int k, char *v)
+{
+	struct opts *o = ctx;
+
+	if (k == CLI_OPERAND) {
+		if (o->npos == o->t->npos)
+			return cli_usage_error("%s: unexpected argument '%s'",
+					       o->t->spec.zCmd, v);
+		o->pos[o->npos++] = v;
+		return 0;
+	}
+	switch (o->t->map[k]) {
+	case O_TP: o->tp_given = 1;
+		return num_long(o, O_TP, v, 1, 64, &o->tp);
+	case O_PREFILL: return num_long(o, O_PREFILL, v, 0, 1L << 20,
+					&o->prefill);
+	case O_PREFILL_CTX: return num_long(o, O_PREFILL_CTX, v, 0, 1L << 24,
+					    &o->prefill_ctx);
+	case O_DECODE: return num_long(o, O_DECODE, v, 0, 1L << 20, &o->decode);
+	case O_CTX: return num_long(o, O_CTX, v, 1, 1L << 24, &o->ctx);
+	case O_BLOCK: return num_long(o, O_BLOCK, v, 1, 1024, &o->block);
+	case O_MBT: return num_long(o, O_MBT, v, 1, 1L << 24, &o->mbt);
+	case O_SEQS: return num_long(o, O_SEQS, v, 1, 1L << 20, &o->seqs);
+	case O_GPUS: return num_long(o, O_GPUS, v, 1, 4096, &o->gpus);
+	case O_REPLICAS: return num_long(o, O_REPLICAS, v, 1, 4096,
+					 &o->replicas);
+	case O_UTIL:
+		if (num_double(o, O_UTIL, v, 0, 1, &o->util, "a number in "
+			       "(0, 1]") != 0)
+			return 2;
+		return o->util > 0 ? 0 : bad(o, O_UTIL, v, "a number in (0, 1]");
+	case O_SWAP: return num_double(o, O_SWAP, v, 0, 1e9, &o->swap_gib,
+				       "a finite number >= 0");
+	case O_SLO_TTFT: return num_double(o, O_SLO_TTFT, v, 0, DBL_MAX,
+					   &o->slo_ttft, "a finite number >= 0");
+	case O_SLO_TPOT: return num_double(o, O_SLO_TPOT, v, 0, DBL_MAX,
+					   &o->slo_tpot, "a finite number >= 0");
+	case O_DIR: o->dir = v; return 0;
+	case O_MODEL: o->model = v; return 0;
+	case O_DEVICE: o->device = v; return 0;
+	case O_FIT: o->fit = 1; return 0;
+	case O_NO_PAGING: o->paging = 0; return 0;
+	case O_JSON: o->json = 1; return 0;
+	case O_PREC:
+		return llm_prec_parse(v, &o->prec) ?
+		       bad(o, O_PREC, v, "fp16, bf16 or fp8") : 0;
+	case O_SCHED:
+		return llm_sched_parse(v, &o->sched) ?
+		       bad(o, O_SCHED, v, "vllm, sarathi or orca") : 0;
+	case O_PREEMPT:
+		return llm_preempt_parse(v, &o->preempt) ?
+		       bad(o, O_PREEMPT, v, "recompute or swap") : 0;
+	case O_ROUTE:
+		return llm_route_parse(v, &o->route) ?
+		       bad(o, O_ROUTE, v, "rr or least") : 0;
+	case O_LONG:
+		if (strcmp(v, "error") == 0)
+			o->lmode = LLM_LONG_ERROR;
+		else if (strcmp(v, "skip") == 0)
+			o->lmode = LLM_LONG_SKIP;
+		else if (strcmp(v, "truncate") == 0)
+			o->lmode = LLM_LONG_TRUNCATE;
+		else
+			return bad(o, O_LONG, v, "error, skip or truncate");
+		return 0;
+	}
+	return 2;
+}
+
+/* Parses topic t's arguments (argv[0] is the topic) into *o with the
+** defaults first.  0, or the exit status (CLI_HELP: help printed). */
+static int parse_opts(const struct topic *t, int argc, char **argv,
+		      struct opts *o)
+{
+	int rc;
 
 	memset(o, 0, sizeof *o);
+	o->t = t;
 	o->tp = 1;
 	o->util = 0.9;
 	o->block = 16;
-	o->mbt = 4096;
-	o->seqs = 256;
 	o->ctx = 1;
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc = 0;
-
-		if (strcmp(a, "--fit") == 0) {
-			o->fit = 1;
-			continue;
-		}
-		if (a[0] != '-') {
-			if (pos == 0)
-				o->model = a;
-			else if (pos == 1)
-				o->device = a;
-			if (++pos > npos)
-				return cli_usage_error("llm %s: unexpected "
-						       "argument '%s'", argv[1],
-						       a);
-			continue;
-		}
-		if (v == NULL)
-			return cli_usage_error("llm %s: %s needs a value (try "
-					       "--help)", argv[1], a);
-		i++;
-		if (strcmp(a, "--dir") == 0)
-			o->dir = v;
-		else if (strcmp(a, "--prec") == 0) {
-			if (llm_prec_parse(v, &o->prec) != 0)
-				return cli_usage_error("llm: --prec '%s': "
-						       "expected fp16, bf16 or "
-						       "fp8", v);
-		} else if (strcmp(a, "--tp") == 0)
-			rc = parse_long(a, v, 1, 64, &o->tp);
-		else if (strcmp(a, "--prefill") == 0)
-			rc = parse_long(a, v, 0, 1L << 20, &o->prefill);
-		else if (strcmp(a, "--prefill-ctx") == 0)
-			rc = parse_long(a, v, 0, 1L << 24, &o->prefill_ctx);
-		else if (strcmp(a, "--decode") == 0)
-			rc = parse_long(a, v, 0, 1L << 20, &o->decode);
-		else if (strcmp(a, "--ctx") == 0)
-			rc = parse_long(a, v, 1, 1L << 24, &o->ctx);
-		else if (strcmp(a, "--block") == 0)
-			rc = parse_long(a, v, 1, 1024, &o->block);
-		else if (strcmp(a, "--max-batched-tokens") == 0)
-			rc = parse_long(a, v, 1, 1L << 24, &o->mbt);
-		else if (strcmp(a, "--max-seqs") == 0)
-			rc = parse_long(a, v, 1, 1L << 20, &o->seqs);
-		else if (strcmp(a, "--util") == 0) {
-			if (cli_parse_double(v, 0, 1, &o->util) != 0 ||
-			    !(o->util > 0 && o->util <= 1))
-				return cli_usage_error("llm: --util '%s': "
-						       "expected a number in "
-						       "(0, 1]", v);
-		} else
-			return cli_usage_error("llm %s: unknown option '%s' "
-					       "(try --help)", argv[1], a);
-		if (rc)
-			return rc;
+	o->model = "llama-3-70b";
+	o->device = "h100-sxm";
+	o->gpus = 8;
+	o->replicas = 1;
+	o->swap_gib = 4;
+	o->slo_ttft = 1000;
+	o->slo_tpot = 100;
+	o->paging = 1;
+	if ((rc = cli_parse(&t->spec, argc, argv, on_opt, o)) != 0)
+		return rc;
+	if (o->npos < t->npos)
+		return cli_missing(t->spec.zCmd, t->npos == 2 ?
+				   "MODEL and DEVICE" : "REQUESTS",
+				   t->spec.zUsage);
+	if (t->npos == 2) {
+		o->model = o->pos[0];
+		o->device = o->pos[1];
 	}
-	if (pos < npos)
-		return cli_missing("llm", npos == 2 ? "MODEL and DEVICE" :
-				   "arguments", "colosim llm TOPIC ...");
 	return 0;
 }
 
@@ -222,15 +346,13 @@ static int model_of(const struct opts *o, const struct dev_catalog *cat,
 	return 0;
 }
 
-/* The options of `step` and `memory`, the catalog and the replica's
-** model; on failure nothing is left to free. */
-static int open_model(int argc, char **argv, struct opts *o,
-		      struct dev_catalog *cat, struct llm_model *m)
+/* The catalog and the replica's model of `step` and `memory`; on failure
+** nothing is left to free. */
+static int open_model(const struct opts *o, struct dev_catalog *cat,
+		      struct llm_model *m)
 {
-	int rc = parse_opts(argc, argv, 2, o);
+	int rc;
 
-	if (rc)
-		return rc;
 	if ((rc = load(cat, o->dir)) != 0)
 		return rc;
 	if ((rc = model_of(o, cat, m)) != 0)
@@ -267,14 +389,14 @@ static int do_models(void)
 	return ferror(stdout) ? 1 : 0;
 }
 
-static int do_step(int argc, char **argv)
+static int do_step(const struct opts *oo)
 {
-	struct opts o;
+	struct opts o = *oo;
 	struct dev_catalog cat;
 	struct llm_model m;
 	struct llm_iter it;
 	struct llm_step_terms t;
-	int rc = open_model(argc, argv, &o, &cat, &m);
+	int rc = open_model(&o, &cat, &m);
 
 	if (rc)
 		return rc;
@@ -312,16 +434,20 @@ static int do_step(int argc, char **argv)
 	return ferror(stdout) ? 1 : 0;
 }
 
-static int do_memory(int argc, char **argv)
+static int do_memory(const struct opts *oo)
 {
-	struct opts o;
+	struct opts o = *oo;
 	struct dev_catalog cat;
 	struct llm_model m;
 	struct llm_mem mem;
 	struct sim_err err;
-	int rc = open_model(argc, argv, &o, &cat, &m);
+	int rc;
 
-	if (rc)
+	if (o.mbt == 0)
+		o.mbt = 4096;
+	if (o.seqs == 0)
+		o.seqs = 256;
+	if ((rc = open_model(&o, &cat, &m)) != 0)
 		return rc;
 	sim_err_clear(&err);
 	rc = llm_memory(&m, o.util, (int)o.block, (int)o.mbt, (int)o.seqs,
@@ -352,19 +478,17 @@ static const struct dev_profile *find(void *ctx, const char *name)
 	return dev_catalog_find(val_cat, name);
 }
 
-static int do_validate(int argc, char **argv)
+static int do_validate(const struct opts *oo)
 {
-	struct opts o;
+	struct opts o = *oo;
 	struct dev_catalog cat;
 	struct llm_consts c;
 	struct llm_valid *rows;
 	struct sim_err err;
 	double mcal, mchk;
 	size_t i, n = llm_point_count();
-	int rc = parse_opts(argc, argv, 0, &o);
+	int rc;
 
-	if (rc)
-		return rc;
 	if ((rc = load(&cat, o.dir)) != 0)
 		return rc;
 	val_cat = &cat;
@@ -417,115 +541,6 @@ static int do_validate(int argc, char **argv)
 
 /* ---- serve ------------------------------------------------------------ */
 
-enum long_mode { LONG_ERROR = 0, LONG_SKIP, LONG_TRUNCATE };
-
-struct load {
-	const char *path;
-	int max_len;              /* the model's context window */
-	const char *model;
-	enum long_mode mode;
-	int c_t, c_p, c_o, datetime;
-	sim_time t0;
-	int have_t0;
-	struct llm_serve_req *r;
-	long *line;
-	size_t n, cap;
-	unsigned long skipped, truncated;
-};
-
-static int load_row(void *ctx, const struct imp_row *row, struct sim_err *err)
-{
-	struct load *L = ctx;
-	int64_t p, o;
-	sim_time t;
-	int present, rc;
-
-	if (row->index == 0) {
-		L->datetime = imp_col(row, "TIMESTAMP") >= 0;
-		if (L->datetime)
-			rc = imp_col_req(row, "TIMESTAMP", &L->c_t, err) ||
-			     imp_col_req(row, "ContextTokens", &L->c_p, err) ||
-			     imp_col_req(row, "GeneratedTokens", &L->c_o, err);
-		else
-			rc = imp_col_req(row, "t_s", &L->c_t, err) ||
-			     imp_col_req(row, "prompt_tokens", &L->c_p, err) ||
-			     imp_col_req(row, "output_tokens", &L->c_o, err);
-		return rc ? SIM_EPARSE : 0;
-	}
-	rc = L->datetime ?
-	     imp_get_datetime(row, L->c_t, "TIMESTAMP", &t, &present, err) :
-	     imp_get_secs(row, L->c_t, "t_s", &t, &present, err);
-	if (rc == 0 && !present)
-		rc = sim_err_set(err, SIM_EPARSE, "%s:%ld: %s: missing",
-				 row->path, row->line,
-				 L->datetime ? "TIMESTAMP" : "t_s");
-	if (rc == 0)
-		rc = imp_get_i64(row, L->c_p, L->datetime ? "ContextTokens" :
-				 "prompt_tokens", &p, &present, err);
-	if (rc == 0)
-		rc = imp_get_i64(row, L->c_o, L->datetime ? "GeneratedTokens" :
-				 "output_tokens", &o, &present, err);
-	if (rc)
-		return rc;
-	if (p < 1 || o < 1 || p > 1 << 24 || o > 1 << 24)
-		return sim_err_set(err, SIM_EPARSE, "%s:%ld: %s: %lld prompt and "
-				   "%lld output tokens: expected 1..16777216 each",
-				   row->path, row->line, L->datetime ?
-				   "ContextTokens" : "prompt_tokens",
-				   (long long)p, (long long)o);
-	if (p + o > L->max_len) {
-		if (L->mode == LONG_ERROR)
-			return sim_err_set(err, SIM_EINVAL,
-					   "%s:%ld: %s: %lld prompt + %lld output "
-					   "tokens exceed the %d-token context "
-					   "window of %s (--long skip or truncate "
-					   "to replay it)", row->path, row->line,
-					   L->datetime ? "ContextTokens" :
-					   "prompt_tokens", (long long)p,
-					   (long long)o, L->max_len, L->model);
-		if (L->mode == LONG_SKIP) {
-			L->skipped++;
-			return 0;
-		}
-		/* keep the output, cut the prompt's head (at least 1) */
-		L->truncated++;
-		if (o >= L->max_len)
-			o = L->max_len - 1;
-		p = L->max_len - o;
-	}
-	if (L->n == L->cap) {
-		size_t cap = L->cap ? 2 * L->cap : 1024;
-		struct llm_serve_req *r = realloc(L->r, cap * sizeof *r);
-		long *ln = realloc(L->line, cap * sizeof *ln);
-
-		if (r)
-			L->r = r;
-		if (ln)
-			L->line = ln;
-		if (r == NULL || ln == NULL)
-			return sim_err_set(err, SIM_ENOMEM, "out of memory");
-		L->cap = cap;
-	}
-	if (!L->have_t0 || t < L->t0) {
-		/* times are made relative to the earliest request at the end */
-		L->t0 = t;
-		L->have_t0 = 1;
-	}
-	L->r[L->n].arrival_ns = t;
-	L->r[L->n].prompt_tokens = (int)p;
-	L->r[L->n].output_tokens = (int)o;
-	L->line[L->n] = row->line;
-	L->n++;
-	return 0;
-}
-
-static int cmp_arrival(const void *a, const void *b)
-{
-	const struct llm_serve_req *x = a, *y = b;
-
-	return (x->arrival_ns > y->arrival_ns) - (x->arrival_ns < y->arrival_ns);
-}
-
 static void print_q(const char *name, struct sim_sample *s)
 {
 	if (s->n == 0) {
@@ -537,58 +552,86 @@ static void print_q(const char *name, struct sim_sample *s)
 	       sim_sample_quantile(s, 0.95), sim_sample_quantile(s, 0.99));
 }
 
-static void json_q(const char *name, struct sim_sample *s, int last)
+/* NAME_mean, NAME_p50, NAME_p95, NAME_p99 into o (null without data). */
+static int json_q(json_t *o, const char *name, struct sim_sample *s)
 {
-	if (s->n == 0)
-		printf("  \"%s_mean\": null, \"%s_p50\": null, \"%s_p95\": null, "
-		       "\"%s_p99\": null%s\n", name, name, name, name,
-		       last ? "" : ",");
-	else
-		printf("  \"%s_mean\": %.6g, \"%s_p50\": %.6g, \"%s_p95\": %.6g, "
-		       "\"%s_p99\": %.6g%s\n", name, s->mean, name,
-		       sim_sample_quantile(s, 0.5), name,
-		       sim_sample_quantile(s, 0.95), name,
-		       sim_sample_quantile(s, 0.99), last ? "" : ",");
+	static const char *const suf[4] = { "mean", "p50", "p95", "p99" };
+	static const double q[4] = { 0, 0.5, 0.95, 0.99 };
+	char key[64];
+	int k, bad = 0;
+
+	for (k = 0; k < 4; k++) {
+		double v = s->n == 0 ? (double)NAN : k == 0 ? s->mean :
+			   sim_sample_quantile(s, q[k]);
+		snprintf(key, sizeof key, "%s_%s", name, suf[k]);
+		bad |= json_object_set_new(o, key, exp_json_num(v));
+	}
+	return bad;
 }
 
-static void print_result(const struct llm_serve_cfg *c, const char *path,
-			 struct llm_serve_result *r, int json)
+static int print_json(const struct llm_serve_cfg *c, const char *path,
+		      struct llm_serve_result *r)
+{
+	const struct llm_model *m = c->model;
+	json_t *o = json_object();
+	char *text = NULL;
+	int bad = o == NULL;
+
+#define NUM(k, v) bad |= json_object_set_new(o, k, exp_json_num((double)(v)))
+#define TXT(k, v) bad |= json_object_set_new(o, k, exp_json_text(v))
+	TXT("requests", path);
+	TXT("model", m->arch->name);
+	TXT("device", m->dev->name);
+	TXT("prec", llm_prec_name(m->prec));
+	NUM("tp", m->tp);
+	NUM("replicas", c->replicas);
+	TXT("sched", llm_sched_name(c->sched.kind));
+	NUM("paging", c->paging);
+	NUM("submitted", r->submitted);
+	NUM("completed", r->completed);
+	NUM("rejected", r->rejected);
+	NUM("iterations", r->iterations);
+	if (o != NULL) {
+		bad |= json_q(o, "ttft_ms", &r->ttft_ms);
+		bad |= json_q(o, "tpot_ms", &r->tpot_ms);
+		bad |= json_q(o, "itl_ms", &r->itl_ms);
+		bad |= json_q(o, "e2e_ms", &r->e2e_ms);
+	}
+	NUM("slo_ttft_ms", c->slo_ttft_ms);
+	NUM("slo_tpot_ms", c->slo_tpot_ms);
+	NUM("slo_ttft", r->slo_ttft);
+	NUM("slo_tpot", r->slo_tpot);
+	NUM("slo_both", r->slo_both);
+	NUM("tokens_out", r->tokens_out);
+	NUM("out_tok_per_s", r->out_tok_per_s);
+	NUM("kv_blocks", r->kv_blocks);
+	NUM("kv_util_mean", r->kv_util_mean);
+	NUM("kv_util_peak", r->kv_util_peak);
+	NUM("preemptions", r->preemptions);
+	NUM("recomputes", r->recomputes);
+	NUM("swap_outs", r->swap_outs);
+	NUM("swapped_bytes", r->swapped_bytes);
+	NUM("end_s", sim_time_to_s(r->end_ns));
+#undef NUM
+#undef TXT
+	if (!bad)
+		text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				  JSON_REAL_PRECISION(10));
+	json_decref(o);
+	if (text == NULL) {
+		fprintf(stderr, "colosim: llm serve: out of memory\n");
+		return 1;
+	}
+	printf("%s\n", text);
+	free(text);
+	return 0;
+}
+
+static void print_table(const struct llm_serve_cfg *c, const char *path,
+			struct llm_serve_result *r)
 {
 	const struct llm_model *m = c->model;
 
-	if (json) {
-		printf("{\n  \"requests\": \"%s\", \"model\": \"%s\", \"device\": "
-		       "\"%s\", \"prec\": \"%s\", \"tp\": %d, \"replicas\": %d, "
-		       "\"sched\": \"%s\", \"paging\": %d,\n", path,
-		       m->arch->name, m->dev->name, llm_prec_name(m->prec), m->tp,
-		       c->replicas, llm_sched_name(c->sched.kind), c->paging);
-		printf("  \"submitted\": %llu, \"completed\": %llu, "
-		       "\"rejected\": %llu, \"iterations\": %llu,\n",
-		       (unsigned long long)r->submitted,
-		       (unsigned long long)r->completed,
-		       (unsigned long long)r->rejected,
-		       (unsigned long long)r->iterations);
-		json_q("ttft_ms", &r->ttft_ms, 0);
-		json_q("tpot_ms", &r->tpot_ms, 0);
-		json_q("itl_ms", &r->itl_ms, 0);
-		json_q("e2e_ms", &r->e2e_ms, 0);
-		printf("  \"slo_ttft_ms\": %g, \"slo_tpot_ms\": %g, "
-		       "\"slo_ttft\": %.6g, \"slo_tpot\": %.6g, \"slo_both\": "
-		       "%.6g,\n", c->slo_ttft_ms, c->slo_tpot_ms, r->slo_ttft,
-		       r->slo_tpot, r->slo_both);
-		printf("  \"tokens_out\": %llu, \"out_tok_per_s\": %.6g, "
-		       "\"kv_blocks\": %lld, \"kv_util_mean\": %.6g, "
-		       "\"kv_util_peak\": %.6g,\n",
-		       (unsigned long long)r->tokens_out, r->out_tok_per_s,
-		       (long long)r->kv_blocks, r->kv_util_mean, r->kv_util_peak);
-		printf("  \"preemptions\": %llu, \"recomputes\": %llu, "
-		       "\"swap_outs\": %llu, \"swapped_bytes\": %.6g, "
-		       "\"end_s\": %.6g\n}\n", (unsigned long long)r->preemptions,
-		       (unsigned long long)r->recomputes,
-		       (unsigned long long)r->swap_outs, r->swapped_bytes,
-		       sim_time_to_s(r->end_ns));
-		return;
-	}
 	printf("%s: %s on %d x %s (TP %d, %s), scheduler %s, %s\n", path,
 	       m->arch->name, c->replicas, m->dev->name, m->tp,
 	       llm_prec_name(m->prec), llm_sched_name(c->sched.kind),
@@ -623,170 +666,33 @@ static void print_result(const struct llm_serve_cfg *c, const char *path,
 		printf("  first rejected: %s\n", r->first_reject.msg);
 }
 
-struct sopts {
-	const char *path, *dir, *model, *device;
-	long gpus, replicas, tp, block, seqs, mbt;
-	double util, swap_gib, slo_ttft, slo_tpot;
-	enum llm_prec prec;
-	enum llm_sched_kind sched;
-	enum llm_preempt preempt;
-	enum llm_route route;
-	enum long_mode lmode;
-	int paging, json;
-};
-
-static int serve_opts(int argc, char **argv, struct sopts *o)
+static int do_serve(const struct opts *oo)
 {
-	int i;
-
-	memset(o, 0, sizeof *o);
-	o->model = "llama-3-70b";
-	o->device = "h100-sxm";
-	o->gpus = 8;
-	o->replicas = 1;
-	o->block = 16;
-	o->util = 0.9;
-	o->swap_gib = 4;
-	o->slo_ttft = 1000;
-	o->slo_tpot = 100;
-	o->paging = 1;
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc = 0;
-		double d;
-
-		if (strcmp(a, "--json") == 0) {
-			o->json = 1;
-			continue;
-		}
-		if (strcmp(a, "--no-paging") == 0) {
-			o->paging = 0;
-			continue;
-		}
-		if (a[0] != '-') {
-			if (o->path)
-				return cli_usage_error("llm serve: unexpected "
-						       "argument '%s'", a);
-			o->path = a;
-			continue;
-		}
-		if (v == NULL)
-			return cli_usage_error("llm serve: %s needs a value (try "
-					       "--help)", a);
-		i++;
-		if (strcmp(a, "--dir") == 0)
-			o->dir = v;
-		else if (strcmp(a, "--model") == 0)
-			o->model = v;
-		else if (strcmp(a, "--device") == 0)
-			o->device = v;
-		else if (strcmp(a, "--gpus") == 0)
-			rc = parse_long(a, v, 1, 4096, &o->gpus);
-		else if (strcmp(a, "--replicas") == 0)
-			rc = parse_long(a, v, 1, 4096, &o->replicas);
-		else if (strcmp(a, "--tp") == 0)
-			rc = parse_long(a, v, 1, 64, &o->tp);
-		else if (strcmp(a, "--block") == 0)
-			rc = parse_long(a, v, 1, 1024, &o->block);
-		else if (strcmp(a, "--max-seqs") == 0)
-			rc = parse_long(a, v, 1, 1L << 20, &o->seqs);
-		else if (strcmp(a, "--max-batched-tokens") == 0)
-			rc = parse_long(a, v, 1, 1L << 24, &o->mbt);
-		else if (strcmp(a, "--prec") == 0) {
-			if (llm_prec_parse(v, &o->prec))
-				return cli_usage_error("llm serve: --prec '%s': "
-						       "expected fp16, bf16 or "
-						       "fp8", v);
-		} else if (strcmp(a, "--sched") == 0) {
-			if (llm_sched_parse(v, &o->sched))
-				return cli_usage_error("llm serve: --sched '%s': "
-						       "expected vllm, sarathi "
-						       "or orca", v);
-		} else if (strcmp(a, "--preempt") == 0) {
-			if (llm_preempt_parse(v, &o->preempt))
-				return cli_usage_error("llm serve: --preempt "
-						       "'%s': expected recompute "
-						       "or swap", v);
-		} else if (strcmp(a, "--route") == 0) {
-			if (llm_route_parse(v, &o->route))
-				return cli_usage_error("llm serve: --route '%s': "
-						       "expected rr or least", v);
-		} else if (strcmp(a, "--long") == 0) {
-			if (strcmp(v, "error") == 0)
-				o->lmode = LONG_ERROR;
-			else if (strcmp(v, "skip") == 0)
-				o->lmode = LONG_SKIP;
-			else if (strcmp(v, "truncate") == 0)
-				o->lmode = LONG_TRUNCATE;
-			else
-				return cli_usage_error("llm serve: --long '%s': "
-						       "expected error, skip or "
-						       "truncate", v);
-		} else if (strcmp(a, "--util") == 0 ||
-			   strcmp(a, "--swap-gib") == 0 ||
-			   strcmp(a, "--slo-ttft-ms") == 0 ||
-			   strcmp(a, "--slo-tpot-ms") == 0) {
-			if (cli_parse_double(v, 0, DBL_MAX, &d) != 0 ||
-			    !isfinite(d) || (a[2] == 'u' && !(d > 0 && d <= 1)))
-				return cli_usage_error("llm serve: %s '%s': "
-						       "expected a finite number "
-						       ">= 0%s", a, v, a[2] == 'u'
-						       ? " in (0, 1]" : "");
-			if (a[2] == 'u')
-				o->util = d;
-			else if (a[2] == 's' && a[3] == 'w')
-				o->swap_gib = d;
-			else if (a[6] == 't' && a[7] == 't')
-				o->slo_ttft = d;
-			else
-				o->slo_tpot = d;
-		} else {
-			return cli_usage_error("llm serve: unknown option '%s' "
-					       "(try --help)", a);
-		}
-		if (rc)
-			return rc;
-	}
-	if (o->path == NULL)
-		return cli_missing("llm serve", "REQUESTS",
-				   "colosim llm serve REQUESTS [options]");
-	if (o->tp == 0) {
-		if (o->gpus % o->replicas != 0)
-			return cli_usage_error("llm serve: %ld GPUs do not split "
-					       "into %ld replicas", o->gpus,
-					       o->replicas);
-		o->tp = o->gpus / o->replicas;
-	} else if (o->tp * o->replicas > o->gpus) {
-		return cli_usage_error("llm serve: %ld replicas of TP %ld need "
-				       "%ld GPUs; --gpus is %ld", o->replicas,
-				       o->tp, o->tp * o->replicas, o->gpus);
-	}
-	return 0;
-}
-
-static int do_serve(int argc, char **argv)
-{
-	struct sopts o;
+	struct opts o = *oo;
 	struct dev_catalog cat;
 	struct llm_model m;
 	struct llm_serve_cfg c;
 	struct llm_serve_result res;
-	struct load L;
-	struct opts mo;
+	struct llm_serve_req *reqs = NULL;
 	struct sim_err err;
-	size_t i;
-	int rc = serve_opts(argc, argv, &o);
+	unsigned long skipped = 0, truncated = 0;
+	size_t n = 0;
+	int rc;
 
-	if (rc)
-		return rc;
+	if (!o.tp_given) {
+		if (o.gpus % o.replicas != 0)
+			return cli_usage_error("llm serve: %ld GPUs do not split "
+					       "into %ld replicas", o.gpus,
+					       o.replicas);
+		o.tp = o.gpus / o.replicas;
+	} else if (o.tp * o.replicas > o.gpus) {
+		return cli_usage_error("llm serve: %ld replicas of TP %ld need "
+				       "%ld GPUs; --gpus is %ld", o.replicas,
+				       o.tp, o.tp * o.replicas, o.gpus);
+	}
 	if ((rc = load(&cat, o.dir)) != 0)
 		return rc;
-	memset(&mo, 0, sizeof mo);
-	mo.model = o.model;
-	mo.device = o.device;
-	mo.prec = o.prec;
-	mo.tp = o.tp;
-	if ((rc = model_of(&mo, &cat, &m)) != 0) {
+	if ((rc = model_of(&o, &cat, &m)) != 0) {
 		dev_catalog_fini(&cat);
 		return rc;
 	}
@@ -804,42 +710,51 @@ static int do_serve(int argc, char **argv)
 		c.sched.max_num_seqs = (int)o.seqs;
 	if (o.mbt)
 		c.sched.max_num_batched_tokens = (int)o.mbt;
-	memset(&L, 0, sizeof L);
-	L.path = o.path;
-	L.max_len = c.sched.max_model_len;
-	L.model = m.arch->name;
-	L.mode = o.lmode;
 	sim_err_clear(&err);
-	rc = imp_csv_each(o.path, load_row, &L, &err);
-	if (rc == 0 && L.n == 0)
-		rc = sim_err_set(&err, SIM_EPARSE, "%s: no requests", o.path);
-	if (rc) {
-		free(L.r);
-		free(L.line);
+	rc = llm_serve_load(o.pos[0], c.sched.max_model_len, m.arch->name,
+			    o.lmode, &reqs, &n, &skipped, &truncated, &err);
+	if (rc != 0) {
 		dev_catalog_fini(&cat);
 		return cli_report(&err);
 	}
-	for (i = 0; i < L.n; i++)
-		L.r[i].arrival_ns -= L.t0;
-	qsort(L.r, L.n, sizeof *L.r, cmp_arrival);
-	if (L.skipped || L.truncated)
+	if (skipped || truncated)
 		fprintf(stderr, "colosim: llm serve: %lu requests over the "
-			"context window %s\n", L.skipped ? L.skipped :
-			L.truncated, L.skipped ? "skipped" : "truncated");
-	rc = llm_serve_run(&c, L.r, L.n, &res, &err);
-	if (rc == 0)
-		print_result(&c, o.path, &res, o.json);
+			"context window %s\n", skipped ? skipped : truncated,
+			skipped ? "skipped" : "truncated");
+	rc = llm_serve_run(&c, reqs, n, &res, &err);
+	if (rc == 0) {
+		if (o.json)
+			rc = print_json(&c, o.pos[0], &res);
+		else
+			print_table(&c, o.pos[0], &res);
+	} else {
+		rc = cli_report(&err);
+	}
 	llm_serve_result_fini(&res);
-	free(L.r);
-	free(L.line);
+	free(reqs);
 	dev_catalog_fini(&cat);
 	if (rc)
-		return cli_report(&err);
+		return rc;
 	return ferror(stdout) ? 1 : 0;
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: colosim llm TOPIC [options]\n\nThe LLM serving "
+		"model (docs/MODEL.md, \"LLM serving\").  Topics:\n");
+	for (i = 0; i < NTOPICS; i++)
+		fprintf(f, "  %-9s %s\n", topics[i].zName, topics[i].zUsage);
+	fprintf(f, "\ncolosim llm TOPIC --help prints a topic's options.\n");
 }
 
 static int run(int argc, char **argv)
 {
+	struct topic *t;
+	struct opts o;
+	int rc;
+
 	if (argc < 2)
 		return cli_missing("llm", "a topic (models, step, memory, "
 				   "validate, serve)", "colosim llm TOPIC ...");
@@ -847,23 +762,20 @@ static int run(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc > 2 && (strcmp(argv[2], "-h") == 0 ||
-			 strcmp(argv[2], "--help") == 0)) {
-		usage(stdout);
-		return 0;
-	}
-	if (strcmp(argv[1], "models") == 0)
+	if ((t = topic_of(argv[1])) == NULL)
+		return cli_usage_error("llm: unknown topic '%s' (models, step, "
+				       "memory, validate, serve)", argv[1]);
+	if ((rc = parse_opts(t, argc - 1, argv + 1, &o)) != 0)
+		return rc == CLI_HELP ? 0 : rc;
+	if (strcmp(t->zName, "models") == 0)
 		return do_models();
-	if (strcmp(argv[1], "step") == 0)
-		return do_step(argc, argv);
-	if (strcmp(argv[1], "memory") == 0)
-		return do_memory(argc, argv);
-	if (strcmp(argv[1], "validate") == 0)
-		return do_validate(argc, argv);
-	if (strcmp(argv[1], "serve") == 0)
-		return do_serve(argc, argv);
-	return cli_usage_error("llm: unknown topic '%s' (models, step, memory, "
-			       "validate, serve)", argv[1]);
+	if (strcmp(t->zName, "step") == 0)
+		return do_step(&o);
+	if (strcmp(t->zName, "memory") == 0)
+		return do_memory(&o);
+	if (strcmp(t->zName, "validate") == 0)
+		return do_validate(&o);
+	return do_serve(&o);
 }
 
 const struct cli_cmd cli_cmd_llm = {

@@ -17,8 +17,9 @@
 
 #define MAX_PARAMS 64
 
-enum { O_POLICY, O_CLUSTER, O_SEED, O_PARAM, O_HORIZON, O_MAX_EVENTS,
-       O_MAX_QUEUED, O_PREEMPT, O_SPREAD, O_DEVICES, O_ARRIVALS, O_JSON };
+enum { O_POLICY, O_CLUSTER, O_SEED, O_PARAM, O_LLM, O_HORIZON,
+       O_MAX_EVENTS, O_MAX_QUEUED, O_PREEMPT, O_SPREAD, O_DEVICES, O_ARRIVALS,
+       O_JSON };
 
 static const struct cli_opt opts[] = {
 	[O_POLICY] = { "policy", 0, "P", "a policy (colosim list policies)" },
@@ -26,6 +27,9 @@ static const struct cli_opt opts[] = {
 			"2x4:a100-80gb\n(devices: colosim list devices)" },
 	[O_SEED] = { "seed", 0, "S", "master seed (default 1)" },
 	[O_PARAM] = { "param", 0, "K=V", "a policy parameter; repeatable" },
+	[O_LLM] = { "llm", 0, "K=V", "an LLM service setting (KEY=V for every "
+		    "service,\nID.KEY=V for service ID; docs/RESULTS.md, "
+		    "\"[llm]\");\nrepeatable" },
 	[O_HORIZON] = { "horizon", 0, "SEC", "stop the simulation at this "
 			"simulated time" },
 	[O_MAX_EVENTS] = { "max-events", 0, "N", "stop after N events" },
@@ -62,6 +66,8 @@ struct replay_args {
 	struct exp_sim_args a;
 	struct pol_param pv[MAX_PARAMS];
 	struct pol_params params;
+	struct pol_param lv[MAX_PARAMS];
+	struct pol_params llm;
 	int json;
 };
 
@@ -71,21 +77,23 @@ static int bad_value(int opt, const char *v, const char *expected)
 			       opts[opt].zLong, v, expected);
 }
 
-static int on_param(struct replay_args *r, char *v)
+/* --param / --llm KEY=VALUE into ps (entries pv). */
+static int on_param(struct pol_params *ps, struct pol_param *pv,
+		    const char *opt, char *v)
 {
 	char *eq = strchr(v, '=');
 
 	if (eq == NULL || eq == v)
-		return cli_usage_error("replay: --param '%s': expected "
-				       "KEY=VALUE", v);
-	if (r->params.n == MAX_PARAMS)
-		return cli_usage_error("replay: more than %d --param",
-				       MAX_PARAMS);
+		return cli_usage_error("replay: --%s '%s': expected "
+				       "KEY=VALUE", opt, v);
+	if (ps->n == MAX_PARAMS)
+		return cli_usage_error("replay: more than %d --%s",
+				       MAX_PARAMS, opt);
 	*eq = '\0';
-	r->pv[r->params.n].key = v;
-	r->pv[r->params.n].value = eq + 1;
-	r->pv[r->params.n].origin = "--param";
-	r->params.n++;
+	pv[ps->n].key = v;
+	pv[ps->n].value = eq + 1;
+	pv[ps->n].origin = opt[0] == 'l' ? "--llm" : "--param";
+	ps->n++;
 	return 0;
 }
 
@@ -108,7 +116,8 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_DEVICES: a->devices_dir = v; return 0;
 	case O_ARRIVALS: a->arrivals_dir = v; return 0;
 	case O_JSON: r->json = 1; return 0;
-	case O_PARAM: return on_param(r, v);
+	case O_PARAM: return on_param(&r->params, r->pv, "param", v);
+	case O_LLM: return on_param(&r->llm, r->lv, "llm", v);
 	case O_SEED:
 		if (cli_parse_u64(v, 0, UINT64_MAX, &u))
 			return bad_value(opt, v, "an unsigned integer");
@@ -207,6 +216,7 @@ static int run(int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	r.params.v = r.pv;
+	r.llm.v = r.lv;
 	a->seed = 1;
 	if ((rc = cli_parse(&spec, argc, argv, on_opt, &r)) != 0)
 		return rc == CLI_HELP ? 0 : rc;
@@ -215,6 +225,7 @@ static int run(int argc, char **argv)
 				   a->policy == NULL ? "--policy P" :
 				   "--cluster SPEC", spec.zUsage);
 	a->params = &r.params;
+	a->llm = &r.llm;
 	run_result_init(&res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = exp_simulate_args(a, &res, &err);

@@ -23,7 +23,7 @@ static void on_sigint(int sig)
 	signal(SIGINT, SIG_DFL);      /* a second Ctrl-C kills */
 }
 
-enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK };
+enum { O_JOBS, O_RESUME, O_OVERWRITE, O_DB, O_DEVICES, O_NO_FORK, O_MPI };
 
 static const struct cli_opt opts[] = {
 	[O_JOBS] = { NULL, 'j', "N", "worker processes (default 1)" },
@@ -39,12 +39,15 @@ static const struct cli_opt opts[] = {
 			"devices --help)" },
 	[O_NO_FORK] = { "no-fork", 0, NULL, "simulate in this process "
 			"(debugging)" },
+	[O_MPI] = { "mpi", 0, NULL, "run under MPI (automatic under mpirun or "
+		    "srun): rank 0\nhands out runs and writes DB, the other "
+		    "ranks\nsimulate (docs/SCALE.md)" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const struct cli_spec spec = {
 	"run", "colosim run CONFIG [-j N] [--resume] [--overwrite] [-o DB]\n"
-	"                   [--devices DIR] [--no-fork]",
+	"                   [--devices DIR] [--no-fork] [--mpi]",
 	"Runs every run of the experiment CONFIG (an INI file, docs/RESULTS.md):"
 	"\nthe cross product of its [sweep] and its replications, in N worker\n"
 	"processes, one transaction per run into the SQLite database.",
@@ -78,6 +81,7 @@ static int on_opt(void *ctx, int opt, char *v)
 	case O_DB: r->req.db_path = v; return 0;
 	case O_DEVICES: r->req.devices_dir = v; return 0;
 	case O_NO_FORK: r->o.no_fork = 1; return 0;
+	case O_MPI: r->o.mpi = 1; return 0;
 	}
 	return 2;
 }
@@ -127,7 +131,10 @@ static int run(int argc, char **argv)
 	memset(&ra, 0, sizeof ra);
 	memset(&stats, 0, sizeof stats);
 	o->jobs = 1;
-	if ((rc = cli_parse(&spec, argc, argv, on_opt, &ra)) != 0)
+	if ((rc = cli_parse(&spec, argc, argv, on_opt, &ra)) == CLI_HELP)
+		printf("MPI: %s\n", exp_mpi_built() ? exp_mpi_library() :
+		       "not built in (make MPI=1)");
+	if (rc != 0)
 		return rc == CLI_HELP ? 0 : rc;
 	if (req->config_path == NULL)
 		return cli_missing("run", "CONFIG", "colosim run CONFIG [-j N] "
@@ -137,6 +144,8 @@ static int run(int argc, char **argv)
 				       "each other");
 	o->simulate = exp_simulate;
 	o->stop = &stop_flag;
+	if (exp_mpi_launched() != 0)
+		o->mpi = 1;
 	if (isatty(2))
 		o->progress = progress;
 	memset(&sa, 0, sizeof sa);
@@ -144,6 +153,9 @@ static int run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	rc = exp_run_experiment(req, o, &stats, db, sizeof db, &err);
+	if (stats.rank > 0)            /* rank 0 reports for the sweep */
+		return rc == 0 || err.code != SIM_ELIB ? (rc != 0)
+						       : cli_report(&err);
 	if (o->progress != NULL)
 		fputc('\n', stderr);
 	if (rc == SIM_ESTOP) {

@@ -109,7 +109,7 @@ static int on_opt(void *ctx, int opt, char *v)
 /* Prints the totals; the exit status. */
 static int summary(const struct vstate *v, const char *path,
 		   unsigned long ntrain, unsigned long ninfer,
-		   unsigned long narr)
+		   unsigned long nllm, unsigned long narr)
 {
 	if (v->errors > v->max_errors)
 		fprintf(stderr, "... %lu more errors not shown\n",
@@ -119,8 +119,11 @@ static int summary(const struct vstate *v, const char *path,
 			v->errors == 1 ? "" : "s");
 		return 2;
 	}
-	printf("%s: clean: %lu jobs (%lu train, %lu infer)", path,
-	       ntrain + ninfer, ntrain, ninfer);
+	printf("%s: clean: %lu jobs (%lu train, %lu infer", path,
+	       ntrain + ninfer + nllm, ntrain, ninfer);
+	if (nllm > 0)
+		printf(", %lu llm", nllm);
+	printf(")");
 	if (narr > 0)
 		printf(", %lu arrivals in files", narr);
 	printf("\n");
@@ -133,7 +136,7 @@ static int run(int argc, char **argv)
 	struct trace_reader *r;
 	struct trace_job job;
 	struct sim_err err;
-	unsigned long ntrain = 0, ninfer = 0, narr = 0;
+	unsigned long ntrain = 0, ninfer = 0, nllm = 0, narr = 0;
 	int rc, fatal = 0;
 
 	if ((rc = cli_parse(&spec, argc, argv, on_opt, &a)) != 0)
@@ -157,9 +160,11 @@ static int run(int argc, char **argv)
 			continue;      /* the sink printed the row's errors */
 		if (job.kind == TRACE_TRAIN)
 			ntrain++;
+		else if (job.kind == TRACE_LLM)
+			nllm++;
 		else
 			ninfer++;
-		if (a.arrivals && job.kind == TRACE_INFER &&
+		if (a.arrivals && job.kind != TRACE_TRAIN &&
 		    job.arrival == TRACE_ARR_FILE)
 			check_arrival_file(&a.v, &job, trace_dir(r),
 					   a.arrivals_dir, &narr);
@@ -167,7 +172,7 @@ static int run(int argc, char **argv)
 	trace_close(r);
 	if (fatal)
 		return cli_report(&err);
-	return summary(&a.v, a.path, ntrain, ninfer, narr);
+	return summary(&a.v, a.path, ntrain, ninfer, nllm, narr);
 }
 
 const struct cli_cmd cli_cmd_validate = {

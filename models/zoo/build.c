@@ -36,6 +36,8 @@ void zoo__begin(struct zoo__b *b, struct zoo__slot *s, const char *name,
 	s->m.input_len = input_len;
 	s->m.source = source;
 	s->m.groups = s->g;
+	s->m.default_batch = 32;
+	s->m.origin = "";
 }
 
 void zoo__end(struct zoo__b *b)
@@ -140,4 +142,35 @@ void zoo__act_live(struct zoo__b *b, uint64_t elems)
 void zoo__hold(struct zoo__b *b, uint64_t elems)
 {
 	b->hold_elems = elems;
+}
+
+void zoo__lstm(struct zoo__b *b, int in, int hidden, int tokens)
+{
+	struct zoo_group *g = cur(b);
+	uint64_t w = 4 * (uint64_t)hidden * ((uint64_t)in + hidden);
+
+	g->params += w + 8 * (uint64_t)hidden;
+	g->fwd_flops += 2.0 * (double)w * tokens;
+	b->act_train_elems += 6 * (uint64_t)hidden * tokens;
+	live(b, ((uint64_t)in + 6 * (uint64_t)hidden) * tokens);
+}
+
+void zoo__meta(struct zoo__b *b, int default_batch, const char *origin)
+{
+	b->s->m.default_batch = default_batch;
+	b->s->m.origin = origin;
+}
+
+void zoo__convt(struct zoo__b *b, int cin, int cout, int k, int hin,
+		int hout, int post)
+{
+	struct zoo_group *g = cur(b);
+	uint64_t w = (uint64_t)k * k * (uint64_t)cin * cout;
+	uint64_t out = (uint64_t)cout * hout * hout;
+
+	g->params += w + (post == ZOO__BN ? 2 * (uint64_t)cout :
+			  post == ZOO__BIAS ? (uint64_t)cout : 0);
+	g->fwd_flops += 2.0 * (double)w * hin * hin;
+	b->act_train_elems += (post == ZOO__BN ? 2 : 1) * out;
+	live(b, (uint64_t)cin * hin * hin + out);
 }

@@ -91,6 +91,20 @@ void zoo__flops(struct zoo__b *b, double flops);
 void zoo__act_train(struct zoo__b *b, uint64_t elems);
 void zoo__act_live(struct zoo__b *b, uint64_t elems);
 
+/* An LSTM layer in -> hidden over `tokens` steps (PyTorch nn.LSTM: two
+** bias vectors; 2 x 4h (in + h) FLOPs per step; gates, cell and hidden
+** state, 6h elements per step, kept for backward). */
+void zoo__lstm(struct zoo__b *b, int in, int hidden, int tokens);
+
+/* A transposed convolution cin -> cout, k x k, from hin x hin to hout x
+** hout: k^2 cin cout weights, 2 x weights x hin^2 FLOPs (one product
+** per input pixel and weight); post as for zoo__conv. */
+void zoo__convt(struct zoo__b *b, int cin, int cout, int k, int hin,
+		int hout, int post);
+
+/* The model's default batch and the workload it stands for. */
+void zoo__meta(struct zoo__b *b, int default_batch, const char *origin);
+
 /* Side tensors live during the current block (0 to release). */
 void zoo__hold(struct zoo__b *b, uint64_t elems);
 
@@ -105,5 +119,7 @@ int zoo__build_transformers(struct zoo__slot *s); /* bert-base, bert-large,
 						     gpt2, llama-7b */
 int zoo__build_llms(struct zoo__slot *s);         /* models/llm.c's table:
 						     llama-2-7b ... mixtral */
+int zoo__build_gavel(struct zoo__slot *s);        /* Gavel's job types */
+int zoo__build_lucid(struct zoo__slot *s);        /* Lucid's workloads */
 
 #endif

@@ -119,7 +119,11 @@ int zoo__build_transformers(struct zoo__slot *s)
 	};
 	int i;
 
-	for (i = 0; i < 4; i++)
+	static const int batch[4] = { 32, 32, 8, 1 };
+
+	for (i = 0; i < 4; i++) {
 		transformer(&s[i], &shapes[i]);
+		s[i].m.default_batch = batch[i];
+	}
 	return 4;
 }

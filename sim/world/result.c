@@ -21,6 +21,8 @@ void run_result_fini(struct run_result *r)
 	free(r->series);
 	free(r->lat);
 	free(r->place);
+	free(r->hists);
+	free(r->points);
 	memset(r, 0, sizeof *r);
 }
 
@@ -99,5 +101,22 @@ int run_result_add_place(struct run_result *r, const struct res_place *p)
 	if (reserve((void **)&r->place, &r->capplace, r->nplace, sizeof *p))
 		return SIM_ENOMEM;
 	r->place[r->nplace++] = *p;
+	return 0;
+}
+
+int run_result_add_hist(struct run_result *r, const struct res_hist_bin *b)
+{
+	if (reserve((void **)&r->hists, &r->caphists, r->nhists, sizeof *b))
+		return SIM_ENOMEM;
+	r->hists[r->nhists++] = *b;
+	return 0;
+}
+
+int run_result_add_point(struct run_result *r, const struct res_point *p)
+{
+	if (reserve((void **)&r->points, &r->cappoints, r->npoints,
+		    sizeof *p))
+		return SIM_ENOMEM;
+	r->points[r->npoints++] = *p;
 	return 0;
 }

@@ -7,7 +7,9 @@
 ** hbm_util_mean, jct_p95_s, ...); jobs are per-job rows; series are
 ** downsampled per-GPU samples; latency bins form the run's request-latency
 ** histogram; placements are every interval a job's tenant spent on a GPU
-** (docs/RESULTS.md, tables jobs, services and placements).
+** (docs/RESULTS.md, tables jobs, services and placements);
+** named histograms and series are what a tenant kind adds (the LLM
+** services' TTFT and TPOT distributions, their KV-cache use).
 */
 #ifndef COLOSIM_EXPERIMENTS_RESULT_H
 #define COLOSIM_EXPERIMENTS_RESULT_H
@@ -62,8 +64,24 @@ struct res_lat_bin {
 	uint64_t count;
 };
 
+/* A named histogram's bin (a tenant kind's distribution: "llm_ttft_ms",
+** "llm_tpot_ms"): count observations in [lo, hi). */
+struct res_hist_bin {
+	char name[24];
+	double lo, hi;
+	uint64_t count;
+};
+
+/* A point of a named time series ("llm_kv_util"). */
+struct res_point {
+	char name[24];
+	double t_s, value;
+};
+
 struct run_result {
 	struct res_metric *metrics; size_t nmetrics, capmetrics;
+	struct res_hist_bin *hists; size_t nhists, caphists;
+	struct res_point *points;   size_t npoints, cappoints;
 	struct res_job *jobs;       size_t njobs, capjobs;
 	struct res_series *series;  size_t nseries, capseries;
 	struct res_lat_bin *lat;    size_t nlat, caplat;
@@ -80,6 +98,8 @@ int run_result_set(struct run_result *r, const char *name, double value);
 int run_result_add_job(struct run_result *r, const struct res_job *j);
 int run_result_add_series(struct run_result *r, const struct res_series *s);
 int run_result_add_lat(struct run_result *r, const struct res_lat_bin *b);
+int run_result_add_hist(struct run_result *r, const struct res_hist_bin *b);
+int run_result_add_point(struct run_result *r, const struct res_point *p);
 int run_result_add_place(struct run_result *r, const struct res_place *p);
 
 /* The metric's value, or NaN when absent. */

@@ -242,22 +242,6 @@ static int next_request(struct world *w, int j)
 			       (uint64_t)j, &sv->req_ev);
 }
 
-/* 1 if a service's arrivals never end by themselves (see the top). */
-static int open_ended(const struct trace_job *tj)
-{
-	const char *last;
-
-	if (tj->duration_ns > 0)
-		return 0;
-	if (tj->arrival == TRACE_ARR_POISSON)
-		return 1;
-	if (tj->arrival != TRACE_ARR_RATES)
-		return 0;
-	last = strrchr(tj->arrival_arg, ';');
-	last = last != NULL ? last + 1 : tj->arrival_arg;
-	return strtod(last, NULL) > 0;
-}
-
 /* xFail: a failed service draws no more requests. */
 static int svc_fail(struct world *w, void *state, struct world_job *job)
 {
@@ -312,7 +296,7 @@ static int svc_arrive(struct world *w, void *state, struct world_job *job)
 	sv->end_ns = job->tj.duration_ns > 0 ?
 		sim_time_add_sat(job->submit_ns, job->tj.duration_ns) :
 		SIM_TIME_MAX;
-	world__job_open(w, job, open_ended(&job->tj));
+	world__job_open(w, job, trace_arrivals_open_ended(&job->tj));
 	return next_request(w, j);
 }
 

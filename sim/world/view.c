@@ -24,11 +24,13 @@
 #include "models/workload.h"
 #include "sim/world/view.h"
 #include "sim/world/world_int.h"
+#include "sim/world/world_llm.h"
 
 /* The pol_* enums mirror the world's and the GPU model's: a cast maps
 ** them. */
 _Static_assert((int)POL_TRAIN == (int)TRACE_TRAIN &&
-	       (int)POL_INFER == (int)TRACE_INFER, "job kinds");
+	       (int)POL_INFER == (int)TRACE_INFER &&
+	       (int)POL_LLM == (int)TRACE_LLM, "job kinds");
 _Static_assert((int)POL_JOB_PENDING == (int)JOB_PENDING &&
 	       (int)POL_JOB_RUNNING == (int)JOB_RUNNING &&
 	       (int)POL_JOB_PREEMPTED == (int)JOB_PREEMPTED &&
@@ -424,7 +426,9 @@ static void job_profile(const struct world_job *job,
 			struct gpu_work_profile *prof)
 {
 	if (job->tj.kind == TRACE_TRAIN)
-		wl_train_profile(job->model, d, b, job->tj.prec, prof);
+		wl_train_profile_measured(job->model, d, b, job->tj.prec,
+					  (double)job->tj.iter_ns,
+					  job->tj.gpu_util, prof);
 	else
 		wl_infer_profile(job->model, d, b, prof);
 }
@@ -544,6 +548,17 @@ int pol_svc_window(struct world *w, int j, struct pol_svc_window *out,
 int pol_svc_window_reset(struct world *w, int j, struct sim_err *err)
 {
 	return world_svc_window_reset(w, j, err);
+}
+
+int pol_llm_window(struct world *w, int j, struct pol_llm_window *out,
+		   struct sim_err *err)
+{
+	return world_llm_window(w, j, out, err);
+}
+
+int pol_llm_window_reset(struct world *w, int j, struct sim_err *err)
+{
+	return world_llm_window_reset(w, j, err);
 }
 
 /* ---- the pools ------------------------------------------------------------- */

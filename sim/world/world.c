@@ -114,6 +114,67 @@ static int gpu_arm(struct world *w, int g)
 	return 0;
 }
 
+/* The host parts of the busy tenants on GPU g's node share its cores
+** (docs/MODEL.md, "Host CPU contention"): finds the node's stretch with
+** gpu_host_stretch() and hands it to every busy tenant there; the GPUs
+** whose speeds moved are rescheduled (without coming back here). */
+static int node_host_cpu(struct world *w, int g)
+{
+	enum { MAX_LOADS = 512 };
+	struct gpu_host_load l[MAX_LOADS];
+	int node = w->gpus[g].node, first = g, last = g, i, n = 0, rc = 0;
+	double cpus = cluster_node_cpus(w->cl, node), cores = 0, h = 1.0;
+	struct gpu_tenant *t;
+
+	int stretched = 0;
+
+	while (first > 0 && w->gpus[first - 1].node == node)
+		first--;
+	while (last + 1 < w->ngpus && w->gpus[last + 1].node == node)
+		last++;
+	for (i = first; i <= last; i++)
+		for (t = w->gpus[i].tenants; t != NULL; t = t->next_) {
+			if (t->busy && t->prof.duty > 0 && t->prof.duty < 1)
+				cores += WORLD_HOST_CORES;
+			stretched |= t->host_stretch > 1;
+		}
+	/* the demand cannot pass the cores: nothing stretches (the usual
+	** case: return before any work when nothing is stretched either) */
+	if (cores <= cpus && !stretched)
+		return 0;
+	if (cores > cpus) {
+		for (i = first; i <= last; i++)
+			for (t = w->gpus[i].tenants; t != NULL; t = t->next_)
+				if (t->busy && t->prof.duty > 0 &&
+				    t->prof.duty < 1 && n < MAX_LOADS)
+					gpu_host_load_of(t, WORLD_HOST_CORES,
+							 &l[n++]);
+		if (n < MAX_LOADS)
+			h = gpu_host_stretch(l, n, cpus);
+	}
+	w->cpu_guard_ = 1;
+	for (i = first; i <= last && rc == 0; i++) {
+		int moved = 0;
+
+		for (t = w->gpus[i].tenants; t != NULL; t = t->next_) {
+			double want = t->busy && t->prof.duty > 0 &&
+				      t->prof.duty < 1 ? h : 1.0;
+			double have = t->host_stretch > 1 ? t->host_stretch :
+				      1.0;
+
+			if (fabs(want - have) > 1e-12 * want) {
+				(void)gpu_set_host_stretch(&w->gpus[i], t,
+							   want, w->sim.now);
+				moved = 1;
+			}
+		}
+		if (moved)
+			rc = world__gpu_changed(w, i);
+	}
+	w->cpu_guard_ = 0;
+	return rc;
+}
+
 int world__gpu_changed(struct world *w, int g)
 {
 	struct gpu_tenant *t;
@@ -140,7 +201,9 @@ int world__gpu_changed(struct world *w, int g)
 		t->due_ns = t->busy ? gpu_finish_time(t, now) : SIM_TIME_NEVER;
 		t->due = t->due_ns != SIM_TIME_NEVER;
 	}
-	return gpu_arm(w, g);
+	if ((rc = gpu_arm(w, g)) != 0 || w->cpu_guard_)
+		return rc;
+	return node_host_cpu(w, g);
 }
 
 void world__pending_remove(struct world *w, int j)

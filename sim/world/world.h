@@ -120,6 +120,10 @@ struct world_config {
 	** the job leaves its GPUs at once) or WORLD_PREEMPT_SWAP (it is
 	** swapped out and pays the copy back in; docs/MODEL.md, "Swapping"). */
 	int preempt_cost;
+	/* The LLM services' settings (sim/world/world_llm.h: `KEY = VALUE`
+	** for all, `ID.KEY = VALUE` for service ID); NULL: the defaults.
+	** Borrowed during create (copied). */
+	const struct pol_params *llm;
 	/* Arrival jitter: each trace row arrives up to this much later, a
 	** uniform draw per row from the replication's stream, order kept
 	** (sim/world/world_jitter.c; docs/RESULTS.md).  0: the trace's times. */

@@ -43,14 +43,18 @@ uint64_t world_gpu_free(const struct world *w, int g, int slice)
 	return gpu_mem_free(&w->gpus[g], slice);
 }
 
-static uint64_t job_mem_uncached(const struct world_job *job,
+static uint64_t job_mem_uncached(const struct world *w,
+				 const struct world_job *job,
 				 const struct dev_profile *d)
 {
+	const struct world_reg *r = job->kind_;
 	struct wl_train_mem m;
 
 	if (job->tj.mem_bytes > 0)
 		return job->tj.mem_bytes;
-	if (job->tj.kind == TRACE_INFER)
+	if (r != NULL && r->kind->iVersion >= 3 && r->kind->xJobMem != NULL)
+		return r->kind->xJobMem(w, r->state, job, d);
+	if (job->tj.kind != TRACE_TRAIN)
 		return wl_infer_memory(job->model, d, job->tj.batch);
 	wl_train_memory(job->model, d, job->tj.batch, job->tj.opt,
 			job->tj.prec, &m);
@@ -69,9 +73,9 @@ uint64_t world_job_mem(const struct world *w, int j, int g)
 		if (job->mem_dev_[k] == d)
 			return job->mem_bytes_[k];
 	if (k == 4)
-		return job_mem_uncached(job, d);
+		return job_mem_uncached(w, job, d);
 	job->mem_dev_[k] = d;
-	job->mem_bytes_[k] = job_mem_uncached(job, d);
+	job->mem_bytes_[k] = job_mem_uncached(w, job, d);
 	return job->mem_bytes_[k];
 }
 
@@ -83,7 +87,7 @@ void world_job_footprint(const struct world *w, int j, int g,
 
 	*peak = *trough = world_job_mem(w, j, g);
 	*peak_frac = 1.0;
-	if (job->tj.mem_bytes > 0 || job->tj.kind == TRACE_INFER)
+	if (job->tj.mem_bytes > 0 || job->tj.kind != TRACE_TRAIN)
 		return;
 	wl_train_memory(job->model, w->gpus[g].dev, job->tj.batch,
 			job->tj.opt, job->tj.prec, &m);
@@ -97,7 +101,7 @@ double world_job_remaining_ns(const struct world *w, int j, int g)
 	const struct dev_profile *d = w->gpus[g].dev;
 	int k;
 
-	if (job->tj.kind == TRACE_INFER)
+	if (job->tj.kind != TRACE_TRAIN)
 		return (double)wl_infer_batch_ns(job->model, d, job->tj.batch);
 	if (job->state == JOB_RUNNING && job->nplaced > 0) {
 		/* Progress of the slowest worker as of now (each GPU is
@@ -274,7 +278,7 @@ int world_preempt(struct world *w, int j, struct sim_err *err)
 	if (job->state != JOB_RUNNING || job->tj.kind != TRACE_TRAIN)
 		return sim_err_set(err, SIM_ESTATE, "preempt: job %s is %s%s",
 				   job->tj.id, job_state_name(job->state),
-				   job->tj.kind == TRACE_INFER ?
+				   job->tj.kind != TRACE_TRAIN ?
 				   " (services are not preempted)" : "");
 	if ((rc = world__offer_preempt(w, job, err)) != WORLD_PASS)
 		return rc;

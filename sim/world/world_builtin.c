@@ -10,6 +10,7 @@
 #include "sim/world/service.h"
 #include "sim/world/world_frac.h"
 #include "sim/world/world_int.h"
+#include "sim/world/world_llm.h"
 #include "sim/world/world_mempool.h"
 #include "sim/world/world_pool.h"
 #include "sim/world/world_swap.h"
@@ -24,6 +25,7 @@ static world_init_fn *const builtin[] = {
 					 CPU and memory (before "swap":
 					 it refuses swaps onto shared GPUs) */
 	world_swap_init,              /* "swap": swapping */
+	world_llm_init,               /* "llm": LLM services */
 	NULL
 };
 

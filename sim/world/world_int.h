@@ -41,7 +41,7 @@
 ** (iVersion says which the table has).
 */
 
-#define WORLD_KIND_VERSION 2
+#define WORLD_KIND_VERSION 3
 #define WORLD_KINDS_MAX 16            /* registrations per world */
 #define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
 #define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
@@ -122,6 +122,15 @@ struct world_kind {
 	** began), just before its placement arrays are freed.  Called for
 	** every kind with the handler, in registration order; cannot fail. */
 	void (*xLeave)(struct world *w, void *state, struct world_job *job);
+
+	/* ---- version 3 ---- */
+	/* The per-GPU footprint of one of its jobs on device d, for
+	** world_job_mem (which caches it per device) when the trace gives
+	** no mem_mib: what a policy's fit checks read.  NULL: the workload
+	** model's (a service's weights and batch, a training job's peak). */
+	uint64_t (*xJobMem)(const struct world *w, void *state,
+			    const struct world_job *job,
+			    const struct dev_profile *d);
 };
 
 /* A registration: a kind and its state.  Lives in struct world (stable
@@ -245,7 +254,13 @@ struct world {
 	/* experiments' probe after every scheduling pass (world_config) */
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
+	int cpu_guard_;               /* in node_host_cpu(): no re-entry */
 };
+
+/* Cores a busy tenant's host-side part keeps busy (the training loop's
+** process; its input workers are not modelled separately): an assumption
+** of docs/MODEL.md, "Host CPU contention". */
+#define WORLD_HOST_CORES 1.0
 
 /* A kind table's slot in kind_ix, before probing. */
 static inline unsigned world__kind_hash(const struct world_kind *k)
@@ -345,6 +360,11 @@ double world__train_total_ns(const struct world *w,
 double world__res_quant(struct sim_sample *s, double q);
 double world__res_mean(const struct sim_sample *s);
 int world__res_lat_hist(struct sim_sample *s, struct run_result *res);
+/* s binned into nb log-spaced bins between its min (at least 1e-6) and
+** max: counts[0..nb), bin b = [lo e^(r b), lo e^(r (b + 1))).  0 (counts
+** zeroed) when s is empty, else 1 with *lo and *r. */
+int world__res_bins(struct sim_sample *s, int nb, uint64_t *counts,
+		    double *lo, double *r);
 
 /* sim/world/world_plog.c: the placement log.  sync(g) records the tenants
 ** of GPU g that came and went (called by world__gpu_changed); results adds

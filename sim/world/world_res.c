@@ -35,22 +35,19 @@ double world__res_mean(const struct sim_sample *s)
 	return s->n ? s->mean : (double)NAN;
 }
 
-/* A latency histogram of about 40 log-spaced bins between min and max. */
-int world__res_lat_hist(struct sim_sample *s, struct run_result *res)
+int world__res_bins(struct sim_sample *s, int nb, uint64_t *counts,
+		    double *lo_out, double *ratio_out)
 {
-	enum { NB = 40 };
-	uint64_t counts[NB];
 	double lo, hi, r;
 	size_t k;
-	int b, rc;
 
+	memset(counts, 0, (size_t)nb * sizeof *counts);
 	if (s->n == 0)
 		return 0;
 	lo = s->min > 1e-6 ? s->min : 1e-6;
 	hi = s->max > lo ? s->max : lo * 1.0001;
-	r = log(hi / lo) / NB;
-	memset(counts, 0, sizeof counts);
-#define BIN(x) ((x) <= lo ? 0 : (int)fmin(NB - 1, floor(log((x) / lo) / r)))
+	r = log(hi / lo) / nb;
+#define BIN(x) ((x) <= lo ? 0 : (int)fmin(nb - 1, floor(log((x) / lo) / r)))
 	if (!sim_sample_is_hist(s)) {
 		for (k = 0; k < s->nvals; k++)
 			counts[BIN(s->vals[k])]++;
@@ -64,6 +61,21 @@ int world__res_lat_hist(struct sim_sample *s, struct run_result *res)
 		}
 	}
 #undef BIN
+	*lo_out = lo;
+	*ratio_out = r;
+	return 1;
+}
+
+/* A latency histogram of about 40 log-spaced bins between min and max. */
+int world__res_lat_hist(struct sim_sample *s, struct run_result *res)
+{
+	enum { NB = 40 };
+	uint64_t counts[NB];
+	double lo, r;
+	int b, rc;
+
+	if (!world__res_bins(s, NB, counts, &lo, &r))
+		return 0;
 	for (b = 0; b < NB; b++) {
 		struct res_lat_bin bin;
 		bin.lo_ms = lo * exp(r * b);
@@ -86,7 +98,8 @@ static int add_jobs(struct world *w, struct run_result *res)
 		memset(&r, 0, sizeof r);
 		snprintf(r.id, sizeof r.id, "%s", job->tj.id);
 		snprintf(r.kind, sizeof r.kind, "%s",
-			 job->tj.kind == TRACE_TRAIN ? "train" : "infer");
+			 job->tj.kind == TRACE_TRAIN ? "train" :
+			 job->tj.kind == TRACE_LLM ? "llm" : "infer");
 		snprintf(r.model, sizeof r.model, "%s", job->tj.model);
 		r.gpus = job->tj.gpus;
 		r.first_gpu = job->first_gpu_;

@@ -12,6 +12,7 @@
 */
 #include "sim/world/world_train.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "models/workload.h"
@@ -39,8 +40,10 @@ static int train_placed(struct world *w, void *state, struct world_job *job)
 			job->solo_ns_ = job->share_speed_ > 0 ?
 				total / job->share_speed_ : total;
 		job->work0_[k] = job->frac_left * total;
-		wl_train_profile(job->model, d, job->tj.batch, job->tj.prec,
-				 &prof);
+		wl_train_profile_measured(job->model, d, job->tj.batch,
+					  job->tj.prec,
+					  (double)job->tj.iter_ns,
+					  job->tj.gpu_util, &prof);
 		world__train_res(job, &prof);
 		gpu_begin(&w->gpus[job->gpu_ids[k]], &job->tenants[k],
 			  job->work0_[k], &prof, w->sim.now);
@@ -58,6 +61,12 @@ void world__train_res(const struct world_job *job,
 	prof->res_ms[1] = job->tj.res_ms[1];
 	prof->res_ms[2] = job->tj.res_ms[2];
 	prof->iter_ms = (double)job->tj.iter_ns / 1e6;
+	/* and, without a measured utilisation, the GPU stage's share of the
+	** measured iteration is the job's duty cycle (docs/MODEL.md, "Work
+	** profiles") */
+	if (prof->has_res && !(job->tj.gpu_util > 0) && prof->iter_ms > 0 &&
+	    job->tj.res_ms[1] > 0)
+		prof->duty = fmin(1.0, job->tj.res_ms[1] / prof->iter_ms);
 }
 
 /* A worker finished: when it was the last busy one, the job is done. */

@@ -1,0 +1,414 @@
+/*
+** llm_harvest.c: the policy "llm-harvest": training jobs harvest the GPU
+** time LLM replicas leave idle, while a feedback loop guards the
+** replicas' time per output token (docs/POLICIES.md, "llm-harvest").
+**
+** COLTI's idea (co-locate on the SMs a resident job leaves idle, when the
+** memory fits) for LLM serving: a decode iteration of a small batch is
+** memory-bound and fills few SMs, and the engine's host-side work between
+** iterations leaves the GPU idle, so a training job beside a replica gets
+** real throughput; but every token of every running request pays for the
+** interference.  So:
+**
+**   - every GPU runs MPS; services (llm and infer) go first-fit to GPUs
+**     that hold no other service, at the full SM share; training jobs go
+**     preferably to GPUs that hold one service and no training job, with
+**     a capped SM share (starting at share_init), else to empty GPUs at
+**     the full share; memory must fit (the replica's KV pool is whatever
+**     its kv setting makes it: docs/MODEL.md, "LLM replicas in the world");
+**   - every period_ms, for each running LLM service it reads the window
+**     (pol_llm_window) and resets it: when the guarded signal (the mean
+**     inter-token gap, or the p99 TPOT of the requests completed in the
+**     window) is over guard x slo_tpot_ms, each training job harvesting
+**     its GPUs has its share cut by the factor backoff; when it already
+**     was at share_min, it is preempted (pause = 1) and kept off service
+**     GPUs for cooldown_s; when the signal is under relax x guard x
+**     slo_tpot_ms (or the replica produced nothing), the share grows by
+**     share_step up to share_max (AIMD, as TCP's congestion window);
+**   - a training job that no service's GPUs can take runs on free GPUs.
+**
+** The share is the only knob a running job has in this GPU model; it
+** stretches the training job's compute and frees SMs for the replica's
+** prefill-heavy iterations, but the HBM bandwidth both draw is shared
+** whatever the shares (docs/MODEL.md, "GPU sharing modes", known limits),
+** which is why the guard must be able to pause the job.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policy.h"
+
+enum { SIG_ITL_MEAN = 0, SIG_TPOT_P99 };
+
+struct hv {
+	/* parameters */
+	double period_ms, guard, relax, share_init, share_min, share_max,
+	       share_step, backoff, cooldown_s;
+	int signal, pause;
+	/* state, per job (grown on demand) */
+	double *share;
+	sim_time *until;              /* kept off service GPUs until then */
+	uint64_t *tick_of;            /* the tick that last changed it */
+	int capjobs;
+	uint64_t tick;
+	int *cand;                    /* scratch: GPUs chosen */
+};
+
+static const char *const signal_names[] = { "itl_mean", "tpot_p99", NULL };
+
+static const struct pol_param_def hv_params[] = {
+	POL_PARAM_DOUBLE("period_ms", struct hv, period_ms, 1, 600000, "500",
+			 "control period"),
+	POL_PARAM_CHOICE("signal", struct hv, signal, signal_names,
+			 "itl_mean", "guarded statistic of the window: mean "
+			 "inter-token gap, or p99 TPOT of completed requests"),
+	POL_PARAM_DOUBLE("guard", struct hv, guard, 0.05, 1, "0.8",
+			 "back off above guard x the service's TPOT SLO"),
+	POL_PARAM_DOUBLE("relax", struct hv, relax, 0, 1, "0.75",
+			 "grow below relax x guard x the TPOT SLO"),
+	POL_PARAM_DOUBLE("share_init", struct hv, share_init, 0.01, 1, "0.5",
+			 "SM share of a training job placed beside a service"),
+	POL_PARAM_DOUBLE("share_min", struct hv, share_min, 0.01, 1, "0.1",
+			 "smallest share before the job is paused"),
+	POL_PARAM_DOUBLE("share_max", struct hv, share_max, 0.01, 1, "0.9",
+			 "largest share beside a service"),
+	POL_PARAM_DOUBLE("share_step", struct hv, share_step, 0.001, 1, "0.1",
+			 "additive increase per period"),
+	POL_PARAM_DOUBLE("backoff", struct hv, backoff, 0.05, 0.99, "0.5",
+			 "multiplicative decrease when over the guard"),
+	POL_PARAM_BOOL("pause", struct hv, pause, "1", "1: preempt a job "
+		       "that still breaks the guard at share_min"),
+	POL_PARAM_DOUBLE("cooldown_s", struct hv, cooldown_s, 0, 1e6, "10",
+			 "a paused job stays off service GPUs this long"),
+	POL_PARAM_END
+};
+
+static int grow(struct hv *h, int j)
+{
+	int cap = h->capjobs ? h->capjobs : 64, k;
+	double *s;
+	sim_time *u;
+	uint64_t *t;
+
+	if (j < h->capjobs)
+		return 0;
+	while (cap <= j)
+		cap *= 2;
+	s = realloc(h->share, (size_t)cap * sizeof *s);
+	if (s != NULL)
+		h->share = s;
+	u = realloc(h->until, (size_t)cap * sizeof *u);
+	if (u != NULL)
+		h->until = u;
+	t = realloc(h->tick_of, (size_t)cap * sizeof *t);
+	if (t != NULL)
+		h->tick_of = t;
+	if (s == NULL || u == NULL || t == NULL)
+		return SIM_ENOMEM;
+	for (k = h->capjobs; k < cap; k++) {
+		h->share[k] = -1;
+		h->until[k] = 0;
+		h->tick_of[k] = 0;
+	}
+	h->capjobs = cap;
+	return 0;
+}
+
+static int is_service(const struct pol_job_info *j)
+{
+	return j->kind == POL_INFER || j->kind == POL_LLM;
+}
+
+/* What holds GPU g: *svc its services, *train its training jobs. */
+static void holders(struct world *w, int g, int *svc, int *train)
+{
+	struct pol_tenant_walk it = pol_tenants(w, g);
+	struct pol_tenant_info t;
+
+	*svc = *train = 0;
+	while (pol_tenant_next(w, &it, &t)) {
+		struct pol_job_info j;
+		if (t.job < 0)
+			continue;
+		j = pol_job(w, t.job);
+		if (is_service(&j))
+			(*svc)++;
+		else
+			(*train)++;
+	}
+}
+
+/* Picks n GPUs for job j into h->cand, first fit: services on GPUs
+** without a service (free ones first); training on GPUs with one service
+** and no training (harvest: *harvest 1) unless paused, then on empty ones.
+** 1 if found. */
+static int pick(struct world *w, struct hv *h, int j, int n, int *harvest)
+{
+	struct pol_job_info job = pol_job(w, j);
+	int ng = pol_ngpus(w), pass, g, got = 0, k;
+	int paused = job.kind == POL_TRAIN && j < h->capjobs &&
+		     h->until[j] > pol_now(w);
+
+	*harvest = 0;
+	for (pass = 0; pass < 2 && got < n; pass++)
+		for (g = 0; g < ng && got < n; g++) {
+			int svc, train, dup = 0;
+			if (pol_job_mem(w, j, g) > pol_gpu_free(w, g, -1))
+				continue;
+			for (k = 0; k < got; k++)
+				dup |= h->cand[k] == g;
+			if (dup)
+				continue;
+			holders(w, g, &svc, &train);
+			if (is_service(&job)) {
+				/* pass 0: empty GPUs; pass 1: training only */
+				if (svc > 0 || (pass == 0) != (train == 0))
+					continue;
+			} else if (pass == 0) {
+				if (paused || svc != 1 || train != 0)
+					continue;
+				*harvest = 1;
+			} else if (svc + train > 0) {
+				continue;
+			}
+			h->cand[got++] = g;
+		}
+	return got == n;
+}
+
+/* Service j was placed on h->cand[0..n): the training job on each of
+** those GPUs is capped at share_init (the shares change after the walks:
+** no action inside a tenant walk). */
+static int cap_beside(struct world *w, struct hv *h, int j, int n)
+{
+	int k, rc;
+
+	for (k = 0; k < n; k++) {
+		struct pol_tenant_walk tw = pol_tenants(w, h->cand[k]);
+		struct pol_tenant_info t;
+		int tj = -1;
+		while (pol_tenant_next(w, &tw, &t))
+			if (t.job >= 0 && t.job != j &&
+			    pol_job(w, t.job).kind == POL_TRAIN)
+				tj = t.job;
+		if (tj < 0)
+			continue;
+		if ((rc = grow(h, tj)) != 0)
+			return rc;
+		if (h->share[tj] < 0 || h->share[tj] > h->share_init)
+			h->share[tj] = h->share_init;
+		if ((rc = pol_set_share(w, tj, h->share[tj], NULL)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int hv_schedule(struct world *w, void *state)
+{
+	struct hv *h = state;
+	struct pol_pending_walk it = POL_PENDING_WALK;
+	int j, rc;
+
+	while ((j = pol_pending_next(w, &it)) >= 0) {
+		struct pol_job_info job = pol_job(w, j);
+		struct pol_place_opts o = { .sm_cap = 1.0 };
+		int harvest;
+
+		if (job.gpus < 1) {
+			pol_fail_job(w, j, "a CPU-only job: llm-harvest places "
+				     "GPU work only");
+			continue;
+		}
+		if (!pol_job_fits_empty(w, j)) {
+			pol_fail_job(w, j, "larger than any GPU set");
+			continue;
+		}
+		if ((rc = grow(h, j)) != 0)
+			return rc;
+		if (!pick(w, h, j, job.gpus, &harvest))
+			continue;
+		if (harvest) {
+			if (h->share[j] < 0)
+				h->share[j] = h->share_init;
+			o.sm_cap = h->share[j];
+		}
+		rc = pol_place(w, j, h->cand, job.gpus, &o, NULL);
+		if (rc != 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
+			return rc;
+		if (rc == 0 && is_service(&job) &&
+		    (rc = cap_beside(w, h, j, job.gpus)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* One control step for the training jobs harvesting LLM service s's GPUs:
+** dir < 0 back off, > 0 grow. */
+static int adjust(struct world *w, struct hv *h, int s, int dir)
+{
+	struct pol_job_info sj = pol_job(w, s);
+	int k, rc, victims[64], nv = 0, i;
+
+	for (k = 0; k < sj.nplaced && nv < 64; k++) {
+		struct pol_tenant_walk it = pol_tenants(w,
+			pol_job_tenant(w, s, k).gpu);
+		struct pol_tenant_info t;
+		while (pol_tenant_next(w, &it, &t) && nv < 64) {
+			int dup = 0;
+			if (t.job < 0 || pol_job(w, t.job).kind != POL_TRAIN ||
+			    pol_job_state(w, t.job) != POL_JOB_RUNNING)
+				continue;
+			for (i = 0; i < nv; i++)
+				dup |= victims[i] == t.job;
+			if (!dup)
+				victims[nv++] = t.job;
+		}
+	}
+	for (i = 0; i < nv; i++) {
+		int j = victims[i];
+		double sh;
+		if ((rc = grow(h, j)) != 0)
+			return rc;
+		if (h->tick_of[j] == h->tick)      /* once per period */
+			continue;
+		h->tick_of[j] = h->tick;
+		sh = h->share[j] < 0 ? pol_job_tenant(w, j, 0).sm_cap :
+		     h->share[j];
+		if (dir < 0 && sh <= h->share_min * (1 + 1e-9) && h->pause) {
+			pol_add_metric(w, "harvest_pauses", 1);
+			h->until[j] = pol_now(w) + (sim_time)(h->cooldown_s * 1e9);
+			if ((rc = pol_preempt(w, j, NULL)) < 0 &&
+			    rc != SIM_ESTATE)
+				return rc;
+			continue;
+		}
+		if (dir < 0) {
+			sh = fmax(h->share_min, sh * h->backoff);
+			pol_add_metric(w, "harvest_cuts", 1);
+		} else {
+			if (sh >= h->share_max)
+				continue;
+			sh = fmin(h->share_max, sh + h->share_step);
+			pol_add_metric(w, "harvest_raises", 1);
+		}
+		h->share[j] = sh;
+		if ((rc = pol_set_share(w, j, sh, NULL)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* A training job capped beside a service that has left gets its GPUs
+** whole again. */
+static int uncap(struct world *w, struct hv *h, int j)
+{
+	struct pol_job_info job = pol_job(w, j);
+	int k, svc, train;
+
+	if (job.kind != POL_TRAIN || job.state != POL_JOB_RUNNING ||
+	    job.nplaced == 0 || pol_job_tenant(w, j, 0).sm_cap >= 1)
+		return 0;
+	for (k = 0; k < job.nplaced; k++) {
+		holders(w, pol_job_tenant(w, j, k).gpu, &svc, &train);
+		if (svc > 0)
+			return 0;
+	}
+	if (j < h->capjobs)
+		h->share[j] = -1;
+	return pol_set_share(w, j, 1.0, NULL);
+}
+
+static int hv_timer(struct world *w, void *state, uint64_t tag)
+{
+	struct hv *h = state;
+	int j, n = pol_njobs(w), rc;
+
+	(void)tag;
+	h->tick++;
+	for (j = 0; j < n; j++)
+		if (pol_job_state(w, j) == POL_JOB_RUNNING &&
+		    (rc = uncap(w, h, j)) < 0)
+			return rc;
+	for (j = 0; j < n; j++) {
+		struct pol_llm_window win;
+		double sig, target;
+		if (pol_job_state(w, j) != POL_JOB_RUNNING ||
+		    pol_job(w, j).kind != POL_LLM)
+			continue;
+		if ((rc = pol_llm_window(w, j, &win, NULL)) != 0 ||
+		    (rc = pol_llm_window_reset(w, j, NULL)) != 0)
+			return rc;
+		sig = h->signal == SIG_ITL_MEAN ? win.itl_mean_ms :
+		      win.tpot_p99_ms;
+		target = h->guard * win.slo_tpot_ms;
+		if (!isnan(sig) && sig > target)
+			rc = adjust(w, h, j, -1);
+		else if (isnan(sig) || sig < h->relax * target)
+			rc = adjust(w, h, j, 1);
+		if (rc != 0)
+			return rc;
+	}
+	/* a paused job's cooldown may have ended: nothing else would run
+	** a scheduling pass for it */
+	if (pol_npending(w) > 0 && (rc = hv_schedule(w, h)) != 0)
+		return rc;
+	return pol_set_timer(w, (sim_time)(h->period_ms * 1e6), 0, NULL);
+}
+
+static int hv_init(struct world *w, void *state, const struct pol_params *p,
+		   struct sim_err *err)
+{
+	struct hv *h = state;
+	int g, rc;
+
+	if (h->share_min > h->share_max)
+		return sim_err_set(err, SIM_EINVAL, "%s: llm-harvest: share_min "
+				   "%g is above share_max %g",
+				   pol_param_origin(p, "share_min") ?
+				   pol_param_origin(p, "share_min") :
+				   "default", h->share_min, h->share_max);
+	if (h->share_init < h->share_min || h->share_init > h->share_max)
+		return sim_err_set(err, SIM_EINVAL, "%s: llm-harvest: "
+				   "share_init %g outside [share_min, "
+				   "share_max] = [%g, %g]",
+				   pol_param_origin(p, "share_init") ?
+				   pol_param_origin(p, "share_init") :
+				   "default", h->share_init, h->share_min,
+				   h->share_max);
+	h->cand = malloc((size_t)(pol_ngpus(w) + 1) * sizeof *h->cand);
+	if (h->cand == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	for (g = 0; g < pol_ngpus(w); g++)
+		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS, err)) != 0)
+			return rc;
+	/* the run's counts, 0 until the loop acts */
+	pol_add_metric(w, "harvest_cuts", 0);
+	pol_add_metric(w, "harvest_raises", 0);
+	pol_add_metric(w, "harvest_pauses", 0);
+	return pol_set_timer(w, (sim_time)(h->period_ms * 1e6), 0, err);
+}
+
+static void hv_fini(struct world *w, void *state)
+{
+	struct hv *h = state;
+
+	(void)w;
+	free(h->share);
+	free(h->until);
+	free(h->tick_of);
+	free(h->cand);
+}
+
+const struct pol_ops pol_llm_harvest = {
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "llm-harvest",
+	.zDesc = "training harvests the GPU time LLM replicas leave idle "
+		 "(MPS), backing off when TPOT nears its SLO",
+	.szState = sizeof(struct hv),
+	.aParam = hv_params,
+	.xInit = hv_init,
+	.xFini = hv_fini,
+	.xOnTimer = hv_timer,
+	.xSchedule = hv_schedule,
+};
