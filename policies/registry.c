@@ -30,6 +30,7 @@ extern const struct pol_ops pol_gittins;
 extern const struct pol_ops pol_muri_s;
 extern const struct pol_ops pol_muri_l;
 extern const struct pol_ops pol_gavel;
+extern const struct pol_ops pol_themis;
 extern const struct pol_ops pol_llm_harvest;
 
 const struct pol_ops *const pol_registry[] = {
@@ -51,6 +52,7 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_muri_s,
 	&pol_muri_l,
 	&pol_gavel,
+	&pol_themis,
 	&pol_llm_harvest,
 	NULL
 };

@@ -173,6 +173,61 @@ static void test_gavel_steps(void)
 	tw_close(&r);
 }
 
+/* ---- themis ----------------------------------------------------------- */
+
+/* One GPU, leases of 100 s; A 300 s and B 360 s, both at 0: contention 2
+** throughout, so T_id = 2 x solo (600, 720) and rho = (now + remaining) /
+** T_id.  0: both 0.5, A first (arrival order); 100: A (100 + 200) / 600
+** = 0.5, B 460 / 720 = 0.64: B; 200: A 400 / 600 = 0.67, B 460 / 720:
+** A; 300: A 0.67, B 560 / 720 = 0.78: B; 400: A 500 / 600 = 0.83, B 0.78:
+** A, which ends at 500; B then ends at 660.  With a lease longer than
+** the jobs, A keeps the GPU to its end (300), B starts then. */
+static void test_themis(void)
+{
+	const char *body =
+		"A,train,0,resnet50,32,,300,,,,1,,1000,,,,,,\n"
+		"B,train,0,resnet50,32,,360,,,,1,,1000,,,,,,\n";
+	struct tw_world r;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "themis.csv", body,
+				    pol_find("themis"), "1x1:a100-80gb",
+				    "lease_s=100"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), 100, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), 500, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), 660, 1e-6);
+	CU_ASSERT_EQUAL(tw_preemptions(&r, "A"), 2);
+	CU_ASSERT_EQUAL(tw_preemptions(&r, "B"), 2);
+	tw_close(&r);
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "themis2.csv", body,
+				    pol_find("themis"), "1x1:a100-80gb",
+				    "lease_s=1000"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), 300, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), 300, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), 660, 1e-6);
+	tw_close(&r);
+}
+
+/* The share term: 2 GPUs, W asks 2 GPUs for 100 s, N 1 GPU for 100 s, N
+** arriving at 1 while W runs (lease 50).  At 50 (contention about 2 for
+** both, share 1 GPU): W's T_id = 100 x 2 / 1 = 200, rho (50 + 50) / 200
+** = 0.5; N's T_id = 100, rho (49 + 100) / 100 = 1.49: N first, W does not
+** fit beside it and is preempted; N runs 50-150, then W 150-200. */
+static void test_themis_share(void)
+{
+	const char *body =
+		"W,train,0,resnet50,32,,100,,,,2,,1000,,,,,,\n"
+		"N,train,1,resnet50,32,,100,,,,1,,1000,,,,,,\n";
+	struct tw_world r;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "themis3.csv", body,
+				    pol_find("themis"), "1x2:a100-80gb",
+				    "lease_s=50"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "N"), 50, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "N"), 150, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "W"), 200, 1e-6);
+	tw_close(&r);
+}
+
 TEST_REGISTER(sched2)
 {
 	static const struct test_case cases[] = {
@@ -181,6 +236,10 @@ TEST_REGISTER(sched2)
 		{ "gavel's programs by hand", test_gavel_lp },
 		{ "gavel's rounds and priorities", test_gavel_rounds },
 		{ "gavel runs whole iterations a round", test_gavel_steps },
+		{ "themis: the worst finish-time fairness first, leases",
+		  test_themis },
+		{ "themis: a wide job's share of the cluster",
+		  test_themis_share },
 		{ NULL, NULL }
 	};
 	return test_add_suite("sched2", cases);
