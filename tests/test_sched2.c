@@ -228,6 +228,81 @@ static void test_themis_share(void)
 	tw_close(&r);
 }
 
+/* ---- gandiva ---------------------------------------------------------- */
+
+static const char gd_body[] =
+	"A,train,0,MODEL,32,,100,,,,1,,1000,,,,,,\n"
+	"B,train,0,MODEL,32,,100,,,,1,,1000,,,,,,\n";
+
+static int gd_go(struct tw_world *r, const char *name, const char *model,
+		 const char *pol, const char *cluster, const char *params)
+{
+	char body[256], *at;
+
+	CU_ASSERT_FATAL(snprintf(body, sizeof body, "%s", gd_body) <
+			(int)sizeof body);
+	while ((at = strstr(body, "MODEL")) != NULL) {
+		char rest[256];
+		CU_ASSERT_FATAL(snprintf(rest, sizeof rest, "%s", at + 5) <
+				(int)sizeof rest);
+		*at = '\0';
+		CU_ASSERT_FATAL(strlen(body) + strlen(model) + strlen(rest) <
+				sizeof body);
+		strcat(body, model);
+		strcat(body, rest);
+	}
+	return tw_go(r, name, body, pol_find(pol), cluster, params);
+}
+
+/* Two 100 s jobs on one GPU.  ResNet-50 pairs co-run faster than one
+** after the other (the world's time-slicing model: speeds sum above 1),
+** so the pair stays packed and both end when they end under the
+** timeslice baseline.  BERT-large pairs sum below 1 (each s, about 0.5):
+** at the first round (50 s) the pair is split for good, each having done
+** 50 s; A runs alone 50-100 and 150-(200 - 50 s), B 100-150 and then to
+** 250 - 100 s.  Two GPUs: no packing, each alone, 100 s. */
+static void test_gandiva(void)
+{
+	struct tw_world r;
+	double ts_end, s;
+
+	CU_ASSERT_EQUAL_FATAL(gd_go(&r, "gd_ts.csv", "resnet50", "timeslice",
+				    "1x1:a100-80gb", NULL), 0);
+	ts_end = tw_end_s(&r, "B");
+	tw_close(&r);
+	CU_ASSERT(ts_end > 100 && ts_end < 200);
+	CU_ASSERT_EQUAL_FATAL(gd_go(&r, "gd_r.csv", "resnet50", "gandiva",
+				    "1x1:a100-80gb", "round_s=50"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), ts_end, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), ts_end, 1e-6);
+	tw_close(&r);
+
+	CU_ASSERT_EQUAL_FATAL(gd_go(&r, "gd_ts2.csv", "bert-large",
+				    "timeslice", "1x1:a100-80gb", NULL), 0);
+	s = 100 / tw_end_s(&r, "B");
+	tw_close(&r);
+	CU_ASSERT(s > 0.4 && s < 0.5);
+	CU_ASSERT_EQUAL_FATAL(gd_go(&r, "gd_b.csv", "bert-large", "gandiva",
+				    "1x1:a100-80gb", "round_s=50"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), 200 - 50 * s, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), 250 - 100 * s, 1e-5);
+	tw_close(&r);
+
+	CU_ASSERT_EQUAL_FATAL(gd_go(&r, "gd_2.csv", "bert-large", "gandiva",
+				    "1x2:a100-80gb", "round_s=50"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), 100, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), 100, 1e-6);
+	tw_close(&r);
+
+	/* pack = 0: time-slicing rounds only, one job at a time */
+	CU_ASSERT_EQUAL_FATAL(gd_go(&r, "gd_np.csv", "resnet50", "gandiva",
+				    "1x1:a100-80gb", "round_s=50,pack=0"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), 150, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), 200, 1e-6);
+	tw_close(&r);
+}
+
 TEST_REGISTER(sched2)
 {
 	static const struct test_case cases[] = {
@@ -240,6 +315,8 @@ TEST_REGISTER(sched2)
 		  test_themis },
 		{ "themis: a wide job's share of the cluster",
 		  test_themis_share },
+		{ "gandiva: packing kept or split by introspection, rounds",
+		  test_gandiva },
 		{ NULL, NULL }
 	};
 	return test_add_suite("sched2", cases);
