@@ -32,6 +32,7 @@ extern const struct pol_ops pol_muri_l;
 extern const struct pol_ops pol_gavel;
 extern const struct pol_ops pol_themis;
 extern const struct pol_ops pol_gandiva;
+extern const struct pol_ops pol_antman;
 extern const struct pol_ops pol_llm_harvest;
 
 const struct pol_ops *const pol_registry[] = {
@@ -55,6 +56,7 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_gavel,
 	&pol_themis,
 	&pol_gandiva,
+	&pol_antman,
 	&pol_llm_harvest,
 	NULL
 };

@@ -303,6 +303,56 @@ static void test_gandiva(void)
 	tw_close(&r);
 }
 
+/* ---- antman ----------------------------------------------------------- */
+
+/* One 80 GB GPU.  O (opportunistic, priority 0, 20 GB) runs alone from 0;
+** G (guaranteed, 70 GB) arrives at 10: the two do not fit, O is evicted,
+** G runs 10-110 alone and O the 90 s it has left from 110 to 200.  With
+** G at 1 GB they share: O is not evicted and runs on under the SM cap;
+** the lower the cap, the less G is slowed.  Two guaranteed jobs never
+** share: the second starts when the first ends. */
+static void test_antman(void)
+{
+	const char *evict =
+		"O,train,0,resnet50,32,,100,,,,1,,20000,0,,,,,\n"
+		"G,train,10,resnet50,32,,100,,,,1,,70000,1,,,,,\n";
+	const char *share =
+		"O,train,0,resnet50,32,,100,,,,1,,20000,0,,,,,\n"
+		"G,train,10,resnet50,32,,100,,,,1,,1000,1,,,,,\n";
+	const char *two =
+		"G1,train,0,resnet50,32,,100,,,,1,,1000,1,,,,,\n"
+		"G2,train,0,resnet50,32,,100,,,,1,,1000,1,,,,,\n";
+	struct tw_world r;
+	double g_low, g_high;
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "am1.csv", evict, pol_find("antman"),
+				    "1x1:a100-80gb", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "G"), 10, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "G"), 110, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "O"), 200, 1e-6);
+	CU_ASSERT_EQUAL(tw_preemptions(&r, "O"), 1);
+	tw_close(&r);
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "am2.csv", share, pol_find("antman"),
+				    "1x1:a100-80gb", "opp_sm=0.1"), 0);
+	CU_ASSERT_EQUAL(tw_preemptions(&r, "O"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "G"), 10, 1e-9);
+	g_low = tw_end_s(&r, "G");
+	CU_ASSERT(g_low > 110 && g_low < tw_end_s(&r, "O"));
+	tw_close(&r);
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "am3.csv", share, pol_find("antman"),
+				    "1x1:a100-80gb", "opp_sm=1"), 0);
+	g_high = tw_end_s(&r, "G");
+	tw_close(&r);
+	CU_ASSERT(g_low < g_high - 1);
+
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "am4.csv", two, pol_find("antman"),
+				    "1x1:a100-80gb", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "G1"), 100, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "G2"), 100, 1e-6);
+	tw_close(&r);
+}
+
 TEST_REGISTER(sched2)
 {
 	static const struct test_case cases[] = {
@@ -317,6 +367,8 @@ TEST_REGISTER(sched2)
 		  test_themis_share },
 		{ "gandiva: packing kept or split by introspection, rounds",
 		  test_gandiva },
+		{ "antman: eviction, capped sharing, guaranteed alone",
+		  test_antman },
 		{ NULL, NULL }
 	};
 	return test_add_suite("sched2", cases);
