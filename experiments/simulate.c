@@ -89,12 +89,14 @@ static void remove_dir(const char *dir)
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char p[700];
+	int n;
 
 	while (d != NULL && (e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-		unlink(p);
+		n = snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (n > 0 && (size_t)n < sizeof p)
+			unlink(p);
 	}
 	if (d != NULL)
 		closedir(d);
@@ -111,17 +113,25 @@ static int generate_dir(struct gen_opts *o, char *path, size_t n,
 	const char *dir = getenv("TMPDIR");
 	char tmp[700];
 	FILE *f;
-	int rc;
+	int rc, len;
 
-	snprintf(tmpdir, ntmp, "%s/colosim-gen-XXXXXX",
-		 dir != NULL && *dir ? dir : "/tmp");
+	len = snprintf(tmpdir, ntmp, "%s/colosim-gen-XXXXXX",
+		       dir != NULL && *dir ? dir : "/tmp");
+	if (len < 0 || (size_t)len >= ntmp) {
+		tmpdir[0] = '\0';
+		return sim_err_set(err, SIM_EINVAL, "TMPDIR: too long for the "
+				   "folder of the generated trace");
+	}
 	if (mkdtemp(tmpdir) == NULL) {
 		rc = sim_err_set(err, SIM_EIO, "%s: cannot create the folder "
 				 "of the generated trace", tmpdir);
 		tmpdir[0] = '\0';
 		return rc;
 	}
-	snprintf(path, n, "%s/gen.csv", tmpdir);
+	len = snprintf(path, n, "%s/gen.csv", tmpdir);
+	if (len < 0 || (size_t)len >= n)
+		return sim_err_set(err, SIM_EINVAL, "%s: too long a folder for "
+				   "the generated trace", tmpdir);
 	o->out_path = path;
 	if ((f = sim_out_open(path, tmp, sizeof tmp, err)) == NULL)
 		return err->code;

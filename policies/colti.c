@@ -7,9 +7,10 @@
 ** on empty ones first, then on shared ones) that (a) hold
 ** fewer than `max_tenants` jobs, (b) have idle compute for it: its SM
 ** demand plus the residents' is at most `sm_threshold` (default 1: the
-** whole GPU; a training job's demand is the
-** `sat` of its work profile, DESIGN.md; a service's is its `sat` times its
-** expected busy fraction), and (c) have memory for it, by one of two rules:
+** whole GPU; a training job's demand is the `sat` of its work profile
+** times its duty cycle, the GPU-busy fraction of its iterations (with
+** `duty = 0`, its `sat` alone, as before duty cycles); a service's is its
+** `sat` times its expected busy fraction), and (c) have memory for it, by one of two rules:
 **   fit   (1): its peak footprint fits in the free HBM, `headroom` kept;
 **   share (2): it fits against the residents' troughs: its peak plus their
 **         troughs fit.  Their peaks may then overlap; the overlap is paid
@@ -18,7 +19,7 @@
 **         its allocation, with oversubscription allowed, so any excess over
 **         capacity is paged at the device's unified-memory rate.
 ** The resident keeps priority: under `mode = mps` a co-located job gets the
-** SM share the residents leave, 1 - sum(sat), at least `min_share`; when it
+** SM share the residents leave, 1 - (their demand), at least `min_share`; when it
 ** is left alone on its GPUs it gets the whole GPU back.  Under `mode =
 ** timeslice` the driver shares time equally (no priority: a known limit).
 ** Equations and limits: docs/MODEL.md, "COLTI".
@@ -36,6 +37,7 @@ struct colti {
 	double headroom, sm_threshold, min_share;
 	int max_tenants;
 	int use_fit, use_share;
+	int use_duty;
 	int *cand;
 	/* per job: its profile's SM saturation on device kind satdev[j] (a
 	** profile walks the model's layers; residents asks per pass);
@@ -59,7 +61,9 @@ static const struct pol_param_def colti_params[] = {
 	POL_PARAM_DOUBLE("headroom", struct colti, headroom, 0, 0.5, "0.05",
 			 "fraction of each GPU's memory kept free"),
 	POL_PARAM_DOUBLE("sm_threshold", struct colti, sm_threshold, 0, 2,
-			 "1", "most SM demand (sum of sat) on a shared GPU"),
+			 "1", "most SM demand (sum of demands) on a shared GPU"),
+	POL_PARAM_BOOL("duty", struct colti, use_duty, "1",
+		       "a training job's SM demand is sat x duty cycle (0: sat)"),
 	POL_PARAM_DOUBLE("min_share", struct colti, min_share, 0.01, 1, "0.1",
 			 "least MPS share of a co-located job"),
 	POL_PARAM_INT("max_tenants", struct colti, max_tenants, 1, 16, "2",
@@ -100,19 +104,23 @@ static void colti_fini(struct world *w, void *state)
 
 /*
 ** The SM demand of job j on device kind d, cached per job: a training
-** job's work-profile saturation (it computes all the time); a service's
+** job's work-profile saturation times its duty cycle (the GPU is busy with
+** it that fraction of the time; with c->use_duty 0, the saturation alone,
+** as if it computed all the time); a service's
 ** saturation at its max batch times its expected busy fraction,
 ** min(1, rate L(b) / b) for Poisson arrivals at `rate` (unknown rates count
 ** as fully busy).  docs/MODEL.md, "COLTI".
 */
-static double sm_demand(const struct world *w, int j, int d)
+static double sm_demand(const struct world *w, const struct colti *c, int j,
+			int d)
 {
 	struct pol_job_info job = pol_job(w, j);
 	int g = pol_dev(w, d).gpu;
-	double sat = pol_job_profile(w, j, g).sat, busy = 1.0;
+	struct pol_work_profile prof = pol_job_profile(w, j, g);
+	double sat = prof.sat, busy = 1.0;
 
 	if (job.kind == POL_TRAIN)
-		return sat;
+		return c->use_duty ? sat * prof.duty : sat;
 	if (job.poisson && job.rate_per_s > 0) {
 		double l_s = sim_time_to_s(pol_job_unit_ns(w, j, g));
 		busy = job.rate_per_s * l_s / job.batch;
@@ -142,7 +150,7 @@ static double job_sat(struct world *w, struct colti *c, int j, int d)
 	}
 	if (j < c->nsat && c->satdev[j] == d)
 		return c->sat[j];
-	v = sm_demand(w, j, d);
+	v = sm_demand(w, c, j, d);
 	if (j < c->nsat) {
 		c->satdev[j] = d;
 		c->sat[j] = v;

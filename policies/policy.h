@@ -446,6 +446,11 @@ struct pol_work_profile {
 	double alpha;                 /* compute-bound fraction of solo time */
 	double sat;                   /* SM fraction it can use, (0, 1] */
 	double bw_frac;               /* HBM bandwidth demand / peak */
+	double duty;                  /* GPU-busy fraction of its solo time,
+					 (0, 1]; the rest is host-side time
+					 (input pipeline, launches) that
+					 co-runners can fill; 1: always busy
+					 (docs/MODEL.md, "Duty cycles") */
 };
 
 sim_time pol_now(const struct world *w);

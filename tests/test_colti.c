@@ -2,7 +2,8 @@
 ** test_colti.c: COLTI's admission rules on hand-built cases (issue 6):
 ** a training job holding 12 of 16 GB lets a 3 GB inference service in
 ** under colti and not under exclusive; a second training job that would
-** need the SMs the first one saturates is kept waiting; a service that does
+** need the SMs the first one saturates is kept waiting, unless their
+** duty cycles leave room (sat x duty); a service that does
 ** not fit the remaining memory is kept waiting unless rule (2) admits it;
 ** a multi-GPU job on a mix of empty and shared GPUs; a service's SM demand
 ** from its arrival rate.
@@ -61,6 +62,21 @@ static void test_training_needs_idle_compute(void)
 			       1e-9);
 }
 
+static void test_training_demand_is_busy_fraction(void)
+{
+	/* A measured iteration of 400 ms, of which the model's GPU-busy
+	** part is about 90 ms (ResNet-50, batch 32, V100): duty about 0.22,
+	** SM demand sat x duty about 0.21 each, so two fit on one GPU and B
+	** joins A at once; with duty=0 the demand is sat (~0.94) and B waits
+	** for A (the test of the first version, before duty cycles). */
+	const char *t = tw_write("colti-duty.csv",
+		"A,train,0,resnet50,32,,100,400,,,1,,4096,,,,,,\n"
+		"B,train,1,resnet50,32,,100,400,,,1,,4096,,,,,,\n");
+
+	CU_ASSERT_DOUBLE_EQUAL(start_of(t, "colti", NULL, "B"), 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(start_of(t, "colti", "duty=0", "B"), 100, 1e-9);
+}
+
 static void test_bad_params(void)
 {
 	struct run_result r;
@@ -110,7 +126,9 @@ static void test_colti_mixed_gpus(void)
 ** fraction rate L(B) / B under Poisson arrivals at a known rate (10/s x
 ** 4 ms / 8: almost nothing), so a ResNet-50 training job (sat 0.65) joins
 ** it at once; with `rates` arrivals the rate column is empty, the service
-** counts as always busy (0.56 + 0.65 > 1) and the job waits for it. */
+** counts as always busy (0.56 + 0.65 > 1) and the job waits for it.
+** (duty=0: the training job's demand is its sat; with its duty cycle at
+** batch 4, mostly host time, it would fit beside either.) */
 static void test_colti_service_rate(void)
 {
 	struct tw_world r;
@@ -118,13 +136,13 @@ static void test_colti_service_rate(void)
 	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "colti_rate.csv",
 		"S,infer,0,resnet50,8,,100,,,,1,,,,100,poisson,10,,2\n"
 		"T,train,0,resnet50,4,,50,,,,1,,,,,,,,\n",
-		pol_find("colti"), "1x1:a100-80gb", NULL), 0);
+		pol_find("colti"), "1x1:a100-80gb", "duty=0"), 0);
 	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "T"), 0, 0);
 	tw_close(&r);
 	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "colti_norate.csv",
 		"S,infer,0,resnet50,8,,100,,,,1,,,,100,rates,,10@0,2\n"
 		"T,train,0,resnet50,4,,50,,,,1,,,,,,,,\n",
-		pol_find("colti"), "1x1:a100-80gb", NULL), 0);
+		pol_find("colti"), "1x1:a100-80gb", "duty=0"), 0);
 	/* it starts when S has drained, just before its 100 s lifetime */
 	CU_ASSERT(tw_start_s(&r, "T") >= 99);
 	CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "T"), tw_end_s(&r, "S"), 0);
@@ -138,6 +156,8 @@ TEST_REGISTER(colti)
 		{ "3 GB service joins a 12 GB training job",
 		  test_service_joins_training },
 		{ "training needs idle compute", test_training_needs_idle_compute },
+		{ "a training job's SM demand is its busy fraction",
+		  test_training_demand_is_busy_fraction },
 		{ "bad parameters", test_bad_params },
 		{ "colti mixes empty and shared GPUs",
 		  test_colti_mixed_gpus },

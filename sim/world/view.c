@@ -435,7 +435,7 @@ static void job_profile(const struct world_job *job,
 
 struct pol_work_profile pol_job_profile(const struct world *w, int j, int g)
 {
-	struct pol_work_profile o = { 0, 0, 0 };
+	struct pol_work_profile o = { 0, 0, 0, 0 };
 	struct gpu_work_profile prof;
 	const struct world_job *job = world_job(w, j);
 
@@ -445,6 +445,7 @@ struct pol_work_profile pol_job_profile(const struct world *w, int j, int g)
 	o.alpha = prof.alpha;
 	o.sat = prof.sat;
 	o.bw_frac = prof.bw_frac;
+	o.duty = prof.duty > 0 && prof.duty < 1 ? prof.duty : 1.0;
 	return o;
 }
 

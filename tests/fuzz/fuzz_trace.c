@@ -71,7 +71,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc < 0)
 			continue;
 		FUZZ_CHECK(j.submit_ns >= 0 && j.duration_ns >= 0);
-		FUZZ_CHECK(j.gpus >= 1 && j.batch >= 1);
+		/* gpus 0: a CPU-only training job with a duration
+		** (docs/TRACE_FORMAT.md) */
+		FUZZ_CHECK(j.gpus >= 1 ||
+			   (j.gpus == 0 && j.kind == TRACE_TRAIN &&
+			    j.duration_ns > 0));
+		FUZZ_CHECK(j.batch >= 1);
 		FUZZ_CHECK(j.gpu_share > 0 && j.gpu_share <= 1);
 		FUZZ_CHECK(memchr(j.id, '\0', sizeof j.id) != NULL);
 		FUZZ_CHECK(memchr(j.arrival_arg, '\0',
