@@ -17,9 +17,10 @@
 ** single jobs) take the cluster round-robin, the one that ran longest
 ** ago first (ties: arrival), fit-first on an empty cluster under the
 ** placement; between rounds an arrival or a completion only fills free
-** GPUs.  Migration: a unit that fits the empty cluster but not around the
-** running ones re-packs the cluster once (every running job moved, paying
-** the world's preempt cost), counted in gandiva_migrations.
+** GPUs.  Migration: at a round's start, a unit that fits the empty
+** cluster but not around the running ones re-packs the cluster once
+** (every running job moved, paying the world's preempt cost; never while
+** a swap copy is in flight), counted in gandiva_migrations.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -231,10 +232,15 @@ static int join(struct world *w, int j, int lead)
 static int gd_pass(struct gandiva *g, struct world *w, int full)
 {
 	struct sim_err e = { 0, "" };
-	int k, i, n = 0, rc, repacked = 0, moved = 0;
+	int k, i, n = 0, rc, repacked = 0, moved = 0, swapping = 0;
 
 	if (full)
 		g->round++;
+	for (k = 0; k < g->q.nact && !swapping; k++) {
+		enum pol_job_state st = pol_job(w, g->q.act[k]).state;
+		swapping = st == POL_JOB_SWAPPING_OUT ||
+			st == POL_JOB_SWAPPING_IN;
+	}
 	pair_jobs(g, w);
 	if ((rc = room(g, g->q.nact + 1)) != 0)
 		return rc;
@@ -308,7 +314,8 @@ again:
 			    ji.state != POL_JOB_PREEMPTED)
 				continue;
 			if (!qs_choose(&g->q, w, ji.gpus)) {
-				if (repacked || g->placement != QS_PLACE_NODE)
+				if (repacked || !full || swapping ||
+				    g->placement != QS_PLACE_NODE)
 					continue;
 				repacked = 1;
 				for (i = 0; i < g->q.nact; i++)
