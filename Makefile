@@ -73,8 +73,9 @@ endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# libcsv ships no pkg-config file in Debian: link it by name.
-LIBS     := $(PKG_LIBS) $(MPI_LIBS) -lcsv -lm
+# libcsv and GLPK (libglpk-dev: gavel's LP) ship no pkg-config file in
+# Debian: link them by name.
+LIBS     := $(PKG_LIBS) $(MPI_LIBS) -lcsv -lglpk -lm
 CPPFLAGS += -I. -D_POSIX_C_SOURCE=200809L
 CFLAGS   := -std=c11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += $(SANFLAGS)

@@ -384,11 +384,26 @@ static int k_preempt_cost(struct parse_ctx *c, const char *k, const char *v)
 	return 1;
 }
 
+static int k_spread_cost(struct parse_ctx *c, const char *k, const char *v)
+{
+	(void)k;
+	/* WORLD_SPREAD_ALLREDUCE / _NONE (sim/world/world.h) */
+	if (strcmp(v, "allreduce") == 0)
+		c->cfg->copts.spread_cost = 0;
+	else if (strcmp(v, "none") == 0)
+		c->cfg->copts.spread_cost = 1;
+	else
+		return perr(c, SIM_EPARSE, "spread_cost: expected allreduce "
+			    "or none, got '%s'", v);
+	return 1;
+}
+
 static const struct key_def cluster_keys[] = {
 	{ "nodes", k_nodes }, { "nic_gbps", k_gbps },
 	{ "memory_servers", k_memory_servers },
 	{ "memory_server_nic_gbps", k_gbps },
-	{ "preempt_cost", k_preempt_cost }, { NULL, NULL }
+	{ "preempt_cost", k_preempt_cost },
+	{ "spread_cost", k_spread_cost }, { NULL, NULL }
 };
 
 /* Hands k to its function in table t ("x.*" matches every "x.KEY"); an

@@ -12,7 +12,8 @@
 **                  arrivals_dir = DIR (arrival files may also come from
 **                  there, relative to the config; docs/LIMITS.md)
 **   [cluster]      nodes (the same spec as experiment.cluster), nic_gbps,
-**                  memory_servers, memory_server_nic_gbps, preempt_cost
+**                  memory_servers, memory_server_nic_gbps, preempt_cost,
+**                  spread_cost
 **   [sweep]        KEY = v1, v2, ... or a..b step s (items may be mixed);
 **                  KEY is policy, horizon_s, cluster, trace, gen.KEY or
 **                  policy.NAME.KEY (a parameter of policy NAME only)
@@ -66,6 +67,8 @@ struct exp_cluster_opts {
 	int memory_servers;              /* DistMind-style memory pool size */
 	double memory_server_nic_gbps;   /* NIC of each memory server, Gb/s */
 	int preempt_cost;                /* WORLD_PREEMPT_*: free (0) or swap */
+	int spread_cost;                 /* WORLD_SPREAD_*: allreduce (0) or
+					    none */
 };
 
 struct exp_policy_cfg {

@@ -52,6 +52,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 			a->memory_server_nic_bytes_per_s;
 		cfg.preempt_cost = a->preempt_cost;
 		cfg.timeline = a->timeline_path != NULL;
+		cfg.spread_cost = a->spread_cost;
 		cfg.llm = a->llm;
 		cfg.arrivals_dir = a->arrivals_dir;
 		cfg.arrival_jitter_ns = a->arrival_jitter_ns;
@@ -259,6 +260,7 @@ int exp_simulate(const struct exp_run_spec *spec, struct run_result *out,
 			a.memory_server_nic_bytes_per_s =
 				spec->copts->memory_server_nic_gbps * 1e9 / 8.0;
 			a.preempt_cost = spec->copts->preempt_cost;
+			a.spread_cost = spec->copts->spread_cost;
 		}
 		rc = exp_simulate_args(&a, out, err);
 	}

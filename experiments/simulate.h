@@ -33,6 +33,7 @@ struct exp_sim_args {
 	int preempt_cost;             /* WORLD_PREEMPT_*; 0: free */
 	const char *timeline_path;    /* write the run's timeline there
 					 (experiments/timeline.h); NULL: no */
+	int spread_cost;              /* WORLD_SPREAD_*; 0: allreduce */
 	const struct pol_params *llm; /* LLM service settings; NULL: none */
 	const char *arrivals_dir;     /* arrival files may also come from
 					 here (trace.h); NULL: the trace's

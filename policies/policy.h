@@ -47,6 +47,7 @@
 **      indexes (pol_gpus_idle, pol_gpu_next_fit, pol_gpu_order_first,
 **      ..., "indexes" below) and the GPUs changed since the last pass;
 **      ordered sets for a policy's own indexes (sim/oset.h).
+**   5  pol_job_info's iterations and elastic range (min_gpus, max_gpus).
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -64,7 +65,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 4
+#define POL_IFACE_VERSION 5
 
 struct world;
 
@@ -418,6 +419,11 @@ struct pol_job_info {
 	int has_res;
 	double res_ms[3];
 	sim_time iter_ns;
+	/* ---- version 4 ---- */
+	int64_t iterations;           /* training: the trace's iterations (0:
+					 it gives a duration instead) */
+	int min_gpus, max_gpus;       /* the trace's elastic range; 0, 0: not
+					 elastic (docs/TRACE_FORMAT.md) */
 };
 
 /* One GPU. */

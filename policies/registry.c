@@ -29,6 +29,10 @@ extern const struct pol_ops pol_tiresias;
 extern const struct pol_ops pol_gittins;
 extern const struct pol_ops pol_muri_s;
 extern const struct pol_ops pol_muri_l;
+extern const struct pol_ops pol_gavel;
+extern const struct pol_ops pol_themis;
+extern const struct pol_ops pol_gandiva;
+extern const struct pol_ops pol_antman;
 extern const struct pol_ops pol_llm_harvest;
 
 const struct pol_ops *const pol_registry[] = {
@@ -49,6 +53,10 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_gittins,
 	&pol_muri_s,
 	&pol_muri_l,
+	&pol_gavel,
+	&pol_themis,
+	&pol_gandiva,
+	&pol_antman,
 	&pol_llm_harvest,
 	NULL
 };

@@ -19,7 +19,7 @@
 #define MAX_PARAMS 64
 
 enum { O_POLICY, O_CLUSTER, O_SEED, O_PARAM, O_LLM, O_HORIZON,
-       O_MAX_EVENTS, O_MAX_QUEUED, O_PREEMPT, O_DEVICES, O_ARRIVALS,
+       O_MAX_EVENTS, O_MAX_QUEUED, O_PREEMPT, O_SPREAD, O_DEVICES, O_ARRIVALS,
        O_PLUGIN, O_TIMELINE, O_JSON };
 
 static const struct cli_opt opts[] = {
@@ -41,6 +41,11 @@ static const struct cli_opt opts[] = {
 			"job leaves its GPUs at\nonce; swap: it is swapped out "
 			"over PCIe and pays the\ncopy back in when placed "
 			"again (docs/MODEL.md,\n\"Swapping\")" },
+	[O_SPREAD] = { "spread-cost", 0, "C", "allreduce (default): a job "
+		       "spread over nodes pays\nits ring all-reduce over the "
+		       "NIC; none: every\nplacement costs what the "
+		       "consolidated one does\n(docs/MODEL.md, \"Data-parallel "
+		       "training\")" },
 	[O_DEVICES] = { "devices", 0, "DIR", "device profiles (default: "
 			"$COLOSIM_DEVICES,\n./models/devices, the binary's "
 			"checkout or prefix)" },
@@ -147,6 +152,12 @@ static int on_opt(void *ctx, int opt, char *v)
 			return bad_value(opt, v, "free or swap");
 		a->preempt_cost = strcmp(v, "swap") == 0 ?
 				  WORLD_PREEMPT_SWAP : WORLD_PREEMPT_FREE;
+		return 0;
+	case O_SPREAD:
+		if (strcmp(v, "allreduce") != 0 && strcmp(v, "none") != 0)
+			return bad_value(opt, v, "allreduce or none");
+		a->spread_cost = strcmp(v, "none") == 0 ?
+				 WORLD_SPREAD_NONE : WORLD_SPREAD_ALLREDUCE;
 		return 0;
 	case O_HORIZON:
 		if (cli_parse_double(v, 1e-9, SIM_NUM_TIME_MAX_S, &d) ||

@@ -160,6 +160,9 @@ struct pol_job_info pol_job(const struct world *w, int j)
 	o.res_ms[1] = job->tj.res_ms[1];
 	o.res_ms[2] = job->tj.res_ms[2];
 	o.iter_ns = job->tj.iter_ns;
+	o.iterations = job->tj.iterations;
+	o.min_gpus = job->tj.min_gpus;
+	o.max_gpus = job->tj.max_gpus;
 	return o;
 }
 

@@ -262,10 +262,11 @@ static int gpu_dev_same_node(const struct world *w, const int *gpus, int n)
 /*
 ** Gradient all-reduce time per iteration of a data-parallel job on n GPUs:
 ** a ring all-reduce moves 2 (n - 1) / n of the gradient bytes through each
-** GPU's slowest link (docs/MODEL.md, "Data-parallel training").
+** GPU's slowest link (docs/MODEL.md, "Data-parallel training").  `same`:
+** whether all n GPUs share a node (NVLink, else PCIe) or not (the NIC).
 */
-static double allreduce_ns(const struct world *w, const struct world_job *job,
-			   const struct dev_profile *d, const int *gpus, int n)
+static double ring_ns(const struct world *w, const struct world_job *job,
+		      const struct dev_profile *d, int n, int same)
 {
 	double bytes, bw;
 
@@ -273,7 +274,7 @@ static double allreduce_ns(const struct world *w, const struct world_job *job,
 		return 0.0;
 	bytes = (double)job->model->params *
 		(job->tj.prec == WL_PREC_MIXED ? 2.0 : 4.0);
-	if (gpu_dev_same_node(w, gpus, n))
+	if (same)
 		bw = d->nvlink_bytes_per_s > 0 ? d->nvlink_bytes_per_s :
 			d->h2d_pinned_bytes_per_s;
 	else
@@ -283,7 +284,43 @@ static double allreduce_ns(const struct world *w, const struct world_job *job,
 	return 2.0 * (double)(n - 1) / (double)n * bytes / bw * 1e9;
 }
 
-/* Total solo time of a training job on device d with this placement. */
+/* GPUs of GPU g's node (a node's GPUs are consecutive). */
+static int node_size(const struct world *w, int g)
+{
+	int a = g, b = g;
+
+	while (a > 0 && w->gpus[a - 1].node == w->gpus[g].node)
+		a--;
+	while (b + 1 < w->ngpus && w->gpus[b + 1].node == w->gpus[g].node)
+		b++;
+	return b - a + 1;
+}
+
+/* The all-reduce on this placement, and on the consolidated one (the
+** same n GPUs on gpus[0]'s node when they fit it, else across nodes
+** anyway). */
+static double allreduce_ns(const struct world *w, const struct world_job *job,
+			   const struct dev_profile *d, const int *gpus, int n)
+{
+	return ring_ns(w, job, d, n, gpu_dev_same_node(w, gpus, n));
+}
+
+static double allreduce_cons_ns(const struct world *w,
+				const struct world_job *job,
+				const struct dev_profile *d, const int *gpus,
+				int n)
+{
+	return ring_ns(w, job, d, n, n <= node_size(w, gpus[0]));
+}
+
+/*
+** Total solo time of a training job on device d with this placement.  A
+** trace's iteration time is taken as measured on the consolidated
+** placement: a spread placement adds what its all-reduce costs over the
+** consolidated one (docs/MODEL.md, "Data-parallel training"); under
+** spread_cost = none every placement costs what the consolidated one does.
+** A trace's duration is a whole run: no all-reduce is added to it.
+*/
 double world__train_total_ns(const struct world *w, const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
 			     int n)
@@ -294,14 +331,21 @@ double world__train_total_ns(const struct world *w, const struct world_job *job,
 	** "Fractional GPUs"); a time of the workload model is the whole
 	** GPU's. */
 	double scale = job->share_speed_ > 0 ? job->share_speed_ : 1.0;
-	double iter;
+	double iter, ar = 0, cons = 0;
 
 	if (job->tj.duration_ns > 0)
 		return (double)job->tj.duration_ns * scale;
-	iter = job->tj.iter_ns > 0 ? (double)job->tj.iter_ns * scale :
-		(double)wl_train_iter_ns(job->model, d, job->tj.batch,
-					 job->tj.prec) +
-		allreduce_ns(w, job, d, gpus, n);
+	if (n >= 2) {
+		cons = allreduce_cons_ns(w, job, d, gpus, n);
+		ar = w->spread_cost == WORLD_SPREAD_NONE ? cons :
+			allreduce_ns(w, job, d, gpus, n);
+	}
+	if (job->tj.iter_ns > 0)
+		iter = (double)job->tj.iter_ns * scale +
+			(ar > cons ? ar - cons : 0.0);
+	else
+		iter = (double)wl_train_iter_ns(job->model, d, job->tj.batch,
+						job->tj.prec) + ar;
 	return iter * (double)job->tj.iterations;
 }
 
@@ -686,6 +730,11 @@ int world_create(struct world **out, const struct world_config *cfg,
 	*out = NULL;
 	if ((rc = check_policy(cfg->policy, err)) != 0)
 		return rc;
+	if (cfg->spread_cost != WORLD_SPREAD_ALLREDUCE &&
+	    cfg->spread_cost != WORLD_SPREAD_NONE)
+		return sim_err_set(err, SIM_EINVAL, "spread_cost %d: expected "
+				   "allreduce (0) or none (1)",
+				   cfg->spread_cost);
 	w = calloc(1, sizeof *w);
 	if (w == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
@@ -704,6 +753,7 @@ int world_create(struct world **out, const struct world_config *cfg,
 	** (docs/MODEL.md, "Data-parallel training"). */
 	w->nic_bytes_per_s = cfg->nic_bytes_per_s > 0 ? cfg->nic_bytes_per_s :
 		100e9 / 8.0;
+	w->spread_cost = cfg->spread_cost;
 	w->on_pass = cfg->on_pass;
 	w->pass_ctx = cfg->pass_ctx;
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);

@@ -131,6 +131,13 @@ struct world_config {
 	sim_time arrival_jitter_ns;
 	/* Record the run's timeline (world_timeline below; off: 0). */
 	int timeline;
+	/* What a data-parallel job spread over nodes pays: WORLD_SPREAD_
+	** ALLREDUCE (0, the default: its ring all-reduce over the NIC, also
+	** on a trace-given iteration time, which is taken as measured on the
+	** consolidated placement) or WORLD_SPREAD_NONE (every placement
+	** costs what the consolidated one does: the peers' simulators;
+	** docs/MODEL.md, "Data-parallel training"). */
+	int spread_cost;
 	/* Fractional GPUs (docs/MODEL.md, "Fractional GPUs"): each node's
 	** tie-break rank, nnodes entries, borrowed during create (NULL: the
 	** node index), which share policies read (pol_node). */
@@ -142,6 +149,7 @@ struct world_config {
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };
+enum { WORLD_SPREAD_ALLREDUCE = 0, WORLD_SPREAD_NONE = 1 };
 
 /* ---- the timeline (sim/world/world_timeline.c) ---------------------------
 ** What each GPU did, for `colosim replay --timeline`: spans and counter

@@ -240,6 +240,7 @@ struct world {
 	int live_jobs;                /* arrived, not done or failed */
 	int open_jobs;                /* live jobs marked open-ended */
 	double nic_bytes_per_s;       /* inter-node bandwidth per GPU */
+	int spread_cost;              /* WORLD_SPREAD_* (world_config) */
 	struct world_series series;
 	struct world_metric *xmetrics; /* world_add_metric, in first-use order */
 	int nxmetrics, capxmetrics;

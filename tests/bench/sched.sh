@@ -5,8 +5,9 @@
 #   sh tests/bench/sched.sh BUILD_DIR
 #
 # Imports ../shared/traces/muri/trace1..4.csv (skipped, with a note, when
-# absent) and replays each under srtf, srsf, tiresias, gittins, muri-s and
-# muri-l on Muri's cluster (8x8; V100-32GB assumed, docs/TRACE_FORMAT.md).
+# absent) and replays each under srtf, srsf, tiresias, gittins, muri-s,
+# muri-l, gavel, themis, gandiva and antman on Muri's cluster (8x8;
+# V100-32GB assumed, docs/TRACE_FORMAT.md).
 # Prints one line per run:
 #   bench sched trace=T policy=P jobs=... cpu_s=... jct_mean_s=...
 #         makespan_s=... [peer_cpu_s=... ratio=...]
@@ -18,7 +19,7 @@ set -eu
 
 BUILD=${1:-build}
 SHARED=${SHARED:-../shared/traces/muri}
-POLICIES=${SCHED_POLICIES:-"srtf srsf tiresias gittins muri-s muri-l"}
+POLICIES=${SCHED_POLICIES:-"srtf srsf tiresias gittins muri-s muri-l gavel themis gandiva antman"}
 CLUSTER=8x8:v100-32gb:cpus=92:mem_gb=520
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -1,0 +1,287 @@
+/*
+** antman.c: AntMan (Xiao et al., OSDI 2020), guaranteed and opportunistic
+** training jobs sharing GPUs (docs/POLICIES.md, "antman").
+**
+** A job whose trace priority is at least `guarantee` is guaranteed, the
+** others opportunistic.  Every GPU is in MPS mode and holds at most one
+** guaranteed and one opportunistic job.  Each pass (every arrival and
+** completion):
+**
+**   1. guaranteed jobs, in arrival order with backfill, take GPUs that hold
+**      no guaranteed job (a job within one node when it fits one, lowest
+**      GPUs first; GPUs without any tenant first); an opportunistic job
+**      on a chosen GPU whose memory does not fit beside the guaranteed one
+**      is evicted (preempted: AntMan's opportunistic jobs yield memory);
+**   2. opportunistic jobs, in arrival order with backfill, take GPUs with
+**      no opportunistic job whose free memory holds their footprint,
+**      GPUs that already run a guaranteed job first (the leftovers), then
+**      idle ones (which a guaranteed job may reclaim);
+**   3. an opportunistic job sharing a GPU with a guaranteed job runs under
+**      the SM cap `opp_sm`, alone under none (AntMan's GPU operator gives
+**      it the cycles the guaranteed job leaves).
+**
+** A guaranteed job that would need an evicted job's GPUs evicts it only
+** when it then fits; opportunistic jobs never evict.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policy.h"
+
+struct am_job {
+	int active, guaranteed;
+};
+
+struct antman {
+	double guarantee, opp_sm;     /* parameters */
+	struct am_job *job;
+	int njob;
+	int *act, nact, act_cap;      /* active jobs, arrival order */
+	int ngpus;
+	int *gt, *ot;                 /* per GPU: its guaranteed and
+					 opportunistic job; -1 */
+	int *pick;
+};
+
+static const struct pol_param_def am_params[] = {
+	POL_PARAM_DOUBLE("guarantee", struct antman, guarantee, -1e9, 1e9,
+			 "1", "a job of at least this trace priority is "
+			 "guaranteed, the others opportunistic"),
+	POL_PARAM_DOUBLE("opp_sm", struct antman, opp_sm, 0.01, 1, "0.2",
+			 "SM cap of an opportunistic job on a GPU a "
+			 "guaranteed job holds"),
+	POL_PARAM_END
+};
+
+static int am_init(struct world *w, void *s, const struct pol_params *p,
+		   struct sim_err *err)
+{
+	struct antman *a = s;
+	int g, rc, n = pol_ngpus(w);
+
+	(void)p;
+	a->ngpus = n;
+	a->gt = malloc((size_t)(n + 1) * sizeof *a->gt);
+	a->ot = malloc((size_t)(n + 1) * sizeof *a->ot);
+	a->pick = malloc((size_t)(n + 1) * sizeof *a->pick);
+	if (a->gt == NULL || a->ot == NULL || a->pick == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	for (g = 0; g < n; g++) {
+		a->gt[g] = a->ot[g] = -1;
+		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS, err)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void am_fini(struct world *w, void *s)
+{
+	struct antman *a = s;
+
+	(void)w;
+	free(a->job);
+	free(a->act);
+	free(a->gt);
+	free(a->ot);
+	free(a->pick);
+}
+
+static int am_arrival(struct world *w, void *s, int j)
+{
+	struct antman *a = s;
+	struct pol_job_info ji = pol_job(w, j);
+
+	if (j >= a->njob) {
+		int n = a->njob ? 2 * a->njob : 256;
+		struct am_job *p;
+		while (n <= j)
+			n *= 2;
+		p = realloc(a->job, (size_t)n * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		memset(p + a->njob, 0, (size_t)(n - a->njob) * sizeof *p);
+		a->job = p;
+		a->njob = n;
+	}
+	if (ji.kind != POL_TRAIN || ji.gpus == 0) {
+		pol_fail_job(w, j, "antman schedules training jobs on GPUs "
+			     "only");
+		return 0;
+	}
+	if (ji.gpus > a->ngpus || !pol_job_fits_empty(w, j)) {
+		pol_fail_job(w, j, "needs more GPUs or memory than the "
+			     "cluster has");
+		return 0;
+	}
+	if (a->nact == a->act_cap) {
+		int n = a->act_cap ? 2 * a->act_cap : 256;
+		int *p = realloc(a->act, (size_t)n * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		a->act = p;
+		a->act_cap = n;
+	}
+	a->job[j].active = 1;
+	a->job[j].guaranteed = (double)ji.priority >= a->guarantee;
+	a->act[a->nact++] = j;
+	return 0;
+}
+
+/* Forgets job j's GPUs in gt / ot (it left them). */
+static void unseat(struct antman *a, struct world *w, int j)
+{
+	int k, n = pol_job(w, j).nplaced;
+
+	for (k = 0; k < n; k++) {
+		int g = pol_job_tenant(w, j, k).gpu;
+		if (g < 0 || g >= a->ngpus)
+			continue;
+		if (a->gt[g] == j)
+			a->gt[g] = -1;
+		if (a->ot[g] == j)
+			a->ot[g] = -1;
+	}
+}
+
+static int am_finish(struct world *w, void *s, int j)
+{
+	struct antman *a = s;
+	int k, g;
+
+	(void)w;
+	if (j >= a->njob || !a->job[j].active)
+		return 0;
+	a->job[j].active = 0;
+	for (g = 0; g < a->ngpus; g++) {       /* it holds no GPU now */
+		if (a->gt[g] == j)
+			a->gt[g] = -1;
+		if (a->ot[g] == j)
+			a->ot[g] = -1;
+	}
+	for (k = 0; k < a->nact && a->act[k] != j; k++)
+		;
+	if (k < a->nact) {
+		memmove(a->act + k, a->act + k + 1,
+			(size_t)(a->nact - k - 1) * sizeof *a->act);
+		a->nact--;
+	}
+	return 0;
+}
+
+static int waiting(struct world *w, int j)
+{
+	enum pol_job_state st = pol_job(w, j).state;
+	return st == POL_JOB_PENDING || st == POL_JOB_PREEMPTED;
+}
+
+/* Whether GPU g can take job j: guaranteed, no guaranteed job there;
+** opportunistic, no opportunistic job and room for its footprint. */
+static int usable(struct antman *a, struct world *w, int j, int g, int guar)
+{
+	if (guar)
+		return a->gt[g] < 0;
+	return a->ot[g] < 0 &&
+		pol_gpu(w, g).mem_free >= pol_job_mem(w, j, g);
+}
+
+/* Chooses n GPUs for job j into a->pick, taking GPUs of preference
+** class `cls` (0 first) on one node when one has enough, else any; 1 if
+** found. */
+static int choose(struct antman *a, struct world *w, int j, int n, int guar)
+{
+	int cls, got, g, node, nn = pol_nnodes(w);
+
+	for (cls = 0; cls < 2; cls++) {
+		/* on one node */
+		for (node = 0; node < nn; node++) {
+			struct pol_node_info ni = pol_node(w, node);
+			got = 0;
+			for (g = ni.gpu; g < ni.gpu + ni.ngpus && got < n; g++) {
+				int pref = guar ? pol_gpu(w, g).ntenants == 0 :
+					a->gt[g] >= 0;
+				if (usable(a, w, j, g, guar) &&
+				    (cls == 1 || pref))
+					a->pick[got++] = g;
+			}
+			if (got == n)
+				return 1;
+		}
+	}
+	got = 0;
+	for (g = 0; g < a->ngpus && got < n; g++)
+		if (usable(a, w, j, g, guar))
+			a->pick[got++] = g;
+	return got == n;
+}
+
+static int am_schedule(struct world *w, void *s)
+{
+	struct antman *a = s;
+	struct sim_err e = { 0, "" };
+	int k, q, rc, pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < a->nact; k++) {
+			int j = a->act[k], guar = pass == 0, n;
+			struct pol_place_opts o = { .sm_cap = 0 };
+			if (a->job[j].guaranteed != guar || !waiting(w, j))
+				continue;
+			n = pol_job(w, j).gpus;
+			if (!choose(a, w, j, n, guar))
+				continue;
+			if (guar) {
+				/* evict opportunistic jobs that leave too
+				** little memory */
+				for (q = 0; q < n; q++) {
+					int g = a->pick[q], o2 = a->ot[g];
+					if (o2 < 0 || pol_gpu(w, g).mem_free >=
+					    pol_job_mem(w, j, g))
+						continue;
+					unseat(a, w, o2);
+					if ((rc = pol_preempt(w, o2, &e)) != 0)
+						return rc;
+					pol_add_metric(w, "antman_evictions", 1);
+				}
+			}
+			rc = pol_place(w, j, a->pick, n, &o, &e);
+			if (rc == SIM_ENOSPC || rc == SIM_ESTATE)
+				continue;
+			if (rc != 0)
+				return rc;
+			for (q = 0; q < n; q++) {
+				if (guar)
+					a->gt[a->pick[q]] = j;
+				else
+					a->ot[a->pick[q]] = j;
+			}
+		}
+	/* the opportunistic jobs' SM caps */
+	for (k = 0; k < a->nact; k++) {
+		int j = a->act[k], shared = 0;
+		double cap;
+		struct pol_job_info ji = pol_job(w, j);
+		if (a->job[j].guaranteed || ji.state != POL_JOB_RUNNING)
+			continue;
+		for (q = 0; q < ji.nplaced; q++)
+			shared |= a->gt[pol_job_tenant(w, j, q).gpu] >= 0;
+		cap = shared ? a->opp_sm : 1;
+		if (pol_job_tenant(w, j, 0).sm_cap != cap &&
+		    (rc = pol_set_share(w, j, cap, &e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+const struct pol_ops pol_antman = {
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "antman",
+	.zDesc = "AntMan: guaranteed jobs and opportunistic jobs on their GPUs' "
+		 "leftover memory and SMs (OSDI'20)",
+	.szState = sizeof(struct antman),
+	.xInit = am_init,
+	.xFini = am_fini,
+	.xOnArrival = am_arrival,
+	.xOnFinish = am_finish,
+	.xSchedule = am_schedule,
+	.aParam = am_params,
+};

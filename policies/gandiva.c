@@ -1,0 +1,391 @@
+/*
+** gandiva.c: Gandiva (Xiao et al., OSDI 2018), introspective
+** time-slicing and packing, as Gavel's simulator reproduces it
+** (stanford-futuredata/gavel scheduler/policies/gandiva.py,
+** GandivaPolicy: "Gandiva_Packing"; docs/POLICIES.md, "gandiva").
+**
+** Rounds of round_s.  While the active jobs' GPUs fit the cluster, every
+** job runs alone (no packing).  When they do not, jobs not yet paired are
+** paired, in arrival order, with the next unpaired job of the same GPU
+** count whose memory fits beside theirs on one GPU and that is not a pair
+** they were split from; the two share the same GPUs (time-sliced by the
+** GPU, the world's TIMESLICE mode and its interference model).
+** Introspection: at the first pass after a pair has run together, the
+** two jobs' speeds (1 = alone) are read; a pair whose sum is below 1 is
+** split for good (Gavel's rule: a combination whose normalised packed
+** throughput is below 1 is dropped).  Time-slicing: units (pairs and
+** single jobs) take the cluster round-robin, the one that ran longest
+** ago first (ties: arrival), fit-first on an empty cluster under the
+** placement; between rounds an arrival or a completion only fills free
+** GPUs.  Migration: at a round's start, a unit that fits the empty
+** cluster but not around the running ones re-packs the cluster once
+** (every running job moved, paying the world's preempt cost; never while
+** a swap copy is in flight), counted in gandiva_migrations.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/qsched.h"
+
+struct gd_job {
+	int partner;                  /* paired with; -1 */
+	int bad;                      /* split from this one; -1 */
+	long ran;                     /* the round it last ran in; -1 */
+	int co;                       /* the pair has run together since
+					 co_ns */
+	sim_time co_ns;
+	int want;
+};
+
+struct gandiva {
+	struct qsched q;
+	double round_s;               /* parameters */
+	int placement, pack;
+	struct gd_job *gj;
+	int ngj;
+	long round;
+	uint64_t gen;
+	int armed;                    /* a round timer is pending */
+	int *unit, *ord;              /* scratch: the units, by lead */
+	int cap;
+};
+
+static const struct pol_param_def gd_params[] = {
+	POL_PARAM_DOUBLE("round_s", struct gandiva, round_s, 1, 1e9, "360",
+			 "round (time slice) length, s (Gavel's simulator "
+			 "round)"),
+	POL_PARAM_BOOL("pack", struct gandiva, pack, "1",
+		       "pair jobs on shared GPUs when the cluster is "
+		       "over-subscribed; 0: time-slicing only"),
+	POL_PARAM_CHOICE("placement", struct gandiva, placement,
+			 qs_place_names, "node", "node: a job within one "
+			 "node, larger ones on whole nodes (Gandiva's "
+			 "affinity); any: any free GPUs"),
+	POL_PARAM_END
+};
+
+static int gd_init(struct world *w, void *s, const struct pol_params *p,
+		   struct sim_err *err)
+{
+	struct gandiva *g = s;
+	int k, rc;
+
+	(void)p;
+	if ((rc = qs_init(&g->q, w, g->placement, err)) != 0)
+		return rc;
+	for (k = 0; k < pol_ngpus(w); k++)       /* after qs_init's */
+		if ((rc = pol_set_gpu_mode(w, k, POL_GPU_TIMESLICE, err)) != 0)
+			return rc;
+	return 0;
+}
+
+static void gd_fini(struct world *w, void *s)
+{
+	struct gandiva *g = s;
+
+	(void)w;
+	qs_fini(&g->q);
+	free(g->gj);
+	free(g->unit);
+	free(g->ord);
+}
+
+static int gd_arrival(struct world *w, void *s, int j)
+{
+	struct gandiva *g = s;
+	int rc = qs_arrive(&g->q, w, j, "gandiva");
+
+	if (rc <= 0)
+		return rc;
+	if (j >= g->ngj) {
+		int n = g->ngj ? 2 * g->ngj : 256;
+		struct gd_job *p;
+		while (n <= j)
+			n *= 2;
+		p = realloc(g->gj, (size_t)n * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		g->gj = p;
+		g->ngj = n;
+	}
+	g->gj[j] = (struct gd_job){ .partner = -1, .bad = -1, .ran = -1 };
+	return 0;
+}
+
+static void split(struct gandiva *g, int j)
+{
+	int p = g->gj[j].partner;
+
+	if (p >= 0) {
+		g->gj[p].partner = -1;
+		g->gj[p].co = 0;
+	}
+	g->gj[j].partner = -1;
+	g->gj[j].co = 0;
+}
+
+static int gd_finish(struct world *w, void *s, int j)
+{
+	struct gandiva *g = s;
+
+	(void)w;
+	if (j < g->ngj && j < g->q.njob && g->q.job[j].active)
+		split(g, j);
+	qs_finish(&g->q, j);
+	return 0;
+}
+
+static int running(struct world *w, int j)
+{
+	return pol_job(w, j).state == POL_JOB_RUNNING;
+}
+
+/* The slowest worker's speed of running job j. */
+static double speed(struct world *w, int j)
+{
+	int k, n = pol_job(w, j).nplaced;
+	double s = n > 0 ? 1e9 : 0;
+
+	for (k = 0; k < n; k++) {
+		double v = pol_job_tenant(w, j, k).speed;
+		if (v < s)
+			s = v;
+	}
+	return s;
+}
+
+/* Pairs (and splits) for this pass. */
+static void pair_jobs(struct gandiva *g, struct world *w)
+{
+	int k, i, demand = 0;
+	uint64_t hbm = pol_gpu(w, 0).hbm_bytes;
+
+	for (k = 0; k < g->q.nact; k++) {
+		int j = g->q.act[k], p = g->gj[j].partner;
+		demand += pol_job(w, j).gpus;
+		if (p < 0 || p < j || !g->gj[j].co ||
+		    pol_now(w) <= g->gj[j].co_ns)
+			continue;
+		/* introspection: the pair has run together */
+		if (running(w, j) && running(w, p)) {
+			if (speed(w, j) + speed(w, p) < 1) {
+				g->gj[j].bad = p;
+				g->gj[p].bad = j;
+				split(g, j);
+				pol_add_metric(w, "gandiva_unpacks", 1);
+			}
+		}
+	}
+	if (demand <= pol_ngpus(w) || !g->pack) {
+		for (k = 0; k < g->q.nact; k++)
+			split(g, g->q.act[k]);
+		return;
+	}
+	for (k = 0; k < g->q.nact; k++) {
+		int j = g->q.act[k], gj = pol_job(w, j).gpus;
+		if (g->gj[j].partner >= 0)
+			continue;
+		for (i = k + 1; i < g->q.nact; i++) {
+			int p = g->q.act[i];
+			if (g->gj[p].partner >= 0 || g->gj[j].bad == p ||
+			    g->gj[p].bad == j || pol_job(w, p).gpus != gj ||
+			    pol_job_mem(w, j, 0) + pol_job_mem(w, p, 0) > hbm)
+				continue;
+			g->gj[j].partner = p;
+			g->gj[p].partner = j;
+			g->gj[j].co = g->gj[p].co = 0;
+			break;
+		}
+	}
+}
+
+static int room(struct gandiva *g, int n)
+{
+	if (n <= g->cap)
+		return 0;
+	free(g->unit);
+	free(g->ord);
+	g->cap = 2 * n;
+	g->unit = malloc((size_t)g->cap * sizeof *g->unit);
+	g->ord = malloc((size_t)g->cap * sizeof *g->ord);
+	if (g->unit == NULL || g->ord == NULL) {
+		g->cap = 0;
+		return SIM_ENOMEM;
+	}
+	return 0;
+}
+
+/* Places pending job j on the GPUs of running job lead. */
+static int join(struct world *w, int j, int lead)
+{
+	struct sim_err e = { 0, "" };
+	int gpus[64], k, n = pol_job(w, lead).nplaced, rc;
+
+	if (n > 64 || n != pol_job(w, j).gpus)
+		return 0;
+	for (k = 0; k < n; k++)
+		gpus[k] = pol_job_tenant(w, lead, k).gpu;
+	rc = pol_place(w, j, gpus, n, NULL, &e);
+	return rc == SIM_ENOSPC || rc == SIM_ESTATE ? 0 : rc;
+}
+
+static int gd_pass(struct gandiva *g, struct world *w, int full)
+{
+	struct sim_err e = { 0, "" };
+	int k, i, n = 0, rc, repacked = 0, moved = 0, swapping = 0;
+
+	if (full)
+		g->round++;
+	for (k = 0; k < g->q.nact && !swapping; k++) {
+		enum pol_job_state st = pol_job(w, g->q.act[k]).state;
+		swapping = st == POL_JOB_SWAPPING_OUT ||
+			st == POL_JOB_SWAPPING_IN;
+	}
+	pair_jobs(g, w);
+	if ((rc = room(g, g->q.nact + 1)) != 0)
+		return rc;
+	/* the units, by their lead (the earlier job of a pair) */
+	for (k = 0; k < g->q.nact; k++) {
+		int j = g->q.act[k], p = g->gj[j].partner;
+		g->gj[j].want = 0;
+		if (p < 0 || g->q.job[p].active == 0 || j < p)
+			g->unit[n++] = j;
+	}
+	/* order: (between rounds, running units first), then the round
+	** each last ran in, oldest first; ties in arrival order */
+	for (k = 0; k < n; k++) {
+		int j = g->unit[k], p = g->gj[j].partner;
+		long r = g->gj[j].ran;
+		int run = running(w, j) || (p >= 0 && running(w, p));
+		if (p >= 0 && g->gj[p].ran > r)
+			r = g->gj[p].ran;
+		g->ord[k] = j;
+		g->q.job[j].klass = full ? 0 : !run;
+		g->q.job[j].key = (double)r;
+	}
+	for (k = 1; k < n; k++) {              /* stable insertion sort */
+		int j = g->ord[k];
+		for (i = k; i > 0; i--) {
+			const struct qs_job *a = &g->q.job[g->ord[i - 1]];
+			const struct qs_job *b = &g->q.job[j];
+			if (a->klass != b->klass ? a->klass < b->klass :
+			    a->key <= b->key)
+				break;
+			g->ord[i] = g->ord[i - 1];
+		}
+		g->ord[i] = j;
+	}
+	qs_whatif(&g->q, w);
+	for (k = 0; k < n; k++) {
+		int j = g->ord[k], p = g->gj[j].partner;
+		if (pol_job(w, j).state == POL_JOB_SWAPPING_OUT ||
+		    (p >= 0 && pol_job(w, p).state == POL_JOB_SWAPPING_OUT))
+			continue;
+		if (qs_fits(&g->q, pol_job(w, j).gpus)) {
+			g->gj[j].want = 1;
+			if (p >= 0)
+				g->gj[p].want = 1;
+		}
+	}
+	/* preempt what is not wanted, and a partner not on its lead's GPUs */
+	for (k = 0; k < g->q.nact; k++) {
+		int j = g->q.act[k], p = g->gj[j].partner, off = 0;
+		if (!running(w, j))
+			continue;
+		if (g->gj[j].want && p >= 0 && p < j && running(w, p))
+			off = pol_job_tenant(w, j, 0).gpu !=
+				pol_job_tenant(w, p, 0).gpu;
+		if ((!g->gj[j].want || off) &&
+		    (rc = pol_preempt(w, j, &e)) != 0)
+			return rc;
+	}
+again:
+	for (k = 0; k < n; k++) {
+		int j = g->ord[k], p = g->gj[j].partner, lead = j, other = p;
+		struct pol_job_info ji = pol_job(w, j);
+		if (!g->gj[j].want)
+			continue;
+		if (!running(w, j) && p >= 0 && running(w, p)) {
+			lead = p;
+			other = j;
+		}
+		if (!running(w, lead)) {
+			if (ji.state != POL_JOB_PENDING &&
+			    ji.state != POL_JOB_PREEMPTED)
+				continue;
+			if (!qs_choose(&g->q, w, ji.gpus)) {
+				if (repacked || !full || swapping ||
+				    g->placement != QS_PLACE_NODE)
+					continue;
+				repacked = 1;
+				for (i = 0; i < g->q.nact; i++)
+					if (running(w, g->q.act[i])) {
+						rc = pol_preempt(w, g->q.act[i],
+								 &e);
+						if (rc != 0)
+							return rc;
+						moved++;
+					}
+				goto again;
+			}
+			rc = pol_place(w, lead, g->q.gpus, ji.gpus, NULL, &e);
+			if (rc < 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
+				return rc;
+			if (!running(w, lead))
+				continue;
+		}
+		if (other >= 0 && !running(w, other) &&
+		    (pol_job(w, other).state == POL_JOB_PENDING ||
+		     pol_job(w, other).state == POL_JOB_PREEMPTED) &&
+		    (rc = join(w, other, lead)) < 0)
+			return rc;
+	}
+	if (repacked)
+		pol_add_metric(w, "gandiva_migrations", moved);
+	for (k = 0; k < g->q.nact; k++) {
+		int j = g->q.act[k], p = g->gj[j].partner;
+		if (running(w, j))
+			g->gj[j].ran = g->round;
+		if (p >= 0 && running(w, j) && running(w, p) &&
+		    !g->gj[j].co) {
+			g->gj[j].co = 1;
+			g->gj[j].co_ns = pol_now(w);
+		}
+	}
+	if ((full || !g->armed) && g->q.nact > 0) {
+		g->armed = 1;
+		return pol_set_timer(w, (sim_time)(g->round_s * 1e9), ++g->gen,
+				     &e);
+	}
+	return 0;
+}
+
+static int gd_timer(struct world *w, void *s, uint64_t tag)
+{
+	struct gandiva *g = s;
+
+	if (tag != g->gen)
+		return 0;
+	g->armed = 0;
+	return gd_pass(g, w, 1);
+}
+
+static int gd_schedule(struct world *w, void *s)
+{
+	return gd_pass(s, w, 0);
+}
+
+const struct pol_ops pol_gandiva = {
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "gandiva",
+	.zDesc = "Gandiva: introspective packing and time-slicing rounds, "
+		 "migration to defragment (OSDI'18, as Gavel's simulator)",
+	.szState = sizeof(struct gandiva),
+	.xInit = gd_init,
+	.xFini = gd_fini,
+	.xOnArrival = gd_arrival,
+	.xOnFinish = gd_finish,
+	.xOnTimer = gd_timer,
+	.xSchedule = gd_schedule,
+	.aParam = gd_params,
+};

@@ -1,0 +1,206 @@
+/*
+** themis.c: Themis (Mahajan et al., NSDI 2020), finish-time fairness with
+** leases, its auction simplified to the worst-off-first greedy that the
+** Themis-style simulators run (docs/POLICIES.md, "themis").
+**
+** Finish-time fairness of job i now: rho_i = T_sh / T_id with
+**     T_sh = (now - submit_i) + remaining solo time of i,
+**     T_id = solo total of i x max(1, g_i / (G / c_i)),
+** G the cluster's GPUs, g_i the job's, c_i the contention it has seen (the
+** time average of the number of active jobs since it arrived): the time
+** it would take on its 1/c_i share of the cluster.  A pass (at every
+** arrival, completion and lease expiry) orders the active jobs: running
+** jobs whose lease has not expired first (they keep their GPUs), then the
+** others by rho, largest first (ties: the previous pass's order); the set
+** is taken fit-first on an empty cluster (policies/qsched.c) and applied.
+** A job placed or re-chosen when its lease expired holds a new lease of
+** lease_s.  Remaining times are on GPU 0's device, as srtf's.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/qsched.h"
+
+struct th_job {
+	double solo_s;                /* solo total, s (at arrival) */
+	double seen;                  /* integral of active jobs, job-s */
+	sim_time since;               /* arrival */
+	sim_time lease_end;           /* running: lease until; 0: none */
+};
+
+struct themis {
+	struct qsched q;
+	int placement;                /* parameter: QS_PLACE_* */
+	double lease_s;               /* parameter */
+	struct th_job *tj;
+	int ntj;
+	sim_time last_ns;             /* the last pass */
+	int last_n;                   /* active jobs since then */
+	uint64_t timer_gen;
+};
+
+static const struct pol_param_def th_params[] = {
+	POL_PARAM_DOUBLE("lease_s", struct themis, lease_s, 1, 1e9, "600",
+			 "lease length, s: a running job keeps its GPUs this "
+			 "long before it competes again"),
+	POL_PARAM_CHOICE("placement", struct themis, placement,
+			 qs_place_names, "node", "node: a job within one "
+			 "node, larger ones on whole nodes; any: any free "
+			 "GPUs"),
+	POL_PARAM_END
+};
+
+static int th_init(struct world *w, void *s, const struct pol_params *p,
+		   struct sim_err *err)
+{
+	struct themis *t = s;
+
+	(void)p;
+	return qs_init(&t->q, w, t->placement, err);
+}
+
+static void th_fini(struct world *w, void *s)
+{
+	struct themis *t = s;
+
+	(void)w;
+	qs_fini(&t->q);
+	free(t->tj);
+}
+
+static int th_arrival(struct world *w, void *s, int j)
+{
+	struct themis *t = s;
+	int rc = qs_arrive(&t->q, w, j, "themis");
+
+	if (rc <= 0)
+		return rc;
+	if (j >= t->ntj) {
+		int n = t->ntj ? 2 * t->ntj : 256;
+		struct th_job *p;
+		while (n <= j)
+			n *= 2;
+		p = realloc(t->tj, (size_t)n * sizeof *p);
+		if (p == NULL)
+			return SIM_ENOMEM;
+		memset(p + t->ntj, 0, (size_t)(n - t->ntj) * sizeof *p);
+		t->tj = p;
+		t->ntj = n;
+	}
+	memset(&t->tj[j], 0, sizeof t->tj[j]);
+	t->tj[j].solo_s = pol_job_remaining_ns(w, j, 0) / 1e9;
+	t->tj[j].since = pol_now(w);
+	return 0;
+}
+
+/* Adds the active-job count since the last pass to every active job's
+** contention integral. */
+static void settle_seen(struct themis *t, struct world *w)
+{
+	sim_time now = pol_now(w);
+	int k;
+
+	for (k = 0; k < t->q.nact; k++) {
+		struct th_job *x = &t->tj[t->q.act[k]];
+		sim_time from = x->since > t->last_ns ? x->since : t->last_ns;
+		if (now > from)
+			x->seen += (double)t->last_n * (double)(now - from) / 1e9;
+	}
+	t->last_ns = now;
+}
+
+static int th_finish(struct world *w, void *s, int j)
+{
+	struct themis *t = s;
+
+	settle_seen(t, w);
+	t->last_n = t->q.nact - (j < t->q.njob && t->q.job[j].active);
+	qs_finish(&t->q, j);
+	return 0;
+}
+
+/* Job j's finish-time fairness now. */
+static double rho(const struct themis *t, struct world *w, int j, int G)
+{
+	const struct th_job *x = &t->tj[j];
+	double now_s = (double)pol_now(w) / 1e9;
+	double life = (double)(pol_now(w) - x->since) / 1e9;
+	double c = life > 0 ? x->seen / life : (double)t->q.nact;
+	double g = (double)pol_job(w, j).gpus, share, tid;
+
+	if (c < 1)
+		c = 1;
+	share = (double)G / c;
+	tid = x->solo_s * (g > share ? g / share : 1);
+	if (!(tid > 0))
+		return 0;
+	return (now_s - (double)pol_job(w, j).submit_ns / 1e9 +
+		pol_job_remaining_ns(w, j, 0) / 1e9) / tid;
+}
+
+static int th_pass(struct themis *t, struct world *w)
+{
+	struct sim_err e = { 0, "" };
+	sim_time now = pol_now(w), next = 0;
+	int k, rc, G = pol_ngpus(w);
+
+	settle_seen(t, w);
+	qs_settle(&t->q, w);
+	for (k = 0; k < t->q.nact; k++) {
+		int j = t->q.act[k];
+		struct qs_job *x = &t->q.job[j];
+		int held = pol_job(w, j).state == POL_JOB_RUNNING &&
+			t->tj[j].lease_end > now;
+		x->klass = held ? 0 : 1;
+		x->key = held ? 0 : -rho(t, w, j, G);
+		x->key2 = 0;
+	}
+	qs_sort(&t->q);
+	if ((rc = qs_apply(&t->q, w)) != 0)
+		return rc;
+	t->last_n = t->q.nact;
+	for (k = 0; k < t->q.nact; k++) {
+		int j = t->q.act[k];
+		struct th_job *x = &t->tj[j];
+		if (pol_job(w, j).state != POL_JOB_RUNNING) {
+			x->lease_end = 0;
+			continue;
+		}
+		if (x->lease_end <= now)
+			x->lease_end = now + (sim_time)(t->lease_s * 1e9);
+		if (next == 0 || x->lease_end < next)
+			next = x->lease_end;
+	}
+	if (next > now)
+		return pol_set_timer(w, next - now, ++t->timer_gen, &e);
+	return 0;
+}
+
+static int th_timer(struct world *w, void *s, uint64_t tag)
+{
+	struct themis *t = s;
+
+	if (tag != t->timer_gen)
+		return 0;                 /* superseded by a later pass */
+	return th_pass(t, w);
+}
+
+static int th_schedule(struct world *w, void *s)
+{
+	return th_pass(s, w);
+}
+
+const struct pol_ops pol_themis = {
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "themis",
+	.zDesc = "Themis: finish-time fairness with leases, the worst-off "
+		 "jobs first (NSDI'20, its auction simplified)",
+	.szState = sizeof(struct themis),
+	.xInit = th_init,
+	.xFini = th_fini,
+	.xOnArrival = th_arrival,
+	.xOnFinish = th_finish,
+	.xOnTimer = th_timer,
+	.xSchedule = th_schedule,
+	.aParam = th_params,
+};
