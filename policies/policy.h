@@ -48,6 +48,10 @@
 **      ..., "indexes" below) and the GPUs changed since the last pass;
 **      ordered sets for a policy's own indexes (sim/oset.h).
 **   5  pol_job_info's iterations and elastic range (min_gpus, max_gpus).
+**   6  elastic jobs: pol_resize (a running job's GPUs through a
+**      checkpoint-restart), pol_place of an elastic job at any count of
+**      its range, pol_job_total_at (the goodput model's run time at n
+**      GPUs), pol_job_info's gpus0, resizes, restart_end_ns, noise_scale.
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -65,7 +69,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 5
+#define POL_IFACE_VERSION 6
 
 struct world;
 
@@ -424,6 +428,15 @@ struct pol_job_info {
 					 it gives a duration instead) */
 	int min_gpus, max_gpus;       /* the trace's elastic range; 0, 0: not
 					 elastic (docs/TRACE_FORMAT.md) */
+	/* ---- version 6 ---- */
+	int gpus0;                    /* the trace's gpus (gpus above is an
+					 elastic job's count now) */
+	int resizes;                  /* pol_resize calls done on it */
+	sim_time restart_end_ns;      /* RUNNING but restarting (no
+					 progress) until then; 0: not */
+	double noise_scale;           /* training: its gradient noise scale
+					 in samples (the trace's, else its
+					 model's; docs/MODEL.md) */
 };
 
 /* One GPU. */
@@ -616,6 +629,12 @@ double pol_job_remaining_ns(const struct world *w, int j, int g);
 /* 1 if job j could run on an empty cluster under exclusive use: enough
 ** GPUs whose memory holds its footprint. */
 int pol_job_fits_empty(const struct world *w, int j);
+/* Version 6.  Training job j's whole solo run time in ns on n GPUs of GPU
+** g's device, placed consolidated (from the first GPU of g's node on):
+** for an elastic job at a count other than its trace's, the goodput
+** model's (docs/MODEL.md, "Goodput of elastic jobs"); -1 for a service
+** or n beyond the cluster.  Its remaining time is frac_left times it. */
+double pol_job_total_at(const struct world *w, int j, int g, int n);
 /* Job j's work profile on GPU g's device (training: one iteration at its
 ** batch; service: one batch of its trace's max batch), by value. */
 struct pol_work_profile pol_job_profile(const struct world *w, int j, int g);
@@ -796,6 +815,19 @@ int pol_place(struct world *w, int j, const int *gpus, int n,
 */
 int pol_place_share(struct world *w, int j, int node, const int *gpus, int n,
 		    struct sim_err *err);
+/*
+** Version 6.  Resizes running elastic training job j to the n distinct
+** GPUs gpus (they may include its own; read, not kept): its progress is
+** kept, it holds the new GPUs and makes no progress for restart_ns (a
+** checkpoint-restart), then runs at the new count's speed (the goodput
+** model).  Run metrics resizes and restart_gpu_s count it.  SIM_EINVAL:
+** no such job or GPU, a GPU twice, n outside [min_gpus, max_gpus], not
+** elastic, restart_ns < 0; SIM_ESTATE: not running, a service, a share
+** placement, an exclusive GPU another tenant holds; SIM_ENOSPC: memory.
+** (pol_place places an elastic job at any count of its range.)
+*/
+int pol_resize(struct world *w, int j, const int *gpus, int n,
+	       sim_time restart_ns, struct sim_err *err);
 /* Takes running training job j off its GPUs; its progress is kept and it
 ** is pending again (under preempt_cost = swap: a swap-out). */
 int pol_preempt(struct world *w, int j, struct sim_err *err);

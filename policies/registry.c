@@ -30,6 +30,7 @@ extern const struct pol_ops pol_gittins;
 extern const struct pol_ops pol_muri_s;
 extern const struct pol_ops pol_muri_l;
 extern const struct pol_ops pol_gavel;
+extern const struct pol_ops pol_pollux;
 extern const struct pol_ops pol_themis;
 extern const struct pol_ops pol_gandiva;
 extern const struct pol_ops pol_antman;
@@ -54,6 +55,7 @@ const struct pol_ops *const pol_registry[] = {
 	&pol_muri_s,
 	&pol_muri_l,
 	&pol_gavel,
+	&pol_pollux,
 	&pol_themis,
 	&pol_gandiva,
 	&pol_antman,

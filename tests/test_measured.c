@@ -95,7 +95,7 @@ static void test_reader(void)
 		"arrival,rate,arrival_arg,batch_timeout_ms,sm_util\n"), &j,
 		&err), SIM_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown column 'sm_util'"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "gpu_util)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "gpu_util, noise_scale)"));
 }
 
 /* The Tiresias importer (and its variants) fills gpu_util from a percent

@@ -38,11 +38,11 @@ const char *const trace_columns[TRACE_NCOLS] = {
 
 const char *const trace_opt_columns[TRACE_NOPT + 1] = {
 	"res_cpu_ms", "res_gpu_ms", "res_net_ms", "min_gpus", "max_gpus",
-	"cpu_milli", "host_mem_mib", "gpu_util", NULL
+	"cpu_milli", "host_mem_mib", "gpu_util", "noise_scale", NULL
 };
 
 enum { O_RES0, O_RES1, O_RES2, O_MIN_GPUS, O_MAX_GPUS, O_CPU, O_HOST_MEM,
-       O_UTIL };
+       O_UTIL, O_NOISE };
 
 enum {
 	C_ID, C_KIND, C_SUBMIT, C_MODEL, C_BATCH, C_ITER, C_DUR, C_ITERMS,
@@ -593,6 +593,22 @@ static void check_optional(struct trace_reader *r, struct trace_job *j,
 		else if (given)
 			j->gpu_util = u;
 	}
+	if (r->opt_at[O_NOISE] >= 0 && j->kind != TRACE_TRAIN) {
+		must_be_empty(r, err, r->opt_at[O_NOISE], "an infer");
+	} else if (r->opt_at[O_NOISE] >= 0) {
+		double b;
+
+		/* the gradient noise scale, in samples (docs/MODEL.md,
+		** "Goodput of elastic jobs") */
+		num_field(r, err, r->opt_at[O_NOISE], 0, 1, &b, &given);
+		if (given && !(b <= 1e12))
+			row_error(r, err, r->opt_at[O_NOISE], "expected a "
+				  "noise scale in (0, 1e12] (samples), got "
+				  "'%s'",
+				  shown(r, r->opt_at[O_NOISE]));
+		else if (given)
+			j->noise_scale = b;
+	}
 	if (j->gpus == 0 && (j->kind != TRACE_TRAIN || j->duration_ns <= 0))
 		row_error(r, err, C_GPUS, "expected an integer in [1, %d] (0, "
 			  "a CPU-only job, needs kind train and duration_s), "
@@ -717,7 +733,8 @@ static int check_opt_header(struct trace_reader *r, struct sim_err *err)
 					   "of v1 (optional columns: "
 					   "res_cpu_ms, res_gpu_ms, res_net_ms, "
 					   "min_gpus, max_gpus, cpu_milli, "
-					   "host_mem_mib, gpu_util)", r->path,
+					   "host_mem_mib, gpu_util, noise_scale)",
+					   r->path,
 					   h->col[k], h->f[k], TRACE_NCOLS);
 		if (r->opt_at[o] >= 0)
 			return sim_err_set(err, SIM_EPARSE, "%s:2:%d: header: "

@@ -69,6 +69,9 @@ struct trace_job {
 	double gpu_util;              /* train: measured GPU utilisation in
 					 (0, 1] (optional column gpu_util);
 					 0 unknown */
+	double noise_scale;           /* train: gradient noise scale in
+					 samples (optional column); 0: the
+					 model's default (models/goodput.h) */
 };
 
 struct trace_reader;
@@ -156,7 +159,7 @@ extern const char *const trace_columns[TRACE_NCOLS];
 
 /* Optional columns a header may add after the 19, each at most once, in
 ** any order (NULL-terminated; docs/TRACE_FORMAT.md). */
-#define TRACE_NOPT 8
+#define TRACE_NOPT 9
 extern const char *const trace_opt_columns[TRACE_NOPT + 1];
 
 /*

@@ -163,6 +163,11 @@ struct pol_job_info pol_job(const struct world *w, int j)
 	o.iterations = job->tj.iterations;
 	o.min_gpus = job->tj.min_gpus;
 	o.max_gpus = job->tj.max_gpus;
+	o.gpus0 = job->gpus0_;
+	o.resizes = job->resizes;
+	o.restart_end_ns = job->restart_end_;
+	o.noise_scale = job->tj.kind == TRACE_TRAIN ?
+		world__job_noise(job) : 0;
 	return o;
 }
 
@@ -643,6 +648,17 @@ int pol_trace_rows(struct world *w, const char *path,
 	}
 	trace_close(tr);
 	return rc;
+}
+
+int pol_resize(struct world *w, int j, const int *gpus, int n,
+	       sim_time restart_ns, struct sim_err *err)
+{
+	return world_resize(w, j, gpus, n, restart_ns, err);
+}
+
+double pol_job_total_at(const struct world *w, int j, int g, int n)
+{
+	return world_job_total_at(w, j, g, n);
 }
 
 int pol_preempt(struct world *w, int j, struct sim_err *err)

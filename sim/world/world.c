@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/goodput.h"
 #include "models/workload.h"
 #include "sim/world/world_int.h"
 
@@ -321,6 +322,61 @@ static double allreduce_cons_ns(const struct world *w,
 ** spread_cost = none every placement costs what the consolidated one does.
 ** A trace's duration is a whole run: no all-reduce is added to it.
 */
+/* One iteration's time in ns at n GPUs with all-reduces ar (this
+** placement) and cons (the consolidated one). */
+static double iter_time_ns(const struct world_job *job,
+			   const struct dev_profile *d, double scale,
+			   double ar, double cons)
+{
+	if (job->tj.iter_ns > 0)
+		return (double)job->tj.iter_ns * scale +
+			(ar > cons ? ar - cons : 0.0);
+	return (double)wl_train_iter_ns(job->model, d, job->tj.batch,
+					job->tj.prec) + ar;
+}
+
+/* The noise scale of an elastic job (docs/MODEL.md, "Goodput of elastic
+** jobs"): the trace's column, else its model's published value. */
+double world__job_noise(const struct world_job *job)
+{
+	return job->tj.noise_scale > 0 ? job->tj.noise_scale :
+		gp_noise_scale(job->model->name);
+}
+
+/*
+** An elastic job at n GPUs other than its trace's n0 (docs/MODEL.md,
+** "Goodput of elastic jobs"): its time at n0 on the consolidated
+** placement times gp_time_ratio, whose iteration times are the compute
+** (the trace's iteration time less the all-reduce it measured at n0, or
+** the workload model's) plus the all-reduce at n on this placement.
+*/
+static double elastic_total_ns(const struct world *w,
+			       const struct world_job *job,
+			       const struct dev_profile *d, double scale,
+			       const int *gpus, int n)
+{
+	int n0 = job->gpus0_;
+	double c0 = ring_ns(w, job, d, n0, n0 <= node_size(w, gpus[0]));
+	double ar = n >= 2 ? (w->spread_cost == WORLD_SPREAD_NONE ?
+			      allreduce_cons_ns(w, job, d, gpus, n) :
+			      allreduce_ns(w, job, d, gpus, n)) : 0.0;
+	double comp, it0, itn, t0;
+
+	if (job->tj.iter_ns > 0) {
+		it0 = (double)job->tj.iter_ns * scale;
+		comp = it0 - c0 > 0.5 * it0 ? it0 - c0 : 0.5 * it0;
+	} else {
+		comp = (double)wl_train_iter_ns(job->model, d, job->tj.batch,
+						job->tj.prec);
+		it0 = comp + c0;
+	}
+	itn = comp + ar;
+	t0 = job->tj.duration_ns > 0 ? (double)job->tj.duration_ns * scale :
+		it0 * (double)job->tj.iterations;
+	return t0 * gp_time_ratio(n0, n, job->tj.batch,
+				  world__job_noise(job), it0, itn);
+}
+
 double world__train_total_ns(const struct world *w, const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,
 			     int n)
@@ -331,8 +387,11 @@ double world__train_total_ns(const struct world *w, const struct world_job *job,
 	** "Fractional GPUs"); a time of the workload model is the whole
 	** GPU's. */
 	double scale = job->share_speed_ > 0 ? job->share_speed_ : 1.0;
-	double iter, ar = 0, cons = 0;
+	double ar = 0, cons = 0;
 
+	if (job->tj.min_gpus > 0 && job->gpus0_ > 0 && n >= 1 &&
+	    n != job->gpus0_)
+		return elastic_total_ns(w, job, d, scale, gpus, n);
 	if (job->tj.duration_ns > 0)
 		return (double)job->tj.duration_ns * scale;
 	if (n >= 2) {
@@ -340,13 +399,35 @@ double world__train_total_ns(const struct world *w, const struct world_job *job,
 		ar = w->spread_cost == WORLD_SPREAD_NONE ? cons :
 			allreduce_ns(w, job, d, gpus, n);
 	}
-	if (job->tj.iter_ns > 0)
-		iter = (double)job->tj.iter_ns * scale +
-			(ar > cons ? ar - cons : 0.0);
-	else
-		iter = (double)wl_train_iter_ns(job->model, d, job->tj.batch,
-						job->tj.prec) + ar;
-	return iter * (double)job->tj.iterations;
+	return iter_time_ns(job, d, scale, ar, cons) *
+		(double)job->tj.iterations;
+}
+
+/* Job j's whole solo time on n GPUs of GPU g's device, consolidated from
+** the first GPU of g's node on (n consecutive GPUs); -1 when the cluster
+** has fewer than n GPUs after that one.  world.h. */
+double world_job_total_at(const struct world *w, int j, int g, int n)
+{
+	const struct world_job *job;
+	int a, k, *gpus;
+	double t;
+
+	if (j < 0 || j >= w->njobs || g < 0 || g >= w->ngpus || n < 1)
+		return -1;
+	job = world__job(w, j);
+	if (job->tj.kind != TRACE_TRAIN)
+		return -1;
+	for (a = g; a > 0 && w->gpus[a - 1].node == w->gpus[g].node; a--)
+		;
+	if (a + n > w->ngpus)
+		a = w->ngpus - n;
+	if (a < 0 || (gpus = malloc((size_t)n * sizeof *gpus)) == NULL)
+		return -1;
+	for (k = 0; k < n; k++)
+		gpus[k] = a + k;
+	t = world__train_total_ns(w, job, w->gpus[g].dev, gpus, n);
+	free(gpus);
+	return t;
 }
 
 /* ---- job completion ----------------------------------------------------- */
@@ -362,6 +443,8 @@ void world__free_placement(struct world *w, struct world_job *job)
 	job->gpu_ids = NULL;
 	job->work0_ = NULL;
 	job->nplaced = 0;
+	job->restart_end_ = 0;       /* a restart in flight is void */
+	job->restart_gen_++;
 }
 
 static void release_placement(struct world *w, struct world_job *job)
@@ -537,6 +620,7 @@ static int add_job(struct world *w, const struct trace_job *tj)
 	job->start_ns = job->end_ns = -1;
 	job->first_gpu_ = -1;
 	job->frac_left = 1.0;
+	job->gpus0_ = tj->gpus;
 	w->njobs++;
 	w->live_jobs++;
 	return 0;

@@ -95,6 +95,15 @@ struct world_job {
 	** is scaled by it (world__train_total_ns) */
 	double share_speed_;
 	void *pol_priv_;                  /* the policy's (pol_job_priv) */
+	/* elastic resizing (sim/world/world_resize.c) */
+	int gpus0_;                       /* the trace's gpus: tj.gpus is its
+					     count now (world_resize, or an
+					     elastic placement) */
+	int resizes;                      /* world_resize calls done */
+	sim_time restart_end_;            /* RUNNING and restarting (no
+					     progress) until then; 0: not */
+	uint64_t restart_gen_;            /* its restart's event, valid
+					     while equal */
 };
 
 struct world_config {
@@ -245,6 +254,11 @@ uint64_t world_gpu_free(const struct world *w, int g, int slice);
 /* 1 if the job could run on an empty cluster under exclusive use:
 ** enough GPUs whose memory holds its footprint. */
 int world_job_fits_empty(const struct world *w, int j);
+/* Training job j's whole solo run time, in ns, on n GPUs of GPU g's
+** device placed consolidated (from the first GPU of g's node on): for an
+** elastic job at any count, the goodput model's (docs/MODEL.md, "Goodput
+** of elastic jobs").  -1: not a training job, or too few GPUs. */
+double world_job_total_at(const struct world *w, int j, int g, int n);
 
 /* ---- indexes (sim/world/world_index.c) ------------------------------------
 ** Kept up to date on every GPU change, so that each question below costs
@@ -322,6 +336,22 @@ int world_place(struct world *w, int j, const int *gpus, int n,
 /* Takes a running training job off its GPUs; its progress is kept and it
 ** joins the pending queue again. */
 int world_preempt(struct world *w, int j, struct sim_err *err);
+
+/*
+** Resizes running elastic training job j (docs/MODEL.md, "Elastic jobs")
+** to the n distinct GPUs gpus (read, not kept; they may include its own):
+** its progress is settled and kept, it holds the new GPUs' memory and
+** makes no progress for restart_ns (a checkpoint-restart), then runs at
+** the new count's speed (the goodput model) on the work it had left.
+** Counted in the run metrics resizes and restart_gpu_s (n x restart_s).
+** SIM_EINVAL: no such job or GPU, a GPU twice, n outside [min_gpus,
+** max_gpus], a job that is not elastic, restart_ns < 0; SIM_ESTATE: not a
+** running training job, a share placement, an exclusive GPU another
+** tenant holds; SIM_ENOSPC: a GPU's free memory (with what the job holds
+** there) is short of its footprint.  A refusal changes nothing.
+*/
+int world_resize(struct world *w, int j, const int *gpus, int n,
+		 sim_time restart_ns, struct sim_err *err);
 
 /* Sets the MPS share of every tenant of job j. */
 int world_set_share(struct world *w, int j, double sm_cap,

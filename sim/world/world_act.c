@@ -149,7 +149,12 @@ static int check_place(const struct world *w, const struct world_job *job,
 	if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
 		return sim_err_set(err, SIM_ESTATE, "place: job %s is %s",
 				   job->tj.id, job_state_name(job->state));
-	if (n != job->tj.gpus || n < 1 || n > 0xffff)
+	/* an elastic job (not swapped: its state was saved at its count)
+	** may start at any count of its range */
+	if (job->tj.min_gpus > 0 && !job->swapped && n >= job->tj.min_gpus &&
+	    n <= job->tj.max_gpus)
+		;
+	else if (n != job->tj.gpus || n < 1 || n > 0xffff)
 		return sim_err_set(err, SIM_EINVAL, "place: job %s needs %d "
 				   "GPUs, got %d", job->tj.id, job->tj.gpus, n);
 	if (o->sm_cap < 0 || o->sm_cap > 1)
@@ -232,6 +237,7 @@ int world__place_tenants(struct world *w, struct world_job *job,
 	if ((rc = check_place(w, job, gpus, n, o, err)) != 0 ||
 	    (rc = attach_all(w, job, gpus, n, o, err)) != 0)
 		return rc;
+	job->tj.gpus = n;             /* an elastic job's count now */
 	world__pending_remove(w, j);
 	job->state = JOB_RUNNING;
 	if (job->start_ns < 0) {

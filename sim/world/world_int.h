@@ -359,6 +359,8 @@ static inline int world__ask_route(struct world *w, int j, int *to)
 ** sim/world/world_train.c). */
 void world__train_res(const struct world_job *job,
 		      struct gpu_work_profile *prof);
+/* An elastic job's gradient noise scale, in samples (world.c). */
+double world__job_noise(const struct world_job *job);
 double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,

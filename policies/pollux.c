@@ -1,0 +1,554 @@
+/*
+** pollux.c: an elastic scheduler in the style of Pollux (Qiao et al., OSDI
+** 2021), as its artifact's simulator runs it (petuum/adaptdl simulator/
+** simulator.py and simulator/pollux.py, commit de25dcc; docs/POLICIES.md,
+** "pollux").
+**
+** Every interval_s seconds (ticks at multiples of it from t = 0, while
+** jobs are live) the GPUs are re-allocated among the active training jobs
+** to maximise the power mean (exponent p) of their scaled speedups, as
+** Pollux's Problem._evaluate:
+**
+**   speedup_j(n) = T_j(fair) / T_j(n)    (elastic: the goodput model's run
+**                                         times, pol_job_total_at)
+**                = n / fair              (a job with no elastic range)
+**   fair = ceil(G / J), scaled = speedup x nodes / G,
+**   a running job whose count changes: scaled x max(age - restarts x
+**   restart_s, 0) / (age + restart_s)  (Pollux's restart penalty),
+**   objective: ((1/J) sum (scaled + 1e-3)^p)^(1/p).
+**
+** Pollux searches allocations with a genetic algorithm (NSGA-II, 100 x
+** 100); here a deterministic greedy takes its place: from no allocation,
+** repeatedly give the job whose next allowed count (0 or its elastic
+** range; 0 or its trace's gpus when not elastic) raises the objective
+** most per GPU added, until no step helps or no GPU is left.  The counts
+** are then applied: jobs losing all GPUs are preempted, shrinking and
+** growing jobs are resized (pol_resize, restart_s of no progress),
+** pending jobs placed at their count (no restart cost: pol_place), each
+** on as few nodes as fit (its own nodes first, then the best-fitting
+** node, then the nodes with the most free GPUs).
+**
+** Services, CPU-only jobs and jobs that fit no empty cluster are failed
+** at arrival.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policy.h"
+
+#define PX_TAG_TICK 1
+#define PX_EPS 1e-3                   /* Pollux's power-mean offset */
+
+struct px_job {
+	int active;                   /* arrived, not ended, ours */
+	int lo, hi;                   /* allowed counts: 0 and [lo, hi] */
+	double *t_ns;                 /* T(n), n in [lo, hi] (elastic); 0
+					 not yet computed */
+	/* one round */
+	int cur;                      /* GPUs held at the round's start */
+	int rlo, rhi;                 /* this round's range (a swapped job
+					 resumes at its count) */
+	int want;                     /* the greedy's count */
+	double fair_ns;               /* T(fair) */
+	double factor;                /* restart penalty of a change */
+	double best_gain;             /* best step from want, per GPU */
+	int best_n;                   /* its count; 0: none */
+};
+
+struct pollux {
+	double interval_s, restart_s, p;
+	int penalty;
+	struct px_job *job;
+	int cap;
+	int armed;                    /* a tick is pending */
+	int ngpus, nnodes;
+	int *free_on;                 /* per node: free GPUs this round */
+	int *held;                    /* per GPU: taken this round */
+	int *order, *buf;             /* scratch: jobs, GPUs */
+};
+
+static const struct pol_param_def px_params[] = {
+	POL_PARAM_DOUBLE("interval_s", struct pollux, interval_s, 1, 86400,
+			 "60", "seconds between re-allocations (Pollux's "
+			 "simulator: 60)"),
+	POL_PARAM_DOUBLE("restart_s", struct pollux, restart_s, 0, 86400,
+			 "30", "a resize's checkpoint-restart: seconds of no "
+			 "progress, and the penalty's delay (Pollux: 30)"),
+	POL_PARAM_DOUBLE("p", struct pollux, p, -10, 1, "-1",
+			 "power-mean exponent of the objective (Pollux: -1; "
+			 "1: sum of speedups, 0: geometric mean)"),
+	POL_PARAM_BOOL("penalty", struct pollux, penalty, "1",
+		       "scale a changed job's speedup by Pollux's restart "
+		       "factor"),
+	POL_PARAM_END
+};
+
+static int grow(struct pollux *s, int j)
+{
+	struct px_job *p;
+	int cap = s->cap;
+
+	if (j < cap)
+		return 0;
+	while (cap <= j)
+		cap = cap ? 2 * cap : 64;
+	p = realloc(s->job, (size_t)cap * sizeof *p);
+	if (p == NULL)
+		return SIM_ENOMEM;
+	memset(p + s->cap, 0, (size_t)(cap - s->cap) * sizeof *p);
+	s->job = p;
+	s->cap = cap;
+	return 0;
+}
+
+static int px_init(struct world *w, void *state, const struct pol_params *pp,
+		   struct sim_err *err)
+{
+	struct pollux *s = state;
+	int g, n = pol_ngpus(w);
+
+	(void)pp;
+	s->ngpus = n;
+	s->nnodes = 0;
+	for (g = 0; g < n; g++) {
+		struct pol_gpu_info gi = pol_gpu(w, g);
+		if (gi.node + 1 > s->nnodes)
+			s->nnodes = gi.node + 1;
+	}
+	s->free_on = calloc((size_t)(s->nnodes > 0 ? s->nnodes : 1),
+			    sizeof *s->free_on);
+	s->held = calloc((size_t)(n > 0 ? n : 1), sizeof *s->held);
+	s->buf = calloc((size_t)(n > 0 ? n : 1), sizeof *s->buf);
+	if (s->free_on == NULL || s->held == NULL || s->buf == NULL)
+		return sim_err_set(err, SIM_ENOMEM, "pollux: out of memory");
+	/* the counters every run reports, 0 when nothing resized */
+	if (pol_add_metric(w, "resizes", 0) != 0 ||
+	    pol_add_metric(w, "restart_gpu_s", 0) != 0)
+		return sim_err_set(err, SIM_ENOMEM, "pollux: out of memory");
+	return 0;
+}
+
+static void px_fini(struct world *w, void *state)
+{
+	struct pollux *s = state;
+	int j;
+
+	(void)w;
+	for (j = 0; j < s->cap; j++)
+		free(s->job[j].t_ns);
+	free(s->job);
+	free(s->free_on);
+	free(s->held);
+	free(s->order);
+	free(s->buf);
+}
+
+/* Arms the next tick: the next multiple of interval_s from t = 0, now
+** included. */
+static int arm(struct world *w, struct pollux *s)
+{
+	sim_time iv = (sim_time)(s->interval_s * 1e9), now = pol_now(w), at;
+
+	if (s->armed)
+		return 0;
+	if (iv < 1)
+		iv = 1;
+	at = (now + iv - 1) / iv * iv;
+	s->armed = 1;
+	return pol_set_timer(w, at - now, PX_TAG_TICK, NULL);
+}
+
+/* Arms the tick after this one. */
+static int arm_next(struct world *w, struct pollux *s)
+{
+	sim_time iv = (sim_time)(s->interval_s * 1e9);
+
+	s->armed = 1;
+	return pol_set_timer(w, iv > 0 ? iv : 1, PX_TAG_TICK, NULL);
+}
+
+static int px_arrival(struct world *w, void *state, int j)
+{
+	struct pollux *s = state;
+	struct pol_job_info ji = pol_job(w, j);
+	struct px_job *x;
+
+	if (grow(s, j) != 0)
+		return SIM_ENOMEM;
+	if (ji.kind != POL_TRAIN || ji.gpus == 0) {
+		pol_fail_job(w, j, "pollux schedules training jobs on GPUs "
+			     "only");
+		return 0;
+	}
+	if (!pol_job_fits_empty(w, j)) {
+		pol_fail_job(w, j, "pollux: the cluster has too few GPUs or "
+			     "too little memory for it");
+		return 0;
+	}
+	x = &s->job[j];
+	x->active = 1;
+	x->lo = ji.min_gpus > 0 ? ji.min_gpus : ji.gpus;
+	x->hi = ji.min_gpus > 0 ? ji.max_gpus : ji.gpus;
+	if (x->hi > s->ngpus)
+		x->hi = s->ngpus;
+	if (ji.min_gpus > 0) {
+		x->t_ns = calloc((size_t)(x->hi - x->lo + 1), sizeof *x->t_ns);
+		if (x->t_ns == NULL)
+			return SIM_ENOMEM;
+	}
+	return arm(w, s);
+}
+
+static int px_finish(struct world *w, void *state, int j)
+{
+	struct pollux *s = state;
+
+	(void)w;
+	if (j >= 0 && j < s->cap) {
+		s->job[j].active = 0;
+		free(s->job[j].t_ns);
+		s->job[j].t_ns = NULL;
+	}
+	return 0;
+}
+
+/* ---- the objective ------------------------------------------------------- */
+
+/* T_j(n), cached per count of its range. */
+static double t_at(struct world *w, struct px_job *x, int j, int n)
+{
+	double *c = &x->t_ns[n - x->lo];
+
+	if (*c == 0)
+		*c = pol_job_total_at(w, j, 0, n);
+	return *c;
+}
+
+/* Job j's scaled speedup at n GPUs this round. */
+static double scaled(struct world *w, const struct pollux *s,
+		     struct px_job *x, int j, int n, int fair)
+{
+	double sp, t;
+
+	if (n <= 0)
+		return 0;
+	if (x->t_ns == NULL)
+		sp = (double)n / fair;
+	else
+		sp = (t = t_at(w, x, j, n)) > 0 ? x->fair_ns / t : 0;
+	sp *= (double)s->nnodes / (double)s->ngpus;
+	if (x->cur > 0 && n != x->cur)
+		sp *= x->factor;
+	return sp;
+}
+
+static double util(const struct pollux *s, double v)
+{
+	if (s->p == 0)
+		return log(v + PX_EPS);
+	return s->p < 0 ? -pow(v + PX_EPS, s->p) : pow(v + PX_EPS, s->p);
+}
+
+/* The best step of job j from its count: the allowed count above it,
+** within `left` more GPUs, with the largest gain of the objective per GPU
+** added. */
+static void best_step(struct world *w, const struct pollux *s,
+		      struct px_job *x, int j, int left, int fair)
+{
+	double u0 = util(s, scaled(w, s, x, j, x->want, fair));
+	int n = x->want > 0 ? x->want + 1 : x->rlo;
+
+	x->best_gain = 0;
+	x->best_n = 0;
+	for (; n <= x->rhi && n - x->want <= left; n++) {
+		double g = (util(s, scaled(w, s, x, j, n, fair)) - u0) /
+			(double)(n - x->want);
+		if (g > x->best_gain + 1e-12) {
+			x->best_gain = g;
+			x->best_n = n;
+		}
+	}
+}
+
+/* ---- placement ------------------------------------------------------------ */
+
+/* Appends up to k free GPUs of node nd that hold job j to out[*m]. */
+static void take_node(struct world *w, struct pollux *s, int j, int nd,
+		      int k, int *out, int *m)
+{
+	int g;
+
+	for (g = 0; g < s->ngpus && k > 0; g++) {
+		struct pol_gpu_info gi;
+		if (s->held[g])
+			continue;
+		gi = pol_gpu(w, g);
+		if (gi.node != nd || gi.ntenants > 0 ||
+		    pol_job_mem(w, j, g) > gi.hbm_bytes)
+			continue;
+		s->held[g] = 1;
+		s->free_on[nd]--;
+		out[(*m)++] = g;
+		k--;
+	}
+}
+
+/* Picks k more GPUs for job j into out[*m]: its own nodes (have[], the
+** nodes it holds, nh of them) first, then the node whose free GPUs fit
+** the rest best, then the nodes with the most free GPUs.  1 when it found
+** them all. */
+static int pick(struct world *w, struct pollux *s, int j, int k, int *out,
+		int *m, const int *have, int nh)
+{
+	int i, want = *m + k;
+
+	for (i = 0; i < nh && *m < want; i++)
+		take_node(w, s, j, have[i], want - *m, out, m);
+	while (*m < want) {
+		int nd, best = -1, most = -1, need = want - *m;
+		for (nd = 0; nd < s->nnodes; nd++) {
+			int f = s->free_on[nd];
+			if (f >= need && (best < 0 || f < s->free_on[best]))
+				best = nd;
+			if (f > 0 && (most < 0 || f > s->free_on[most]))
+				most = nd;
+		}
+		nd = best >= 0 ? best : most;
+		if (nd < 0)
+			return 0;
+		i = *m;
+		take_node(w, s, j, nd, need, out, m);
+		if (*m == i)
+			s->free_on[nd] = 0;   /* none there holds it */
+	}
+	return 1;
+}
+
+/* Job j keeps `want` of its GPUs, those on the nodes where it has the
+** most: into out (returns want). */
+static int keep(struct world *w, int j, const struct pol_job_info *ji,
+		int want, int *out)
+{
+	int k, m = 0, i;
+	int *gpus = malloc((size_t)ji->nplaced * 2 * sizeof *gpus);
+	int *cnt;
+
+	if (gpus == NULL)
+		return -1;
+	cnt = gpus + ji->nplaced;
+	for (k = 0; k < ji->nplaced; k++)
+		gpus[k] = pol_job_tenant(w, j, k).gpu;
+	for (k = 0; k < ji->nplaced; k++) {
+		cnt[k] = 0;
+		for (i = 0; i < ji->nplaced; i++)
+			cnt[k] += pol_gpu(w, gpus[i]).node ==
+				pol_gpu(w, gpus[k]).node;
+	}
+	while (m < want) {
+		int b = -1;
+		for (k = 0; k < ji->nplaced; k++)
+			if (gpus[k] >= 0 && (b < 0 || cnt[k] > cnt[b]))
+				b = k;
+		out[m++] = gpus[b];
+		gpus[b] = -1;
+	}
+	free(gpus);
+	return m;
+}
+
+/* The nodes job j holds now, most GPUs first, into have (returns how
+** many). */
+static int nodes_of(struct world *w, int j, const struct pol_job_info *ji,
+		    int *have)
+{
+	int k, i, nh = 0;
+
+	for (k = 0; k < ji->nplaced; k++) {
+		int nd = pol_gpu(w, pol_job_tenant(w, j, k).gpu).node;
+		for (i = 0; i < nh && have[i] != nd; i++)
+			;
+		if (i == nh)
+			have[nh++] = nd;
+	}
+	return nh;
+}
+
+/* ---- the round --------------------------------------------------------------- */
+
+static int px_round(struct world *w, struct pollux *s)
+{
+	int J = 0, G = s->ngpus, fair, left, j, k, g, rc = 0;
+	sim_time now = pol_now(w), rs = (sim_time)(s->restart_s * 1e9);
+	int *gp = s->buf, *have;
+
+	free(s->order);
+	s->order = malloc((size_t)(s->cap > 0 ? s->cap : 1) * sizeof *s->order);
+	have = malloc((size_t)(s->nnodes > 0 ? s->nnodes : 1) * sizeof *have);
+	if (s->order == NULL || have == NULL) {
+		free(have);
+		return SIM_ENOMEM;
+	}
+	/* the active jobs, in arrival order; their state now */
+	for (j = 0; j < s->cap; j++) {
+		struct px_job *x = &s->job[j];
+		struct pol_job_info ji;
+		if (!x->active)
+			continue;
+		ji = pol_job(w, j);
+		if (ji.state == POL_JOB_DONE || ji.state == POL_JOB_FAILED) {
+			x->active = 0;
+			continue;
+		}
+		if (ji.state == POL_JOB_SWAPPING_OUT ||
+		    ji.state == POL_JOB_SWAPPING_IN) {
+			G -= ji.nplaced;      /* its copy holds them */
+			continue;
+		}
+		x->cur = ji.state == POL_JOB_RUNNING ? ji.nplaced : 0;
+		x->want = 0;
+		x->rlo = ji.swapped ? ji.gpus : x->lo;
+		x->rhi = ji.swapped ? ji.gpus : x->hi;
+		if (s->penalty) {
+			double age = (double)(now - ji.submit_ns) / 1e9;
+			double r = ji.resizes + ji.preemptions;
+			x->factor = fmax(age - r * s->restart_s, 0) /
+				(age + s->restart_s);
+			if (!(age + s->restart_s > 0))
+				x->factor = 1;
+		} else {
+			x->factor = 1;
+		}
+		s->order[J++] = j;
+	}
+	if (J == 0 || G <= 0) {
+		free(have);
+		return 0;
+	}
+	fair = (G + J - 1) / J;
+	for (k = 0; k < J; k++) {
+		struct px_job *x = &s->job[s->order[k]];
+		x->fair_ns = x->t_ns != NULL ?
+			pol_job_total_at(w, s->order[k], 0, fair) : 0;
+	}
+	/* the greedy */
+	left = G;
+	for (k = 0; k < J; k++)
+		best_step(w, s, &s->job[s->order[k]], s->order[k], left, fair);
+	while (left > 0) {
+		int b = -1;
+		for (k = 0; k < J; k++) {
+			struct px_job *x = &s->job[s->order[k]];
+			if (x->best_n > 0 && x->best_n - x->want > left)
+				best_step(w, s, x, s->order[k], left, fair);
+			if (x->best_n > 0 &&
+			    (b < 0 || x->best_gain >
+			     s->job[s->order[b]].best_gain + 1e-12))
+				b = k;
+		}
+		if (b < 0)
+			break;
+		j = s->order[b];
+		left -= s->job[j].best_n - s->job[j].want;
+		s->job[j].want = s->job[j].best_n;
+		best_step(w, s, &s->job[j], j, left, fair);
+	}
+	/* 1. preempt and shrink */
+	for (k = 0; k < J && rc == 0; k++) {
+		struct px_job *x = &s->job[j = s->order[k]];
+		struct pol_job_info ji;
+		if (x->cur == 0 || x->want >= x->cur)
+			continue;
+		ji = pol_job(w, j);
+		if (x->want == 0) {
+			if (pol_preempt(w, j, NULL) != 0)
+				x->want = x->cur;
+			continue;
+		}
+		if (keep(w, j, &ji, x->want, gp) < 0)
+			rc = SIM_ENOMEM;
+		else if (pol_resize(w, j, gp, x->want, rs, NULL) != 0)
+			x->want = x->cur;
+	}
+	/* the free GPUs now */
+	memset(s->free_on, 0, (size_t)s->nnodes * sizeof *s->free_on);
+	for (g = 0; g < G; g++) {
+		struct pol_gpu_info gi = pol_gpu(w, g);
+		s->held[g] = gi.ntenants > 0;
+		if (!s->held[g])
+			s->free_on[gi.node]++;
+	}
+	/* 2. grow the running, then place the pending: largest first */
+	for (;;) {
+		int b = -1, m = 0, nh = 0;
+		struct px_job *x;
+		struct pol_job_info ji;
+		for (k = 0; k < J; k++) {
+			x = &s->job[s->order[k]];
+			if (x->want > x->cur && (b < 0 ||
+			    (x->cur > 0) > (s->job[s->order[b]].cur > 0) ||
+			    ((x->cur > 0) == (s->job[s->order[b]].cur > 0) &&
+			     x->want - x->cur > s->job[s->order[b]].want -
+			     s->job[s->order[b]].cur)))
+				b = k;
+		}
+		if (b < 0 || rc != 0)
+			break;
+		x = &s->job[j = s->order[b]];
+		ji = pol_job(w, j);
+		if (x->cur > 0) {
+			m = keep(w, j, &ji, x->cur, gp);
+			nh = nodes_of(w, j, &ji, have);
+		}
+		if (m < 0) {
+			rc = SIM_ENOMEM;
+			break;
+		}
+		if (pick(w, s, j, x->want - x->cur, gp, &m, have, nh)) {
+			if (x->cur > 0)
+				(void)pol_resize(w, j, gp, m, rs, NULL);
+			else
+				(void)pol_place(w, j, gp, m, NULL, NULL);
+		}
+		x->cur = x->want;           /* done, or given up this round */
+	}
+	free(have);
+	return rc;
+}
+
+static int px_timer(struct world *w, void *state, uint64_t tag)
+{
+	struct pollux *s = state;
+	int j, any = 0, rc;
+
+	if (tag != PX_TAG_TICK)
+		return 0;
+	s->armed = 0;
+	if ((rc = px_round(w, s)) != 0)
+		return rc;
+	for (j = 0; j < s->cap && !any; j++)
+		any = s->job[j].active;
+	return any ? arm_next(w, s) : 0;
+}
+
+static int px_schedule(struct world *w, void *state)
+{
+	(void)w;
+	(void)state;
+	return 0;                     /* all in the ticks */
+}
+
+const struct pol_ops pol_pollux = {
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "pollux",
+	.zDesc = "elastic: GPUs re-allocated every interval by the goodput "
+		 "model's speedups, with Pollux's restart penalty",
+	.szState = sizeof(struct pollux),
+	.xInit = px_init,
+	.xFini = px_fini,
+	.xOnArrival = px_arrival,
+	.xOnFinish = px_finish,
+	.xOnTimer = px_timer,
+	.xSchedule = px_schedule,
+	.aParam = px_params,
+};
