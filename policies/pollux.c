@@ -66,6 +66,8 @@ struct pollux {
 	int *free_on;                 /* per node: free GPUs this round */
 	int *held;                    /* per GPU: taken this round */
 	int *order, *buf;             /* scratch: jobs, GPUs */
+	int *act;                     /* the active jobs, arrival order */
+	int nact, capact;
 };
 
 static const struct pol_param_def px_params[] = {
@@ -142,6 +144,7 @@ static void px_fini(struct world *w, void *state)
 	free(s->held);
 	free(s->order);
 	free(s->buf);
+	free(s->act);
 }
 
 /* Arms the next tick: the next multiple of interval_s from t = 0, now
@@ -186,6 +189,15 @@ static int px_arrival(struct world *w, void *state, int j)
 			     "too little memory for it");
 		return 0;
 	}
+	if (s->nact == s->capact) {
+		int cap = s->capact ? 2 * s->capact : 64;
+		int *a = realloc(s->act, (size_t)cap * sizeof *a);
+		if (a == NULL)
+			return SIM_ENOMEM;
+		s->act = a;
+		s->capact = cap;
+	}
+	s->act[s->nact++] = j;
 	x = &s->job[j];
 	x->active = 1;
 	x->lo = ji.min_gpus > 0 ? ji.min_gpus : ji.gpus;
@@ -382,20 +394,23 @@ static int px_round(struct world *w, struct pollux *s)
 	sim_time now = pol_now(w), rs = (sim_time)(s->restart_s * 1e9);
 	int *gp = s->buf, *have;
 
+	/* the active jobs, in arrival order (the list compacted); their
+	** state now */
+	for (k = g = 0; k < s->nact; k++)
+		if (s->job[s->act[k]].active)
+			s->act[g++] = s->act[k];
+	s->nact = g;
 	free(s->order);
-	s->order = malloc((size_t)(s->cap > 0 ? s->cap : 1) * sizeof *s->order);
+	s->order = malloc((size_t)(s->nact > 0 ? s->nact : 1) *
+			  sizeof *s->order);
 	have = malloc((size_t)(s->nnodes > 0 ? s->nnodes : 1) * sizeof *have);
 	if (s->order == NULL || have == NULL) {
 		free(have);
 		return SIM_ENOMEM;
 	}
-	/* the active jobs, in arrival order; their state now */
-	for (j = 0; j < s->cap; j++) {
-		struct px_job *x = &s->job[j];
-		struct pol_job_info ji;
-		if (!x->active)
-			continue;
-		ji = pol_job(w, j);
+	for (k = 0; k < s->nact; k++) {
+		struct px_job *x = &s->job[j = s->act[k]];
+		struct pol_job_info ji = pol_job(w, j);
 		if (ji.state == POL_JOB_DONE || ji.state == POL_JOB_FAILED) {
 			x->active = 0;
 			continue;
@@ -526,8 +541,8 @@ static int px_timer(struct world *w, void *state, uint64_t tag)
 	s->armed = 0;
 	if ((rc = px_round(w, s)) != 0)
 		return rc;
-	for (j = 0; j < s->cap && !any; j++)
-		any = s->job[j].active;
+	for (j = 0; j < s->nact && !any; j++)
+		any = s->job[s->act[j]].active;
 	return any ? arm_next(w, s) : 0;
 }
 
