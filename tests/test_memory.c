@@ -149,6 +149,34 @@ static void test_records_follow_active_jobs(void)
 	tw_close(&t);
 }
 
+/* metrics_only (what replay asks for): the same metrics, no job rows or
+** placements held. */
+static void test_metrics_only(void)
+{
+	struct tw_world a, b;
+	struct world_config cfg = tw_config(pol_find("exclusive"));
+	const char *path = gen_trace("mem-mo.csv", "0.3");
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(tw_simulate(&a, path, "125x8:a100-80gb", &cfg,
+					  NULL), 0);
+	cfg.metrics_only = 1;
+	CU_ASSERT_EQUAL_FATAL(tw_simulate(&b, path, "125x8:a100-80gb", &cfg,
+					  NULL), 0);
+	CU_ASSERT(a.res.njobs == MEM_JOBS && a.res.nplace >= MEM_JOBS / 2);
+	CU_ASSERT(b.res.njobs == 0 && b.res.nplace == 0);
+	CU_ASSERT_EQUAL_FATAL(a.res.nmetrics, b.res.nmetrics);
+	for (i = 0; i < a.res.nmetrics; i++) {
+		double x = a.res.metrics[i].value, y = b.res.metrics[i].value;
+		CU_ASSERT_STRING_EQUAL(a.res.metrics[i].name,
+				       b.res.metrics[i].name);
+		CU_ASSERT(x == y || (isnan(x) && isnan(y)));
+	}
+	CU_ASSERT(a.res.nlat > 0 && a.res.nlat == b.res.nlat);
+	tw_close(&a);
+	tw_close(&b);
+}
+
 /* A service that finished gives its latency values back: its row and its
 ** window still report the latencies of what it served (one sample, never
 ** reset under exclusive, so the two p99s are the same number). */
@@ -186,6 +214,7 @@ TEST_REGISTER(memory)
 	static const struct test_case cases[] = {
 		{ "records follow the active jobs",
 		  test_records_follow_active_jobs },
+		{ "metrics only: same metrics, no rows", test_metrics_only },
 		{ "a done service keeps its latencies",
 		  test_done_service_keeps_latency },
 		{ NULL, NULL }

@@ -191,7 +191,7 @@ int world__gpu_changed(struct world *w, int g)
 {
 	struct gpu_tenant *t;
 	sim_time now = w->sim.now;
-	int rc, rc0 = world__plog_sync(w, g);
+	int rc, rc0 = w->metrics_only ? 0 : world__plog_sync(w, g);
 
 	/* recorded in the engine: some callers (a job leaving its GPUs) have
 	** no way to report it, and a placement log missing an interval is a
@@ -929,6 +929,7 @@ int world_create(struct world **out, const struct world_config *cfg,
 		100e9 / 8.0;
 	w->spread_cost = cfg->spread_cost;
 	w->on_pass = cfg->on_pass;
+	w->metrics_only = cfg->metrics_only != 0;
 	w->pass_ctx = cfg->pass_ctx;
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
 	w->jc_ = calloc(1, sizeof *w->jc_);

@@ -154,6 +154,11 @@ struct world_config {
 	** probes: colosim openb's allocation curve); non-zero fails the run. */
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
+	/* 1: world_results gives the metrics, histograms and series alone:
+	** no per-job rows and no placements, and no placement log is kept
+	** during the run (what `colosim replay`, which prints the metrics,
+	** needs; docs/PERFORMANCE.md, "Memory bounded by the active set"). */
+	int metrics_only;
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };

@@ -312,6 +312,7 @@ struct world {
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
 	int cpu_guard_;               /* in node_host_cpu(): no re-entry */
+	int metrics_only;             /* world_config's */
 };
 
 /* Cores a busy tenant's host-side part keeps busy (the training loop's

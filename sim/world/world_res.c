@@ -234,11 +234,11 @@ int world_results(struct world *w, struct run_result *res,
 		SET(w->xmetrics[j].name, w->xmetrics[j].value);
 #undef SET
 	res->events = w->sim.events;
-	if (rc == 0)
+	if (rc == 0 && !w->metrics_only)
 		rc = add_jobs(w, res);
 	if (rc == 0)
 		rc = add_series(w, res);
-	if (rc == 0)
+	if (rc == 0 && !w->metrics_only)
 		rc = world__plog_results(w, res);
 	if (rc != 0)
 		return sim_err_set(err, rc, "results: %s", sim_strerror(rc));
