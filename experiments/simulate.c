@@ -59,6 +59,7 @@ int exp_simulate_args(const struct exp_sim_args *a, struct run_result *res,
 		cfg.node_rank = a->node_rank;
 		cfg.on_pass = a->on_pass;
 		cfg.pass_ctx = a->pass_ctx;
+		cfg.metrics_only = a->metrics_only;
 		rc = world_create(&w, &cfg, err);
 	}
 	if (rc == 0)

@@ -45,6 +45,8 @@ struct exp_sim_args {
 	const int64_t *node_rank;
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
+	int metrics_only;             /* world_config's: no job rows or
+					 placements in res (replay) */
 };
 
 /* Runs one simulation into res (which the caller initialised).  Returns 0,

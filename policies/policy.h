@@ -52,6 +52,17 @@
 **      checkpoint-restart), pol_place of an elastic job at any count of
 **      its range, pol_job_total_at (the goodput model's run time at n
 **      GPUs), pol_job_info's gpus0, resizes, restart_end_ns, noise_scale.
+**   7  a finished training job's record is released after the
+**      scheduling pass that follows its end (xOnFinish and that pass
+**      still see all of it): memory follows the active jobs, not the
+**      trace.  From then on pol_job(j) gives its index, kind, state,
+**      model, batch, GPUs, gpu_share, priority, submit/start/end,
+**      fraction left, preemptions and swaps, every other field 0 (placed
+**      nowhere; trace-only fields such as iter_ns, res_ms, iterations,
+**      the elastic range and the host resources 0), pol_job_priv NULL,
+**      and every action refuses it (SIM_ESTATE) as for any finished job.
+**      pol_njobs still counts every job that arrived; indices never go
+**      away, and pol_job_state answers for every one.
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -69,7 +80,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 6
+#define POL_IFACE_VERSION 7
 
 struct world;
 
@@ -548,10 +559,12 @@ int pol_ndevs(const struct world *w);
 
 /* Job j's private state of szJob bytes (version 4), zeroed on first use;
 ** NULL when szJob is 0, for no such job, or when out of memory.  Lives as
-** long as the job's record: while the job is live and through its
-** xOnFinish; a finished job's may be freed after (world.h, world_job). */
+** long as the job's record: while the job is live, through its xOnFinish
+** and the pass that follows; a finished job's is freed after (version 7:
+** then NULL; world.h, world_job). */
 void *pol_job_priv(const struct world *w, int j);
-/* Job j (any state), by value. */
+/* Job j (any state), by value; a finished job's record released, the
+** fields version 7 lists (the rest 0). */
 struct pol_job_info pol_job(const struct world *w, int j);
 /* Its state alone: pol_job(w, j).state without the copy, for loops over
 ** every job (-1: no such job). */

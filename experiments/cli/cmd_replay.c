@@ -247,6 +247,8 @@ static int run(int argc, char **argv)
 	}
 	a->params = &r.params;
 	a->llm = &r.llm;
+	/* it prints the metrics alone: no job rows or placements held */
+	a->metrics_only = 1;
 	run_result_init(&res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = exp_simulate_args(a, &res, &err);

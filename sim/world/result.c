@@ -72,6 +72,34 @@ double run_result_get(const struct run_result *r, const char *name)
 	return NAN;
 }
 
+int run_result_reserve_jobs(struct run_result *r, size_t n)
+{
+	struct res_job *p;
+
+	if (r->njobs + n <= r->capjobs)
+		return 0;
+	p = realloc(r->jobs, (r->njobs + n) * sizeof *p);
+	if (p == NULL)
+		return SIM_ENOMEM;
+	r->jobs = p;
+	r->capjobs = r->njobs + n;
+	return 0;
+}
+
+int run_result_reserve_place(struct run_result *r, size_t n)
+{
+	struct res_place *p;
+
+	if (r->nplace + n <= r->capplace)
+		return 0;
+	p = realloc(r->place, (r->nplace + n) * sizeof *p);
+	if (p == NULL)
+		return SIM_ENOMEM;
+	r->place = p;
+	r->capplace = r->nplace + n;
+	return 0;
+}
+
 int run_result_add_job(struct run_result *r, const struct res_job *j)
 {
 	if (reserve((void **)&r->jobs, &r->capjobs, r->njobs, sizeof *j))

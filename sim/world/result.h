@@ -96,6 +96,10 @@ void run_result_fini(struct run_result *r);
 /* Each add returns 0 or SIM_ENOMEM; set replaces a metric of the same name. */
 int run_result_set(struct run_result *r, const char *name, double value);
 int run_result_add_job(struct run_result *r, const struct res_job *j);
+/* Room for n more job rows / placements at once, without the doubling
+** slack of one add at a time (0 or SIM_ENOMEM). */
+int run_result_reserve_jobs(struct run_result *r, size_t n);
+int run_result_reserve_place(struct run_result *r, size_t n);
 int run_result_add_series(struct run_result *r, const struct res_series *s);
 int run_result_add_lat(struct run_result *r, const struct res_lat_bin *b);
 int run_result_add_hist(struct run_result *r, const struct res_hist_bin *b);

@@ -101,6 +101,11 @@ struct world_service {
 	/* the whole run, for the service's result row (svc_job_result) */
 	uint64_t n_req, n_served, n_slo_ok;
 	struct sim_sample lat_all_ms;
+	/* Done (svc_shrink): the row's latencies and the window's p99 kept,
+	** the samples' values, the arrival stream and the queues' buffers
+	** freed, so that finished services cost a few hundred bytes each. */
+	int final_, win_frozen_, lat_failed_;
+	double fin_mean_, fin_p50_, fin_p95_, fin_p99_, win_p99_;
 };
 
 /* Exact latencies kept per service before its histogram takes over
@@ -183,6 +188,59 @@ static sim_time queue_pop(struct svc_world *ws, struct req_fifo *f)
 static int on_request(struct sim *s, void *ctx, uint64_t arg);
 static int drained(const struct world_service *sv);
 
+static double quant_or_nan(struct sim_sample *s, double q)
+{
+	return s->n ? sim_sample_quantile(s, q) : (double)NAN;
+}
+
+/* Service sv is done (drained, its arrivals over): what its result row
+** and its window still report is computed now, and the memory that only
+** a live service needs (latency values, arrival stream, queue buffers)
+** given back.  The numbers are those the samples would give later:
+** nothing is added to a done service. */
+static void svc_shrink(struct world_service *sv)
+{
+	struct sim_sample *s = &sv->lat_all_ms;
+	int r;
+
+	if (sv->final_)
+		return;
+	sv->final_ = 1;
+	sv->lat_failed_ = s->failed;
+	sv->fin_mean_ = s->n ? s->mean : (double)NAN;
+	sv->fin_p50_ = quant_or_nan(s, 0.50);
+	sv->fin_p95_ = quant_or_nan(s, 0.95);
+	sv->fin_p99_ = quant_or_nan(s, 0.99);
+	sim_sample_fini(s);           /* keeps n and the moments */
+	if (sv->win.lat_ms.n > 0) {
+		sv->win_p99_ = sim_sample_quantile(&sv->win.lat_ms, 0.99);
+		sv->win_frozen_ = 1;
+	}
+	sim_sample_fini(&sv->win.lat_ms);
+	if (sv->arr != NULL) {
+		trace_arrivals_close(sv->arr);
+		sv->arr = NULL;
+	}
+	if (sv->backlog.n == 0) {
+		free(sv->backlog.t);
+		memset(&sv->backlog, 0, sizeof sv->backlog);
+	}
+	for (r = 0; r < sv->nrep; r++)
+		if (sv->rep[r].q.n == 0) {
+			free(sv->rep[r].q.t);
+			memset(&sv->rep[r].q, 0, sizeof sv->rep[r].q);
+		}
+}
+
+/* Service j is done now: the core's end, then svc_shrink. */
+static int svc_done(struct world *w, int j)
+{
+	int rc = world__job_done(w, j);
+
+	svc_shrink(world__job(w, j)->svc);
+	return rc;
+}
+
 static int on_check(struct sim *s, void *ctx, uint64_t arg)
 {
 	struct world *w = ctx;
@@ -191,7 +249,7 @@ static int on_check(struct sim *s, void *ctx, uint64_t arg)
 	(void)s;
 	if (world__job(w, j)->state == JOB_RUNNING &&
 	    drained(world__job(w, j)->svc))
-		return world__job_done(w, j);
+		return svc_done(w, j);
 	return 0;
 }
 
@@ -524,7 +582,7 @@ static int svc_unit_done(struct world *w, void *state, struct gpu_tenant *t)
 				sim_cancel(&w->sim, sv->rep[k].timeout_ev);
 				sv->rep[k].timeout_ev = 0;
 			}
-		return world__job_done(w, j);
+		return svc_done(w, j);
 	}
 	return 0;
 }
@@ -596,7 +654,8 @@ int svc_window(struct world *w, int j, struct world_svc_window *out)
 	out->exec_sum_ms = wn->exec_ms;
 	out->bexec_sum_ms = wn->bexec_ms;
 	if (wn->lat_ms.n > 0) {
-		out->lat_p99_ms = sim_sample_quantile(&wn->lat_ms, 0.99);
+		out->lat_p99_ms = sv->win_frozen_ ? sv->win_p99_ :
+			sim_sample_quantile(&wn->lat_ms, 0.99);
 		out->lat_max_ms = wn->lat_ms.max;
 		out->lat_mean_ms = wn->lat_ms.mean;
 	}
@@ -611,6 +670,8 @@ int svc_window(struct world *w, int j, struct world_svc_window *out)
 void svc_window_reset(struct world *w, int j)
 {
 	struct svc_win *wn = &world__job(w, j)->svc->win;
+
+	world__job(w, j)->svc->win_frozen_ = 0;
 
 	sim_sample_fini(&wn->lat_ms);
 	memset(wn, 0, sizeof *wn);
@@ -689,6 +750,13 @@ static void svc_job_result(struct world *w, void *state,
 	r->req_served = sv->n_served;
 	r->req_slo_ok = sv->n_slo_ok;
 	r->slo_ms = sim_time_to_ms(job->tj.slo_ns);
+	if (sv->final_) {
+		r->lat_mean_ms = sv->fin_mean_;
+		r->lat_p50_ms = sv->fin_p50_;
+		r->lat_p95_ms = sv->fin_p95_;
+		r->lat_p99_ms = sv->fin_p99_;
+		return;
+	}
 	r->lat_mean_ms = s->n ? s->mean : (double)NAN;
 	r->lat_p50_ms = s->n ? sim_sample_quantile(s, 0.50) : (double)NAN;
 	r->lat_p95_ms = s->n ? sim_sample_quantile(s, 0.95) : (double)NAN;
@@ -709,7 +777,8 @@ static int svc_results(struct world *w, void *state, struct run_result *res)
 		return SIM_ENOMEM;
 	for (j = 0; j < w->njobs; j++) {
 		const struct world_job *job = world_job(w, j);
-		if (job->svc != NULL && job->svc->lat_all_ms.failed)
+		if (job->svc != NULL && (job->svc->lat_all_ms.failed ||
+					 job->svc->lat_failed_))
 			return SIM_ENOMEM;
 		unserved += svc_unserved(w, j);
 	}

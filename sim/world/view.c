@@ -195,7 +195,7 @@ double pol_interleave_round_ms(const struct world *w, const int *jobs,
 ** straight from the world's arrays. */
 int pol_job_state(const struct world *w, int j)
 {
-	return j >= 0 && j < w->njobs ? (int)world__job(w, j)->state : -1;
+	return j >= 0 && j < w->njobs ? (int)world__job_state(w, j) : -1;
 }
 
 int pol_gpu_ntenants(const struct world *w, int g)
@@ -828,7 +828,7 @@ void *pol_job_priv(const struct world *w, int j)
 	struct world_job *job;
 
 	if (w->pol->iVersion < 4 || w->pol->szJob == 0 || j < 0 ||
-	    j >= w->njobs)
+	    j >= w->njobs || world__retired(w, j))
 		return NULL;
 	job = world__job(w, j);
 	if (job->pol_priv_ == NULL)

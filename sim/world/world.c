@@ -75,6 +75,7 @@ static int on_schedule(struct sim *s, void *ctx, uint64_t arg)
 							     w)) != 0)
 		return sim_fail(&w->sim, rc, "after a scheduling pass: %s",
 				sim_strerror(rc));
+	world__retire_flush(w);
 	return rc;
 }
 
@@ -191,7 +192,7 @@ int world__gpu_changed(struct world *w, int g)
 {
 	struct gpu_tenant *t;
 	sim_time now = w->sim.now;
-	int rc, rc0 = world__plog_sync(w, g);
+	int rc, rc0 = w->metrics_only ? 0 : world__plog_sync(w, g);
 
 	/* recorded in the engine: some callers (a job leaving its GPUs) have
 	** no way to report it, and a placement log missing an interval is a
@@ -481,7 +482,7 @@ static int close_open(struct world *w)
 	for (j = 0; j < w->njobs && w->open_jobs > 0; j++) {
 		struct world_job *job = world__job(w, j);
 		const struct world_reg *r = job->kind_;
-		if (!job->open_)
+		if (world__retired(w, j) || !job->open_)
 			continue;
 		if (r->kind->xClose == NULL) {
 			world__job_open(w, job, 0);
@@ -518,6 +519,7 @@ int world__job_done(struct world *w, int j)
 	job->end_ns = w->sim.now;
 	world__job_open(w, job, 0);
 	w->live_jobs--;
+	world__job_finished(w, j);
 	if (w->pol->xOnFinish != NULL) {
 		rc = w->pol->xOnFinish(w, w->pol_state, j);
 		if (rc < 0)
@@ -575,27 +577,199 @@ static int read_ahead(struct world *w)
 			       SIM_PRIO_ARRIVAL, on_arrival, w, 0, NULL);
 }
 
-/* A new, zeroed job record at index njobs (its chunk made when needed). */
+/* A new, zeroed job record at index njobs (its row's chunk made when
+** needed). */
 static struct world_job *job_new(struct world *w)
 {
 	int c = w->njobs >> WORLD_JOB_CHUNK_LOG2;
-	struct world_job *job;
+	struct world_jrow *row;
 
 	if (c == w->nchunks) {
-		struct world_job **p = realloc(w->jobs, (size_t)(c + 1) *
-					       sizeof *p);
+		struct world_jrow **p = realloc(w->rows, (size_t)(c + 1) *
+						sizeof *p);
 		if (p == NULL)
 			return NULL;
-		w->jobs = p;
+		w->rows = p;
 		p[c] = calloc(WORLD_JOB_CHUNK, sizeof *p[c]);
 		if (p[c] == NULL)
 			return NULL;
 		w->nchunks++;
 	}
-	job = world__job(w, w->njobs);
-	memset(job, 0, sizeof *job);
-	return job;
+	row = world__row(w, w->njobs);
+	memset(row, 0, sizeof *row);
+	if ((row->rec = calloc(1, sizeof *row->rec)) == NULL)
+		return NULL;
+	if (++w->nrecs > w->peak_recs)
+		w->peak_recs = w->nrecs;
+	return row->rec;
 }
+
+/* ---- retiring finished jobs' records ------------------------------------- */
+
+/* A block of interned strings: its bytes follow. */
+struct world_strblk {
+	struct world_strblk *next;
+	size_t cap;
+	char s[];
+};
+
+#define WORLD_STRBLK (64 * 1024)
+
+/* A copy of z that lives until world_destroy, or NULL (out of memory). */
+static const char *intern(struct world *w, const char *z)
+{
+	struct world_strs *st = &w->strs;
+	size_t n = strlen(z) + 1;
+	char *p;
+
+	if (st->head == NULL || st->head->cap - st->used < n) {
+		size_t cap = n > WORLD_STRBLK ? n : WORLD_STRBLK;
+		struct world_strblk *b = malloc(sizeof *b + cap);
+		if (b == NULL)
+			return NULL;
+		b->next = st->head;
+		b->cap = cap;
+		st->head = b;
+		st->used = 0;
+		st->bytes += sizeof *b + cap;
+	}
+	p = st->head->s + st->used;
+	memcpy(p, z, n);
+	st->used += n;
+	return p;
+}
+
+static void strs_fini(struct world_strs *st)
+{
+	while (st->head != NULL) {
+		struct world_strblk *b = st->head;
+		st->head = b->next;
+		free(b);
+	}
+}
+
+/* Lists finished job j for retiring after the next pass, when its kind
+** lets it go (bRetire).  Out of memory: it keeps its record. */
+static void retire_later(struct world *w, int j)
+{
+	const struct world_reg *r = world__job(w, j)->kind_;
+
+	if (r == NULL || r->kind->iVersion < 4 || !r->kind->bRetire)
+		return;
+	if (w->nretire == w->capretire) {
+		int cap = w->capretire ? 2 * w->capretire : 64;
+		int *p = realloc(w->retire, (size_t)cap * sizeof *p);
+		if (p == NULL)
+			return;
+		w->retire = p;
+		w->capretire = cap;
+	}
+	w->retire[w->nretire++] = j;
+}
+
+void world__job_finished(struct world *w, int j)
+{
+	retire_later(w, j);
+}
+
+/* Gives job j's record back, its row keeping what the results and the
+** view need.  Out of memory for its strings: it keeps its record. */
+static void retire(struct world *w, int j)
+{
+	struct world_jrow *row = world__row(w, j);
+	struct world_job *job = row->rec;
+	const char *id, *model;
+
+	if (job == NULL)
+		return;
+	assert(job->state == JOB_DONE || job->state == JOB_FAILED);
+	assert(job->nplaced == 0 && job->svc == NULL && !job->open_);
+	id = intern(w, job->tj.id);
+	model = job->model != NULL &&
+		strcmp(job->model->name, job->tj.model) == 0 ?
+		job->model->name : intern(w, job->tj.model);
+	if (id == NULL || model == NULL)
+		return;
+	if (job->state == JOB_FAILED &&
+	    (row->fail_reason = intern(w, job->fail_reason)) == NULL)
+		return;
+	row->id = id;
+	row->model = model;
+	row->zm = job->model;
+	row->submit_ns = job->submit_ns;
+	row->start_ns = job->start_ns;
+	row->end_ns = job->end_ns;
+	row->solo_ns = job->solo_ns_;
+	row->first_gpu = job->first_gpu_;
+	row->mem_bytes = job->tj.mem_bytes;
+	row->gpu_share = job->tj.gpu_share;
+	row->frac_left = job->frac_left;
+	row->opt = (unsigned char)job->tj.opt;
+	row->prec = (unsigned char)job->tj.prec;
+	row->gpus = job->tj.gpus;
+	row->priority = job->tj.priority;
+	row->batch = job->tj.batch;
+	row->preemptions = job->preemptions;
+	row->swaps = job->swaps;
+	row->kind = (unsigned char)job->tj.kind;
+	row->state = (unsigned char)job->state;
+	free(job->gpu_ids);
+	free(job->tenants);
+	free(job->work0_);
+	free(job->pol_priv_);
+	free(job);
+	row->rec = NULL;
+	w->nrecs--;
+}
+
+void world__retire_flush(struct world *w)
+{
+	int k;
+
+	for (k = 0; k < w->nretire; k++)
+		retire(w, w->retire[k]);
+	w->nretire = 0;
+}
+
+struct world_job *world__job_copy(const struct world *w, int j)
+{
+	const struct world_jrow *r = world__row(w, j);
+	struct world_job *c = &w->jc_->copy[w->jc_->n++ % WORLD_JOB_COPIES];
+
+	memset(c, 0, sizeof *c);
+	c->idx = j;
+	snprintf(c->tj.id, sizeof c->tj.id, "%s", r->id);
+	snprintf(c->tj.model, sizeof c->tj.model, "%s", r->model);
+	c->tj.kind = (enum trace_kind)r->kind;
+	c->tj.submit_ns = r->submit_ns;
+	c->tj.batch = r->batch;
+	c->tj.opt = (enum wl_optimizer)r->opt;
+	c->tj.prec = (enum wl_precision)r->prec;
+	c->tj.gpus = r->gpus;
+	c->tj.gpu_share = r->gpu_share;
+	c->tj.mem_bytes = r->mem_bytes;
+	c->tj.priority = r->priority;
+	c->model = r->zm;
+	c->state = (enum job_state)r->state;
+	c->frac_left = r->frac_left;
+	c->submit_ns = r->submit_ns;
+	c->start_ns = r->start_ns;
+	c->end_ns = r->end_ns;
+	c->preemptions = r->preemptions;
+	c->swaps = r->swaps;
+	c->solo_ns_ = r->solo_ns;
+	c->first_gpu_ = r->first_gpu;
+	c->kind_ = w->jc_->train;
+	if (r->fail_reason != NULL)
+		snprintf(c->fail_reason, sizeof c->fail_reason, "%s",
+			 r->fail_reason);
+	return c;
+}
+
+int world_live_records(const struct world *w) { return w->nrecs; }
+int world_live_jobs(const struct world *w) { return w->live_jobs; }
+int world_peak_records(const struct world *w) { return w->peak_recs; }
+size_t world_interned_bytes(const struct world *w) { return w->strs.bytes; }
 
 static int add_job(struct world *w, const struct trace_job *tj)
 {
@@ -839,9 +1013,16 @@ int world_create(struct world **out, const struct world_config *cfg,
 		100e9 / 8.0;
 	w->spread_cost = cfg->spread_cost;
 	w->on_pass = cfg->on_pass;
+	w->metrics_only = cfg->metrics_only != 0;
 	w->pass_ctx = cfg->pass_ctx;
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
+	w->jc_ = calloc(1, sizeof *w->jc_);
+	if (w->jc_ == NULL) {
+		world_destroy(w);
+		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
 	if ((rc = world__builtin_init(w, cfg, err)) != 0 ||
+	    (w->jc_->train = world__kind_of_job(w, TRACE_TRAIN), 0) ||
 	    (rc = alloc_core(w, cfg, err)) != 0 ||
 	    (cfg->timeline && (rc = world__tl_init(w)) != 0 &&
 	     sim_err_set(err, rc, "out of memory")) ||
@@ -868,15 +1049,21 @@ void world_destroy(struct world *w)
 		gpu_fini(&w->gpus[g]);
 	world__kinds_fini(w);
 	for (j = 0; j < w->njobs; j++) {
-		struct world_job *job = world__job(w, j);
+		struct world_job *job = world__row(w, j)->rec;
+		if (job == NULL)
+			continue;
 		free(job->gpu_ids);
 		free(job->tenants);
 		free(job->work0_);
 		free(job->pol_priv_);
+		free(job);
 	}
 	for (j = 0; j < w->nchunks; j++)
-		free(w->jobs[j]);
-	free(w->jobs);
+		free(w->rows[j]);
+	free(w->rows);
+	free(w->retire);
+	free(w->jc_);
+	strs_fini(&w->strs);
 	free(w->pending);
 	free(w->gpus);
 	free(w->series.t);
@@ -910,10 +1097,9 @@ static int unfinished_error(struct world *w, int at_limit,
 	int j, n = 0;
 
 	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = world__job(w, j);
-		if (job->state != JOB_DONE && job->state != JOB_FAILED &&
-		    n++ == 0)
-			first = job;
+		enum job_state st = world__job_state(w, j);
+		if (st != JOB_DONE && st != JOB_FAILED && n++ == 0)
+			first = world__job(w, j);
 	}
 	if (n == 0)
 		return 0;

@@ -51,10 +51,18 @@ struct world_service;
 struct world_reg;
 
 /*
-** A job's record.  Lifetime: records live in chunks that never move, so a
-** pointer from world_job() stays valid until world_destroy; a policy should
-** still hold it no longer than the hook that obtained it and keep the job
-** index across hooks (a later version may free finished jobs' records).
+** A job's record.  Lifetime: a live job's record does not move and stays
+** valid while the job is live and through the hooks of its end and the
+** scheduling pass that follows (a pointer from world_job() is for the
+** hook that obtained it; keep the job index across hooks).  After that a
+** finished training job's record is released (its kind's bRetire,
+** world_int.h): memory follows the jobs active at once, not the trace.
+** world_job(j) then returns a read-only copy rebuilt from what the world
+** keeps of it (idx; tj.id, model, kind, submit_ns, batch, opt, prec,
+** gpus, gpu_share, mem_bytes, priority; model, state, frac_left,
+** submit/start/end_ns, preemptions, swaps, fail_reason; every other field zero: placed
+** nowhere, no work left), valid until WORLD_JOB_COPIES (8) more copies of
+** retired jobs.  A job's index, state and result row never go away.
 */
 struct world_job {
 	int idx;
@@ -155,6 +163,11 @@ struct world_config {
 	** probes: colosim openb's allocation curve); non-zero fails the run. */
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
+	/* 1: world_results gives the metrics, histograms and series alone:
+	** no per-job rows and no placements, and no placement log is kept
+	** during the run (what `colosim replay`, which prints the metrics,
+	** needs; docs/PERFORMANCE.md, "Memory bounded by the active set"). */
+	int metrics_only;
 };
 
 enum { WORLD_PREEMPT_FREE = 0, WORLD_PREEMPT_SWAP = 1 };
@@ -229,6 +242,15 @@ int world_njobs(const struct world *w);
 /* Job j's record, or NULL for no such job; see struct world_job for how
 ** long the pointer lives. */
 const struct world_job *world_job(const struct world *w, int j);
+/* Job records held now and at most so far (live jobs and finished ones
+** not yet released), and the bytes of the retired jobs' interned ids and
+** model names: what bounds the world's memory (docs/PERFORMANCE.md,
+** "Memory bounded by the active set"). */
+int world_live_records(const struct world *w);
+/* Jobs arrived and neither done nor failed now. */
+int world_live_jobs(const struct world *w);
+int world_peak_records(const struct world *w);
+size_t world_interned_bytes(const struct world *w);
 /* Pending (and preempted) jobs in arrival order. */
 int world_npending(const struct world *w);
 int world_pending_at(const struct world *w, int k);

@@ -221,6 +221,10 @@ static int place(struct world *w, int j, const int *gpus, int n,
 		o = &dflt;
 	if (j < 0 || j >= w->njobs)
 		return sim_err_set(err, SIM_EINVAL, "place: no job %d", j);
+	if (world__retired(w, j))
+		return sim_err_set(err, SIM_ESTATE, "place: job %s is %s",
+				   world__row(w, j)->id, job_state_name(
+				   world__job_state(w, j)));
 	job = world__job(w, j);
 	if ((rc = world__offer_place(w, job, gpus, n, o, err)) != WORLD_PASS)
 		return rc;
@@ -434,6 +438,7 @@ int world_fail_job(struct world *w, int j, const char *reason)
 	snprintf(job->fail_reason, sizeof job->fail_reason, "%s",
 		 reason ? reason : "");
 	w->live_jobs--;
+	world__job_finished(w, j);
 	world__maybe_stop(w);
 	return rc;
 }

@@ -43,7 +43,7 @@
 ** (iVersion says which the table has).
 */
 
-#define WORLD_KIND_VERSION 3
+#define WORLD_KIND_VERSION 4
 #define WORLD_KINDS_MAX 16            /* registrations per world */
 #define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
 #define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
@@ -133,6 +133,14 @@ struct world_kind {
 	uint64_t (*xJobMem)(const struct world *w, void *state,
 			    const struct world_job *job,
 			    const struct dev_profile *d);
+
+	/* ---- version 4 ---- */
+	/* 1: a finished (done or failed) job of this kind needs nothing of
+	** its record once its end's hooks and the scheduling pass that
+	** follows have run, so the core releases it then (world.h,
+	** world_job); such a kind has no xJobResult (its rows are the
+	** core's fields alone). */
+	int bRetire;
 };
 
 /* A registration: a kind and its state.  Lives in struct world (stable
@@ -210,18 +218,62 @@ struct world_metric {
 	double value;
 };
 
-/* Job records live in chunks of WORLD_JOB_CHUNK that never move: a record's
-** address is stable until world_destroy (world.h, world_job). */
-#define WORLD_JOB_CHUNK_LOG2 8
+/* Job rows live in chunks of WORLD_JOB_CHUNK that never move.  A row holds
+** its job's record while the job is live (rec); a finished job of a kind
+** with bRetire gives its record back after the scheduling pass that
+** follows its end (world__retire_flush), and the row alone keeps what the
+** results and the view need of it (world.h, world_job). */
+#define WORLD_JOB_CHUNK_LOG2 10
 #define WORLD_JOB_CHUNK (1 << WORLD_JOB_CHUNK_LOG2)
+
+struct world_jrow {
+	struct world_job *rec;        /* the record; NULL once retired */
+	/* set when retired: */
+	const char *id;               /* interned (struct world_strs) */
+	const char *model;            /* the trace's model name: the zoo's
+					 own string or interned */
+	const struct zoo_model *zm;
+	const char *fail_reason;      /* failed: interned; else NULL */
+	sim_time submit_ns, start_ns, end_ns;
+	double solo_ns;
+	uint64_t mem_bytes;           /* the trace's: world_job_mem */
+	double gpu_share;
+	double frac_left;             /* 0 done; a failed job's progress */
+	int first_gpu, gpus, priority, batch, preemptions, swaps;
+	unsigned char kind, state;    /* enum trace_kind, enum job_state */
+	unsigned char opt, prec;      /* enum wl_optimizer, wl_precision */
+};
+
+/* Interned strings: blocks that never move, freed at world_destroy. */
+struct world_strs {
+	struct world_strblk *head;    /* the block being filled */
+	size_t used;                  /* bytes used in head */
+	size_t bytes;                 /* in all blocks, for the counters */
+};
+
+/* What world__job gives for a retired job: a copy of its record rebuilt
+** from its row (finished, placed nowhere), in a ring (world.c); allocated
+** apart, as a const world's scratch. */
+#define WORLD_JOB_COPIES 8
+struct world_jcopies {
+	struct world_reg *train;      /* the kind of retired jobs */
+	struct world_job copy[WORLD_JOB_COPIES];
+	unsigned n;                   /* copies made */
+};
 
 struct world {
 	struct sim sim;
 	const struct cluster_spec *cl;
 	struct gpu *gpus;
 	int ngpus;
-	struct world_job **jobs;      /* chunks; njobs records in all */
+	struct world_jrow **rows;     /* chunks; njobs rows in all */
 	int njobs, nchunks;
+	int nrecs, peak_recs;         /* job records held now, at most */
+	int *retire;                  /* finished jobs whose records go after
+					 the next pass (world__retire_flush) */
+	int nretire, capretire;
+	struct world_strs strs;       /* retired jobs' ids and models */
+	struct world_jcopies *jc_;    /* retired jobs' copies (world__job) */
 	int *pending;                 /* pending job indices, arrival order */
 	int npending, cappending;
 	struct trace_reader *tr;
@@ -260,6 +312,7 @@ struct world {
 	int (*on_pass)(void *ctx, struct world *w);
 	void *pass_ctx;
 	int cpu_guard_;               /* in node_host_cpu(): no re-entry */
+	int metrics_only;             /* world_config's */
 };
 
 /* Cores a busy tenant's host-side part keeps busy (the training loop's
@@ -300,11 +353,46 @@ static inline void *world__kind_own(const struct world *w,
 	return state;
 }
 
-/* Job j's record (0 <= j < njobs). */
+/* Job j's row (0 <= j < njobs). */
+static inline struct world_jrow *world__row(const struct world *w, int j)
+{
+	return &w->rows[j >> WORLD_JOB_CHUNK_LOG2][j & (WORLD_JOB_CHUNK - 1)];
+}
+
+/* A retired job's copy (struct world_jcopies): what world_job gives. */
+struct world_job *world__job_copy(const struct world *w, int j);
+
+/* Job j's record (0 <= j < njobs); for a retired job a copy rebuilt from
+** its row (world.h, world_job): finished, placed nowhere, no service or
+** policy state; every action refuses it and what is written to it is
+** lost. */
 static inline struct world_job *world__job(const struct world *w, int j)
 {
-	return &w->jobs[j >> WORLD_JOB_CHUNK_LOG2][j & (WORLD_JOB_CHUNK - 1)];
+	struct world_job *rec = world__row(w, j)->rec;
+
+	return rec != NULL ? rec : world__job_copy(w, j);
 }
+
+/* 1 when job j's record was given back (0 <= j < njobs). */
+static inline int world__retired(const struct world *w, int j)
+{
+	return world__row(w, j)->rec == NULL;
+}
+
+/* Job j's state, live or retired (0 <= j < njobs). */
+static inline enum job_state world__job_state(const struct world *w, int j)
+{
+	const struct world_jrow *r = world__row(w, j);
+
+	return r->rec != NULL ? r->rec->state : (enum job_state)r->state;
+}
+
+/* Job j just finished (done or failed): its record goes after the next
+** pass when its kind lets it (bRetire; world__job_done calls it). */
+void world__job_finished(struct world *w, int j);
+/* Releases the records of the finished jobs listed since the last call
+** (the end of every scheduling pass calls it). */
+void world__retire_flush(struct world *w);
 
 /* ---- the core's calls ---------------------------------------------------- */
 

@@ -166,6 +166,8 @@ int world__plog_results(struct world *w, struct run_result *res)
 		if ((rc = world__plog_sync(w, g)) != 0)
 			return rc;
 	pl = w->plog;
+	if (pl != NULL && (rc = run_result_reserve_place(res, pl->n)) != 0)
+		return rc;
 	for (i = 0; pl != NULL && i < pl->n; i++) {
 		const struct plog_entry *e = &pl->v[i];
 		struct res_place p;

@@ -87,19 +87,57 @@ int world__res_lat_hist(struct sim_sample *s, struct run_result *res)
 	return 0;
 }
 
+static const char *kind_name(int kind)
+{
+	return kind == TRACE_TRAIN ? "train" : kind == TRACE_LLM ? "llm" :
+		"infer";
+}
+
+/* The result row of a retired job, from its row: what add_jobs gives a
+** live one, whose kind has no xJobResult (bRetire). */
+static void retired_row(const struct world_jrow *jr, struct res_job *r)
+{
+	int done = jr->state == JOB_DONE;
+
+	memset(r, 0, sizeof *r);
+	snprintf(r->id, sizeof r->id, "%s", jr->id);
+	snprintf(r->kind, sizeof r->kind, "%s", kind_name(jr->kind));
+	snprintf(r->model, sizeof r->model, "%s", jr->model);
+	r->gpus = jr->gpus;
+	r->first_gpu = jr->first_gpu;
+	r->status = done ? 0 : 1;
+	r->submit_s = sim_time_to_s(jr->submit_ns);
+	r->start_s = jr->start_ns >= 0 ? sim_time_to_s(jr->start_ns) : -1;
+	r->end_s = jr->end_ns >= 0 ? sim_time_to_s(jr->end_ns) : -1;
+	r->jct_s = done ? sim_time_to_s(jr->end_ns - jr->submit_ns) : -1;
+	r->queue_s = jr->start_ns >= 0 ?
+		sim_time_to_s(jr->start_ns - jr->submit_ns) : -1;
+	r->slowdown = done && jr->solo_ns > 0 ?
+		(double)(jr->end_ns - jr->submit_ns) / jr->solo_ns : -1;
+	r->slo_ms = r->lat_mean_ms = r->lat_p50_ms = r->lat_p95_ms =
+		r->lat_p99_ms = NAN;
+}
+
 static int add_jobs(struct world *w, struct run_result *res)
 {
 	int j, rc;
 
+	/* one allocation for every row (no doubling slack) */
+	if ((rc = run_result_reserve_jobs(res, (size_t)w->njobs)) != 0)
+		return rc;
 	for (j = 0; j < w->njobs; j++) {
 		const struct world_job *job = world__job(w, j);
 		struct res_job r;
 
+		if (world__retired(w, j)) {
+			retired_row(world__row(w, j), &r);
+			if ((rc = run_result_add_job(res, &r)) != 0)
+				return rc;
+			continue;
+		}
 		memset(&r, 0, sizeof r);
 		snprintf(r.id, sizeof r.id, "%s", job->tj.id);
-		snprintf(r.kind, sizeof r.kind, "%s",
-			 job->tj.kind == TRACE_TRAIN ? "train" :
-			 job->tj.kind == TRACE_LLM ? "llm" : "infer");
+		snprintf(r.kind, sizeof r.kind, "%s", kind_name(job->tj.kind));
 		snprintf(r.model, sizeof r.model, "%s", job->tj.model);
 		r.gpus = job->tj.gpus;
 		r.first_gpu = job->first_gpu_;
@@ -157,12 +195,15 @@ int world_results(struct world *w, struct run_result *res,
 	int j, g, done = 0, failed = 0, rc = 0, unfinished = 0;
 
 	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = world__job(w, j);
-		if (job->state == JOB_DONE) {
+		enum job_state st = world__job_state(w, j);
+		if (st == JOB_DONE) {
+			sim_time end = world__retired(w, j) ?
+				world__row(w, j)->end_ns :
+				world__job(w, j)->end_ns;
 			done++;
-			if (job->end_ns > t_end)
-				t_end = job->end_ns;
-		} else if (job->state == JOB_FAILED) {
+			if (end > t_end)
+				t_end = end;
+		} else if (st == JOB_FAILED) {
 			failed++;
 		} else {
 			unfinished++;
@@ -193,11 +234,11 @@ int world_results(struct world *w, struct run_result *res,
 		SET(w->xmetrics[j].name, w->xmetrics[j].value);
 #undef SET
 	res->events = w->sim.events;
-	if (rc == 0)
+	if (rc == 0 && !w->metrics_only)
 		rc = add_jobs(w, res);
 	if (rc == 0)
 		rc = add_series(w, res);
-	if (rc == 0)
+	if (rc == 0 && !w->metrics_only)
 		rc = world__plog_results(w, res);
 	if (rc != 0)
 		return sim_err_set(err, rc, "results: %s", sim_strerror(rc));

@@ -132,6 +132,7 @@ static const struct world_kind train_kind = {
 	.xResults = train_results,
 	.xUnitDone = train_unit_done,
 	.xPlaced = train_placed,
+	.bRetire = 1,
 };
 
 int world_train_init(struct world *w, const struct world_config *cfg,
