@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "experiments/simulate.h"
+#include "policies/gslice.h"
 #include "policies/policy.h"
 #include "sim/maxtree.h"
 #include "sim/oset.h"
@@ -396,6 +397,10 @@ static int on_pass(void *ctx, struct world *w)
 	p->passes++;
 	if (world__index_check(w) >= 0)
 		fail(p, w, "world__index_check");
+	/* the policies' own indexes against their scans */
+	if (strcmp(w->pol->zName, "gslice") == 0 &&
+	     gslice_index_check(w, w->pol_state) >= 0)
+		fail(p, w, "gslice_index_check");
 	for (g = 0; g < G; g++) {
 		const struct gpu *gp = &w->gpus[g];
 		double used = (double)gp->mem_used;
