@@ -199,17 +199,12 @@ int distmind_route(int n, const int *in, const int *load, const int *has,
 static int dm_on_request(struct world *w, void *st, int j, int *replica)
 {
 	struct dm *d = st;
-	int g, n = pol_ngpus(w);
 
 	if (!pol_pool_serving(w, j))
 		return 0;               /* a replica service: the default */
-	for (g = 0; g < n; g++) {
-		d->in[g] = pol_pool_in(w, g);
-		d->load[g] = pol_pool_load(w, g);
-		d->has[g] = pol_pool_has_model(w, g, j);
-	}
-	*replica = distmind_route(n, d->in, d->load, d->has, d->busy_load,
-				  d->max_load, d->kind == DM_DISTMIND);
+	/* distmind_route over every GPU, from the pool's indexes */
+	*replica = pol_pool_route(w, j, d->busy_load, d->max_load,
+				  d->kind == DM_DISTMIND);
 	return 0;
 }
 
@@ -392,7 +387,7 @@ static int dm_schedule(struct world *w, void *st)
 }
 
 const struct pol_ops pol_distmind = {
-	.iVersion = 2,                 /* written for version 2 */
+	.iVersion = 8,                 /* pol_pool_route (version 8) */
 	.zName = "distmind",
 	.zDesc = "DistMind: GPU pool + memory pool, pipelined loads, "
 		 "cache-aware balancing, training fills idle GPUs",
@@ -406,7 +401,7 @@ const struct pol_ops pol_distmind = {
 };
 
 const struct pol_ops pol_distmind_ray = {
-	.iVersion = 2,                 /* written for version 2 */
+	.iVersion = 8,                 /* pol_pool_route (version 8) */
 	.zName = "distmind-ray",
 	.zDesc = "DistMind's Ray baseline: whole-model loads, no cache "
 		 "awareness",
