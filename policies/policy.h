@@ -49,7 +49,9 @@
 **      ordered sets for a policy's own indexes (sim/oset.h).
 **   5  pol_job_info's iterations and elastic range (min_gpus, max_gpus).
 **   8  pol_pool_route: DistMind's request routing from the pool's
-**      indexes (O(log G) a request, not a scan of the GPUs).
+**      indexes (O(log G) a request, not a scan of the GPUs);
+**      pol_pool_size and pol_pool_busy_total_ns (no scan of the GPUs
+**      for a re-assignment).
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -713,6 +715,11 @@ int pol_pool_queued(const struct world *w);
 ** ties) with load < max_load; -1: none (the request queues). */
 int pol_pool_route(const struct world *w, int j, int busy_load,
 		   int max_load, int cache);
+/* Version 8.  The GPUs in the pool (O(1)); pol_pool_busy_ns summed over
+** every GPU, modulo 2^64 (the difference of two calls is exact; O(GPUs
+** busy now)). */
+int pol_pool_size(const struct world *w);
+uint64_t pol_pool_busy_total_ns(const struct world *w);
 sim_time pol_pool_busy_ns(const struct world *w, int g);
 int pol_pool_serving(const struct world *w, int j);
 uint64_t pol_pool_loads(const struct world *w);

@@ -580,6 +580,13 @@ int pol_pool_route(const struct world *w, int j, int busy_load,
 
 int pol_pool_queued(const struct world *w) { return world_pool_queued(w); }
 
+uint64_t pol_pool_busy_total_ns(const struct world *w)
+{
+	return world_pool_busy_total_ns(w);
+}
+
+int pol_pool_size(const struct world *w) { return world_pool_size(w); }
+
 sim_time pol_pool_busy_ns(const struct world *w, int g)
 {
 	return world_pool_busy_ns(w, g);

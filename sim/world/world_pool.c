@@ -99,6 +99,11 @@ struct world_pool {
 		int *h;
 	} *ms;
 	int nms, capms;
+	/* busy time over every GPU (world_pool_busy_total_ns): the closed
+	** intervals' sum (wrapping), and the GPUs busy now (act_at[g]: g's
+	** index in actv, or -1) */
+	uint64_t busy_closed;
+	int *actv, *act_at, nactv;
 };
 
 static int fifo_push(struct pool_fifo *f, struct pool_req r)
@@ -242,6 +247,39 @@ static int exec_resize(struct world *w, struct world_pool *p, int g,
 	if (rc == 0)
 		world__index_gpu(w, g);
 	return rc;
+}
+
+/* GPU g is busy from now (its busy_since); it may be already. */
+static int busy_start(struct world *w, struct world_pool *p, int g)
+{
+	int k;
+
+	if (p->act_at == NULL) {
+		p->act_at = malloc((size_t)w->ngpus * sizeof *p->act_at);
+		p->actv = malloc((size_t)w->ngpus * sizeof *p->actv);
+		if (p->act_at == NULL || p->actv == NULL)
+			return SIM_ENOMEM;
+		for (k = 0; k < w->ngpus; k++)
+			p->act_at[k] = -1;
+	}
+	if (p->act_at[g] < 0) {
+		p->act_at[g] = p->nactv;
+		p->actv[p->nactv++] = g;
+	}
+	return 0;
+}
+
+/* GPU g's busy interval of length dt ended. */
+static void busy_end(struct world_pool *p, int g, sim_time dt)
+{
+	int k;
+
+	p->busy_closed += (uint64_t)dt;
+	if (p->act_at == NULL || (k = p->act_at[g]) < 0)
+		return;
+	p->actv[k] = p->actv[--p->nactv];
+	p->act_at[p->actv[k]] = k;
+	p->act_at[g] = -1;
 }
 
 /* ---- the routing index ------------------------------------------------------ */
@@ -438,7 +476,7 @@ static int pipe_setup(struct world *w, struct world_pool *p, int g,
 	if (!exec)
 		pg->exec_started = pg->exec_done = n;
 	pg->busy_since = w->sim.now;
-	return 0;
+	return busy_start(w, p, g);
 }
 
 static int pool_dispatch(struct world *w, struct world_pool *p);
@@ -451,6 +489,7 @@ static int pipe_finish(struct world *w, struct world_pool *p, int g)
 
 	pg->active = 0;
 	pg->busy_ns += w->sim.now - pg->busy_since;
+	busy_end(p, g, w->sim.now - pg->busy_since);
 	if ((k = mcache_find(&pg->cache, pg->m)) >= 0)
 		pg->cache.v[k].last_use = w->sim.now;
 	pg->ent = -1;
@@ -724,6 +763,27 @@ sim_time world_pool_busy_ns(const struct world *w, int g)
 	return pg->busy_ns + (pg->active ? w->sim.now - pg->busy_since : 0);
 }
 
+uint64_t world_pool_busy_total_ns(const struct world *w)
+{
+	const struct world_pool *p = pool_of(w);
+	uint64_t t;
+	int k;
+
+	if (p == NULL)
+		return 0;
+	t = p->busy_closed;
+	for (k = 0; k < p->nactv; k++)
+		t += (uint64_t)(w->sim.now - p->g[p->actv[k]].busy_since);
+	return t;
+}
+
+int world_pool_size(const struct world *w)
+{
+	const struct world_pool *p = pool_of(w);
+
+	return p != NULL ? p->all.count : 0;
+}
+
 int world_pool_serving(const struct world *w, int j)
 {
 	return j >= 0 && j < w->njobs && svc_is_external(w, j);
@@ -942,6 +1002,8 @@ static void pool_fini(struct world *w, void *state)
 	free(p->ms);
 	sim_oset_fini(&p->all);
 	free(p->all_h);
+	free(p->act_at);
+	free(p->actv);
 	free(p->q.v);
 	free(p->g);
 	free(p);
