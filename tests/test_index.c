@@ -15,6 +15,7 @@
 #include "experiments/simulate.h"
 #include "policies/distmind.h"
 #include "policies/gslice.h"
+#include "policies/llm_harvest.h"
 #include "policies/policy.h"
 #include "sim/maxtree.h"
 #include "sim/oset.h"
@@ -436,6 +437,9 @@ static int on_pass(void *ctx, struct world *w)
 	if (world__index_check(w) >= 0)
 		fail(p, w, "world__index_check");
 	/* the policies' own indexes against their scans */
+	if (strcmp(w->pol->zName, "llm-harvest") == 0 &&
+	    llm_harvest_index_check(w, w->pol_state) >= 0)
+		fail(p, w, "llm_harvest_index_check");
 	if (strncmp(w->pol->zName, "distmind", 8) == 0)
 		check_route(p, w);
 	if (strcmp(w->pol->zName, "gslice") == 0 &&
