@@ -411,6 +411,13 @@ static int dm_schedule(struct world *w, void *st)
 	while ((j = pol_pending_next(w, &it)) >= 0) {
 		struct pol_job_info job;
 
+		if (pol_job(w, j).gpus < 1) {
+			/* as the world fails one for a policy before
+			** version 3 (distmind and distmind-ray are 8) */
+			pol_fail_job(w, j, "CPU-only job (0 GPUs): the "
+				     "policy places GPU jobs only");
+			continue;
+		}
 		if (!pol_job_fits_empty(w, j)) {
 			pol_fail_job(w, j, "larger than any GPU set");
 			continue;
