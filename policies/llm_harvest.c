@@ -40,7 +40,9 @@
 **                       first-fit indexes by free memory), then per pending
 **                       job O(D + n log G) for its GPUs
 **   control tick        O(R) (the placed jobs, by index: uncap and the LLM
-**                       windows), plus a pass when jobs wait
+**                       windows), plus a pass when jobs wait and a GPU
+**                       changed, the last pass placed a job or a pause
+**                       ended since it (else the pass would place nothing)
 ** Worst cases: GPUs of a class whose free memory passes the smallest
 ** footprint over the device kinds but not the job's on their own kind
 ** (each is checked and passed); a long queue, tried every tick
@@ -74,6 +76,12 @@ struct hv {
 	/* the jobs placed and not finished, by index (jh[j]: j's handle) */
 	struct sim_oset placed;
 	int *jh;
+	/* when the last pass ended, whether it placed a job, and the ends
+	** of the pauses (until, job): a tick's pass runs only when one of
+	** those may change its answer */
+	sim_time last_pass;
+	int placed_last;
+	struct sim_oset cool;
 };
 
 /* GPU classes: no job; one service and no training job; training jobs
@@ -306,6 +314,8 @@ static int hv_schedule(struct world *w, void *state)
 
 	if ((rc = refresh_changed(w, h)) != 0)
 		return rc;
+	h->placed_last = 0;
+	h->last_pass = pol_now(w);
 	while ((j = pol_pending_next(w, &it)) >= 0) {
 		struct pol_job_info job = pol_job(w, j);
 		struct pol_place_opts o = { .sm_cap = 1.0 };
@@ -337,6 +347,7 @@ static int hv_schedule(struct world *w, void *state)
 		if (is_service(&job) &&
 		    (rc = cap_beside(w, h, j, job.gpus)) < 0)
 			return rc;
+		h->placed_last = 1;
 		for (k = 0; k < job.gpus; k++)
 			if ((rc = refresh(w, h, h->cand[k])) != 0)
 				return rc;
@@ -384,6 +395,9 @@ static int adjust(struct world *w, struct hv *h, int s, int dir)
 		if (dir < 0 && sh <= h->share_min * (1 + 1e-9) && h->pause) {
 			pol_add_metric(w, "harvest_pauses", 1);
 			h->until[j] = pol_now(w) + (sim_time)(h->cooldown_s * 1e9);
+			if ((rc = sim_oset_insert(&h->cool, h->until[j], 0, j,
+						  0)) < 0)
+				return rc;
 			if ((rc = pol_preempt(w, j, NULL)) < 0 &&
 			    rc != SIM_ESTATE)
 				return rc;
@@ -425,6 +439,20 @@ static int uncap(struct world *w, struct hv *h, int j)
 	return pol_set_share(w, j, 1.0, NULL);
 }
 
+/* Whether a tick's pass may place something the last pass did not. */
+static int tick_pass_needed(struct world *w, struct hv *h)
+{
+	int hd;
+
+	if (pol_nchanged(w) > 0 || h->placed_last)
+		return 1;
+	/* drop the pauses that ended before the last pass */
+	while ((hd = sim_oset_first(&h->cool)) >= 0 &&
+	       sim_oset_k1(&h->cool, hd) <= h->last_pass)
+		sim_oset_remove(&h->cool, hd);
+	return hd >= 0 && sim_oset_k1(&h->cool, hd) <= pol_now(w);
+}
+
 static int hv_timer(struct world *w, void *state, uint64_t tag)
 {
 	struct hv *h = state;
@@ -463,8 +491,12 @@ static int hv_timer(struct world *w, void *state, uint64_t tag)
 			return rc;
 	}
 	/* a paused job's cooldown may have ended: nothing else would run
-	** a scheduling pass for it */
-	if (pol_npending(w) > 0 && (rc = hv_schedule(w, h)) != 0)
+	** a scheduling pass for it.  The pass is a function of the GPUs,
+	** the queue and the pauses: when none changed since the last one
+	** (no GPU changed, it placed nothing, no pause ended since) it
+	** would place nothing, and is skipped (O(1) instead of O(P)). */
+	if (pol_npending(w) > 0 && tick_pass_needed(w, h) &&
+	    (rc = hv_schedule(w, h)) != 0)
 		return rc;
 	return pol_set_timer(w, (sim_time)(h->period_ms * 1e6), 0, NULL);
 }
@@ -495,6 +527,8 @@ static int hv_init(struct world *w, void *state, const struct pol_params *p,
 	for (g = 0; g < 3; g++)
 		sim_oset_init(&h->cl[g]);
 	sim_oset_init(&h->placed);
+	sim_oset_init(&h->cool);
+	h->placed_last = 1;
 	if (h->cand == NULL || h->cls == NULL || h->gh == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < pol_ngpus(w); g++)
@@ -529,6 +563,7 @@ static void hv_fini(struct world *w, void *state)
 	for (k = 0; k < 3; k++)
 		sim_oset_fini(&h->cl[k]);
 	sim_oset_fini(&h->placed);
+	sim_oset_fini(&h->cool);
 }
 
 static int hv_finish(struct world *w, void *state, int j)
