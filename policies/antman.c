@@ -22,6 +22,13 @@
 **
 ** A guaranteed job that would need an evicted job's GPUs evicts it only
 ** when it then fits; opportunistic jobs never evict.
+**
+** Cost per event (A active jobs, G GPUs, N nodes, n GPUs a job): a pass
+** walks the active jobs twice (guaranteed, then opportunistic) and for
+** each waiting one chooses GPUs by walking every node's GPUs, then every
+** GPU: O(A + waiting x G).  Not indexed yet (issue 20 item 1).  Worst
+** case: a long queue of jobs that fit nowhere (each tried every pass:
+** O(waiting x G) a pass).
 */
 #include <stdlib.h>
 #include <string.h>

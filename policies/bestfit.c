@@ -7,6 +7,12 @@
 ** best (highest score, then lowest tie-break rank).  The floating-point
 ** operations follow the simulator's order (cpu term, then GPU term, then
 ** (1 - s) * 100) so that truncation lands on the same integers.
+**
+** Cost per event (N nodes, P pending, k GPUs a node): a pass refreshes the
+** changed nodes' snapshots (O(N) version checks per pending job) and
+** scores every feasible node for each pending job (O(N k) a job).  Not
+** indexed yet (issue 20 item 1).  Worst case: a long queue on a large
+** cluster (O(P N k) a pass).
 */
 #include "policies/frac.h"
 

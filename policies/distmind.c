@@ -26,6 +26,25 @@
 **
 ** Invariants: a GPU is either in the pool or not; training runs only on
 ** GPUs outside it; training jobs are FIFO, exclusive, lowest GPUs first.
+**
+** Cost per event (G GPUs, P pending jobs, n GPUs a job, D device kinds,
+** A pool GPUs busy now; log: O(log G) index steps):
+**   request             O(log G) (pol_pool_route: the pool's GPUs and, per
+**                       model, those holding it, by index with their load)
+**   re-assignment tick  O(A) for the busy time (pol_pool_busy_total_ns)
+**                       plus O(1) pool size, and O(first pending training
+**                       job's position) for "training waits"; the joins,
+**                       preemptions and releases, when the pool's size
+**                       must change, walk the GPUs from the highest index
+**                       until enough are found: O(G) in the worst case
+**   pass                per pending training job O(D + n log G) (first fit
+**                       over the idle GPUs); distmind-mps per job O(n D
+**                       (n + log G)) (each kind's least-loaded order)
+** The timer fires every period_ms for the whole run, services or not
+** (each tick O(A) when nothing changes): a run of 1e9 s costs 1e9 / period
+** events.  Worst cases: a pool that must grow or shrink every tick on a
+** large cluster (the O(G) walks above); under distmind-ray with no cache
+** awareness, nothing worse than O(log G) a request.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -44,7 +63,8 @@ struct dm {
 	double period_ms, util_target, sm_pct;
 	sim_time period_ns;
 	double sm_cap;
-	sim_time *busy_prev;          /* pol_pool_busy_ns at the last tick */
+	uint64_t busy_prev;           /* pol_pool_busy_total_ns at the last
+					 tick */
 	int *cand, *in, *load, *has;  /* scratch, one per GPU */
 };
 
@@ -113,12 +133,11 @@ static int dm_init_common(struct world *w, struct dm *d, enum dm_kind kind,
 		return rc;
 	d->period_ns = sim_time_from_s(d->period_ms / 1e3);
 	d->sm_cap = d->sm_pct / 100.0;
-	d->busy_prev = calloc((size_t)n, sizeof *d->busy_prev);
 	d->cand = calloc((size_t)n, sizeof *d->cand);
 	d->in = calloc((size_t)n, sizeof *d->in);
 	d->load = calloc((size_t)n, sizeof *d->load);
 	d->has = calloc((size_t)n, sizeof *d->has);
-	if (d->busy_prev == NULL || d->cand == NULL || d->in == NULL ||
+	if (d->cand == NULL || d->in == NULL ||
 	    d->load == NULL || d->has == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "%s: out of memory", name);
 	if (kind == DM_MPS) {
@@ -164,7 +183,6 @@ static void dm_fini(struct world *w, void *st)
 	struct dm *d = st;
 
 	(void)w;
-	free(d->busy_prev);
 	free(d->cand);
 	free(d->in);
 	free(d->load);
@@ -199,30 +217,16 @@ int distmind_route(int n, const int *in, const int *load, const int *has,
 static int dm_on_request(struct world *w, void *st, int j, int *replica)
 {
 	struct dm *d = st;
-	int g, n = pol_ngpus(w);
 
 	if (!pol_pool_serving(w, j))
 		return 0;               /* a replica service: the default */
-	for (g = 0; g < n; g++) {
-		d->in[g] = pol_pool_in(w, g);
-		d->load[g] = pol_pool_load(w, g);
-		d->has[g] = pol_pool_has_model(w, g, j);
-	}
-	*replica = distmind_route(n, d->in, d->load, d->has, d->busy_load,
-				  d->max_load, d->kind == DM_DISTMIND);
+	/* distmind_route over every GPU, from the pool's indexes */
+	*replica = pol_pool_route(w, j, d->busy_load, d->max_load,
+				  d->kind == DM_DISTMIND);
 	return 0;
 }
 
 /* ---- re-assignment ---------------------------------------------------------- */
-
-static int pool_size(const struct world *w)
-{
-	int g, n = 0;
-
-	for (g = 0; g < pol_ngpus(w); g++)
-		n += pol_pool_in(w, g);
-	return n;
-}
 
 /* The job running on GPU g (its first tenant), or -1. */
 static int train_on(const struct world *w, int g)
@@ -257,16 +261,15 @@ static int train_pending(const struct world *w)
 static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 {
 	struct dm *d = st;
-	int n = pol_ngpus(w), g, cur = pool_size(w), need, rc;
-	double busy = 0;
+	int n = pol_ngpus(w), g, cur = pol_pool_size(w), need, rc;
+	uint64_t tot = pol_pool_busy_total_ns(w);
+	/* the sum of every GPU's busy time over the period: integers, so
+	** the difference of the totals is the per-GPU sum exactly */
+	double busy = (double)(tot - d->busy_prev);
 	struct sim_err e = { 0, "" };
 
 	(void)tag;
-	for (g = 0; g < n; g++) {
-		sim_time b = pol_pool_busy_ns(w, g);
-		busy += (double)(b - d->busy_prev[g]);
-		d->busy_prev[g] = b;
-	}
+	d->busy_prev = tot;
 	need = (int)ceil(busy / (double)d->period_ns / d->util_target - 1e-9);
 	if (need < d->min_inf)
 		need = d->min_inf;
@@ -311,13 +314,34 @@ static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 
 /* ---- placement ---------------------------------------------------------------- */
 
+/* Job j's smallest footprint over the device kinds. */
+static uint64_t min_mem(const struct world *w, int j)
+{
+	uint64_t lo = UINT64_MAX;
+	int k;
+
+	for (k = 0; k < pol_ndevs(w); k++) {
+		uint64_t m = pol_job_mem(w, j, pol_dev(w, k).gpu);
+		if (m < lo)
+			lo = m;
+	}
+	return lo;
+}
+
 /* Training: FIFO, exclusive, on the lowest empty GPUs outside the pool
 ** (Ray: only its training GPUs, which are outside the pool as well). */
 static int place_train(struct world *w, struct dm *d, int j, int need)
 {
-	int g, got = 0, rc;
+	int g = -1, got = 0, rc;
+	uint64_t lo = min_mem(w, j);
 
-	for (g = 0; g < pol_ngpus(w) && got < need; g++)
+	/* first fit over the idle GPUs (a pool GPU holds its executor, so
+	** it is never idle), from the smallest footprint over the kinds;
+	** each candidate then checked exactly */
+	if (pol_gpus_idle(w) < need)
+		return 0;
+	while (got < need &&
+	       (g = pol_gpu_next_fit(w, g + 1, lo, POL_FIT_IDLE)) >= 0)
 		if (!pol_pool_in(w, g) && pol_gpu_ntenants(w, g) == 0 &&
 		    pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
 			d->cand[got++] = g;
@@ -332,21 +356,38 @@ static int place_mps(struct world *w, struct dm *d,
 		     const struct pol_job_info *job)
 {
 	struct pol_place_opts o = { .sm_cap = 0 };
-	int n = pol_ngpus(w), got = 0, k, g, rc, j = job->job;
+	int got = 0, k, g, rc, j = job->job;
 
+	/* each round: the best GPU not taken yet by (tenants, most free
+	** memory, index), the first of each device kind's least-loaded
+	** order (fewest tenants, then most free, ties by index) that holds
+	** the job, past the ones taken; O(D (got + log G)) */
 	while (got < job->gpus) {
-		int best = -1, best_nt = 0;
-		for (g = 0; g < n; g++) {
-			int nt = pol_gpu_ntenants(w, g);
-			for (k = 0; k < got && d->cand[k] != g; k++)
-				;
-			if (k < got || pol_job_mem(w, j, g) >
-			    pol_gpu_free(w, g, -1))
+		int best = -1, best_nt = 0, dv;
+		for (dv = 0; dv < pol_ndevs(w); dv++) {
+			uint64_t memd = pol_job_mem(w, j, pol_dev(w, dv).gpu);
+			int nt;
+			g = pol_gpu_order_first(w, dv, POL_ORDER_LEAST_LOADED,
+						memd);
+			for (;;) {
+				for (k = 0; g >= 0 && k < got &&
+				     d->cand[k] != g; k++)
+					;
+				if (g < 0 || k == got)
+					break;
+				g = pol_gpu_order_next(w, dv,
+						       POL_ORDER_LEAST_LOADED,
+						       memd, g);
+			}
+			if (g < 0)
 				continue;
+			nt = pol_gpu_ntenants(w, g);
 			if (best < 0 || nt < best_nt ||
 			    (nt == best_nt &&
-			     pol_gpu_free(w, g, -1) >
-			     pol_gpu_free(w, best, -1))) {
+			     (pol_gpu_free(w, g, -1) >
+			      pol_gpu_free(w, best, -1) ||
+			      (pol_gpu_free(w, g, -1) ==
+			       pol_gpu_free(w, best, -1) && g < best)))) {
 				best = g;
 				best_nt = nt;
 			}
@@ -370,6 +411,13 @@ static int dm_schedule(struct world *w, void *st)
 	while ((j = pol_pending_next(w, &it)) >= 0) {
 		struct pol_job_info job;
 
+		if (pol_job(w, j).gpus < 1) {
+			/* as the world fails one for a policy before
+			** version 3 (distmind and distmind-ray are 8) */
+			pol_fail_job(w, j, "CPU-only job (0 GPUs): the "
+				     "policy places GPU jobs only");
+			continue;
+		}
 		if (!pol_job_fits_empty(w, j)) {
 			pol_fail_job(w, j, "larger than any GPU set");
 			continue;
@@ -392,7 +440,7 @@ static int dm_schedule(struct world *w, void *st)
 }
 
 const struct pol_ops pol_distmind = {
-	.iVersion = 2,                 /* written for version 2 */
+	.iVersion = 8,                 /* pol_pool_route (version 8) */
 	.zName = "distmind",
 	.zDesc = "DistMind: GPU pool + memory pool, pipelined loads, "
 		 "cache-aware balancing, training fills idle GPUs",
@@ -406,7 +454,7 @@ const struct pol_ops pol_distmind = {
 };
 
 const struct pol_ops pol_distmind_ray = {
-	.iVersion = 2,                 /* written for version 2 */
+	.iVersion = 8,                 /* pol_pool_route (version 8) */
 	.zName = "distmind-ray",
 	.zDesc = "DistMind's Ray baseline: whole-model loads, no cache "
 		 "awareness",

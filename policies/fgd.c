@@ -13,6 +13,14 @@
 ** returns bit-identical values and makes a full openb run take about a
 ** second instead of minutes.  The memo is cleared when half full, which
 ** changes speed only.
+**
+** Cost per event (N nodes, P pending, k GPUs a node, C typical pod
+** classes): a pass refreshes the snapshot of every node whose version
+** changed (O(N) version checks per pending job) and scores every node
+** for each pending job (FGD's fragmentation delta: O(N k C) a job).  The
+** rule compares every node by design; not indexed yet (issue 20 item 1:
+** nodes in equal states score alike and could be grouped).  Worst case:
+** a long queue on a large cluster (O(P N k C) a pass).
 */
 #include <math.h>
 #include <stdlib.h>

@@ -35,6 +35,15 @@
 ** Arrivals wait for the next round (or start one when the cluster is
 ** idle).  A job that can run on no type, a service and a CPU-only job
 ** are failed at arrival.
+**
+** Cost per event (A active jobs, G GPUs, T device kinds): each round
+** solves the allocation LP over A x T variables with GLPK (simplex:
+** polynomial in practice, not bounded by O(A T)) only when the active
+** set changed, then orders the A jobs by priority (O(A log A)) and places
+** them with a scan of the GPUs per job (O(G)); arrivals and finishes are
+** O(1) besides the LP they trigger at the next round.  Not indexed yet
+** (issue 20 item 1).  Worst case: many active jobs whose set changes
+** every round (one LP per round).
 */
 #include "policies/gavel_lp.h"
 

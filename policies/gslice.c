@@ -42,6 +42,27 @@
 **   gslice_standby_gb_s (standby bytes x seconds / 1e9), gslice_switch_s,
 **   gslice_batch_changes.
 ** Equations, defaults and their sources: docs/MODEL.md, "GSLICE".
+**
+** Cost per event (P pending jobs, G GPUs, S active services, n GPUs a job,
+** D device kinds; log: the free-share index's O(log G) steps):
+**   pass                O(changed GPUs x (tenants + log G)) to refresh the
+**                       free-share index (the GPUs the world changed since
+**                       the last pass), then per pending job: O(D) for its
+**                       footprints; a service O(n log G) over the index
+**                       (most free share first, searched by free memory);
+**                       a training job first fit over the idle GPUs,
+**                       O(n log G); O(P) for the walk itself
+**   tuner tick          O(S log S) (the active services, sorted; the
+**                       water-filling groups services by first GPU with a
+**                       sort, O(S log S), and is quadratic only in the
+**                       services of one GPU)
+**   switch start / end, finish   O(n (tenants + log G))
+** Worst cases: many GPUs with the most free share but too little memory
+** for the service (the aux search skips subtrees whose least-free-memory
+** bound fails, but with several device kinds it bounds by the smallest
+** footprint and checks each GPU exactly, so GPUs of a kind that cannot
+** hold it are passed one by one); a long queue of services that do not
+** fit is tried every pass (O(P n log G) a pass).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -69,6 +90,7 @@ struct gsvc {
 	int fixed;                /* this tick: water-filling bookkeeping */
 	double knee_now;          /* this tick: knee at the current batch */
 	int gpu0;                 /* this tick: its first GPU */
+	int pos;                  /* this tick: its position in the tick */
 };
 
 struct gslice {
@@ -85,6 +107,14 @@ struct gslice {
 	int *cand;
 	double *free_share;       /* per GPU, scratch */
 	int *order;               /* scratch */
+	int *grp;                 /* scratch: order grouped by first GPU */
+	int *act;                 /* the active services (act_dirty: unsorted) */
+	int nact, act_dirty;
+	/* the GPUs a service may use (no training job): by free share, most
+	** first, then index; aux -(free bytes).  gh[g]: g's handle or -1;
+	** free_share[g] its free share as of its last refresh */
+	struct sim_oset fs;
+	int *gh;
 };
 
 #define GS_PARAM(key, field, lo, hi, def, help) \
@@ -120,6 +150,77 @@ static const struct pol_param_def gs_params[] = {
 	POL_PARAM_END
 };
 
+/* Share committed on GPU g: services at max(share, target), training and
+** anything else at 1.  Returns -1 when a training job holds the GPU. */
+static double committed(const struct gslice *s, struct world *w, int g)
+{
+	struct pol_tenant_walk it = pol_tenants(w, g);
+	struct pol_tenant_info t;
+	double sum = 0;
+
+	while (pol_tenant_next(w, &it, &t)) {
+		const struct gsvc *v;
+		if (pol_job(w, t.job).kind != POL_INFER || t.job >= s->nsv)
+			return -1;
+		v = &s->sv[t.job];
+		sum += fmax(v->share, v->target);
+	}
+	return sum;
+}
+
+/*
+** Refreshes GPU g's entry in the free-share index from its tenants and
+** memory now: in it when no training job holds it, keyed so that the
+** index's order is the scan's (most free share first, lowest index on
+** ties: the same doubles, computed the same way).
+*/
+static int refresh(struct gslice *s, struct world *w, int g)
+{
+	double c = committed(s, w, g);
+	uint64_t fr = pol_gpu_free(w, g, -1);
+	int64_t aux = fr > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)fr;
+	int64_t k1;
+	int h;
+
+	if (c < 0) {
+		if (s->gh[g] >= 0)
+			sim_oset_remove(&s->fs, s->gh[g]);
+		s->gh[g] = -1;
+		return 0;
+	}
+	s->free_share[g] = 1.0 - c;
+	k1 = -sim_oset_dkey(s->free_share[g]);
+	if (s->gh[g] >= 0) {
+		sim_oset_update(&s->fs, s->gh[g], k1, 0, aux);
+		return 0;
+	}
+	if ((h = sim_oset_insert(&s->fs, k1, 0, g, aux)) < 0)
+		return h;
+	s->gh[g] = h;
+	return 0;
+}
+
+/* Refreshes the GPUs of job j, and those the world changed. */
+static int refresh_job(struct gslice *s, struct world *w, int j)
+{
+	int k, n = pol_job(w, j).nplaced, rc;
+
+	for (k = 0; k < n; k++)
+		if ((rc = refresh(s, w, pol_job_tenant(w, j, k).gpu)) != 0)
+			return rc;
+	return 0;
+}
+
+static int refresh_changed(struct gslice *s, struct world *w)
+{
+	int k, n = pol_nchanged(w), rc;
+
+	for (k = 0; k < n; k++)
+		if ((rc = refresh(s, w, pol_changed_at(w, k))) != 0)
+			return rc;
+	return 0;
+}
+
 static int gs_init(struct world *w, void *state, const struct pol_params *p,
 		   struct sim_err *err)
 {
@@ -136,11 +237,18 @@ static int gs_init(struct world *w, void *state, const struct pol_params *p,
 	s->init_share = s->init_pct / 100;
 	s->cand = malloc((size_t)n * sizeof *s->cand);
 	s->free_share = malloc((size_t)n * sizeof *s->free_share);
-	if (s->cand == NULL || s->free_share == NULL)
+	s->gh = malloc((size_t)n * sizeof *s->gh);
+	sim_oset_init(&s->fs);
+	if (s->cand == NULL || s->free_share == NULL || s->gh == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < n; g++)
 		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS, err)) != 0)
 			return rc;
+	for (g = 0; g < n; g++)
+		s->gh[g] = -1;
+	for (g = 0; g < n; g++)
+		if ((rc = refresh(s, w, g)) != 0)
+			return sim_err_set(err, rc, "out of memory");
 	return 0;
 }
 
@@ -156,6 +264,10 @@ static void gs_fini(struct world *w, void *state)
 	free(s->cand);
 	free(s->free_share);
 	free(s->order);
+	free(s->grp);
+	free(s->act);
+	free(s->gh);
+	sim_oset_fini(&s->fs);
 }
 
 /* Grows the per-job table to cover job j. */
@@ -179,6 +291,12 @@ static int ensure(struct gslice *s, int j)
 	if (o == NULL)
 		return SIM_ENOMEM;
 	s->order = o;
+	if ((o = realloc(s->grp, (size_t)n * sizeof *o)) == NULL)
+		return SIM_ENOMEM;
+	s->grp = o;
+	if ((o = realloc(s->act, (size_t)n * sizeof *o)) == NULL)
+		return SIM_ENOMEM;
+	s->act = o;
 	s->nsv = n;
 	return 0;
 }
@@ -227,24 +345,6 @@ static double knee_at(struct gslice *s, struct world *w, int j, int b)
 	return v->knee[b];
 }
 
-/* Share committed on GPU g: services at max(share, target), training and
-** anything else at 1.  Returns -1 when a training job holds the GPU. */
-static double committed(const struct gslice *s, struct world *w, int g)
-{
-	struct pol_tenant_walk it = pol_tenants(w, g);
-	struct pol_tenant_info t;
-	double sum = 0;
-
-	while (pol_tenant_next(w, &it, &t)) {
-		const struct gsvc *v;
-		if (pol_job(w, t.job).kind != POL_INFER || t.job >= s->nsv)
-			return -1;
-		v = &s->sv[t.job];
-		sum += fmax(v->share, v->target);
-	}
-	return sum;
-}
-
 static int arm(struct gslice *s, struct world *w)
 {
 	struct sim_err e = { 0, "" };
@@ -255,36 +355,64 @@ static int arm(struct gslice *s, struct world *w)
 	return pol_set_timer(w, (sim_time)(s->period_ms * 1e6), TAG_TUNE, &e);
 }
 
+/* Takes service j off the active list (O(active services)). */
+static void act_remove(struct gslice *s, int j)
+{
+	int i;
+
+	for (i = 0; i < s->nact && s->act[i] != j; i++)
+		;
+	if (i == s->nact)
+		return;
+	s->act[i] = s->act[--s->nact];
+	if (i < s->nact)
+		s->act_dirty = 1;
+}
+
+/* Job j's smallest footprint over the device kinds. */
+static uint64_t min_mem(const struct world *w, int j)
+{
+	uint64_t lo = UINT64_MAX;
+	int d;
+
+	for (d = 0; d < pol_ndevs(w); d++) {
+		uint64_t m = pol_job_mem(w, j, pol_dev(w, d).gpu);
+		if (m < lo)
+			lo = m;
+	}
+	return lo;
+}
+
 static int place_service(struct gslice *s, struct world *w, int j)
 {
 	struct pol_job_info job = pol_job(w, j);
 	struct gsvc *v;
 	struct pol_place_opts o = { .sm_cap = 1.0 };
 	struct sim_err e = { 0, "" };
-	int n = job.gpus, ng = pol_ngpus(w), g, k, m = 0, rc;
+	int n = job.gpus, g, k, m = 0, rc, h;
 	double knee, share = 1.0;
+	uint64_t lo;
+	int64_t bound;
 
 	if ((rc = ensure(s, j)) != 0)
 		return rc;
 	v = &s->sv[j];
-	for (g = 0; g < ng; g++) {
-		double c = committed(s, w, g);
-		s->free_share[g] = c < 0 ? -1 : 1.0 - c;
-		if (c >= 0 && pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
+	/* the first n GPUs of the free-share index (most free share first,
+	** lowest index on ties) that hold its footprint: aux bounds the
+	** search by the smallest footprint over the device kinds */
+	lo = min_mem(w, j);
+	bound = lo > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)lo;
+	h = sim_oset_first_aux_le(&s->fs, INT64_MIN, INT64_MIN, INT32_MIN,
+				  bound);
+	while (h >= 0 && m < n) {
+		g = sim_oset_id(&s->fs, h);
+		if (pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
 			s->cand[m++] = g;
+		h = sim_oset_first_aux_le(&s->fs, sim_oset_k1(&s->fs, h),
+					  sim_oset_k2(&s->fs, h), g + 1, bound);
 	}
 	if (m < n)
 		return 0;
-	/* most free share first, lowest index on ties (insertion sort) */
-	for (k = 1; k < m; k++) {
-		int x = s->cand[k], i = k;
-		while (i > 0 && s->free_share[s->cand[i - 1]] <
-		       s->free_share[x]) {
-			s->cand[i] = s->cand[i - 1];
-			i--;
-		}
-		s->cand[i] = x;
-	}
 	for (k = 0; k < n; k++)
 		share = fmin(share, s->free_share[s->cand[k]]);
 	v->top = job.batch > 0 ? job.batch : 1;
@@ -301,6 +429,8 @@ static int place_service(struct gslice *s, struct world *w, int j)
 		return 0;
 	if (rc != 0)
 		return rc;
+	if (v->active)
+		act_remove(s, j);
 	free(v->knee);
 	memset(v, 0, sizeof *v);
 	v->top = job.batch > 0 ? job.batch : 1;
@@ -308,6 +438,9 @@ static int place_service(struct gslice *s, struct world *w, int j)
 	if (v->knee == NULL)
 		return SIM_ENOMEM;
 	v->active = 1;
+	s->act[s->nact++] = j;
+	if (s->nact > 1 && s->act[s->nact - 2] > j)
+		s->act_dirty = 1;
 	v->nrep = n;
 	v->share = v->target = share;
 	v->mem_base = pol_job(w, j).alloc_bytes;
@@ -318,22 +451,30 @@ static int place_service(struct gslice *s, struct world *w, int j)
 		v->switch_ns = (sim_time)(s->standby_start_ms * 1e6 +
 					  wbytes / d.h2d_bytes_per_s * 1e9);
 	}
+	if ((rc = refresh_job(s, w, j)) != 0)
+		return rc;
 	return arm(s, w);
 }
 
 static int place_train(struct world *w, struct gslice *s, int j)
 {
-	int need = pol_job(w, j).gpus, ng = pol_ngpus(w), g, m = 0, rc;
+	int need = pol_job(w, j).gpus, g = -1, m = 0, rc;
+	uint64_t lo = min_mem(w, j);
 	struct sim_err e = { 0, "" };
 
-	for (g = 0; g < ng && m < need; g++)
+	/* the lowest-index idle GPUs that hold it (first fit over the idle
+	** GPUs' free memory, from the smallest footprint over the kinds) */
+	while (m < need && (g = pol_gpu_next_fit(w, g + 1, lo,
+						  POL_FIT_IDLE)) >= 0)
 		if (pol_gpu_ntenants(w, g) == 0 &&
 		    pol_job_mem(w, j, g) <= pol_gpu_free(w, g, -1))
 			s->cand[m++] = g;
 	if (m < need)
 		return 0;
 	rc = pol_place(w, j, s->cand, m, NULL, &e);
-	return rc == SIM_ENOSPC ? 0 : rc;
+	if (rc == SIM_ENOSPC)
+		return 0;
+	return rc != 0 ? rc : refresh_job(s, w, j);
 }
 
 static int gs_schedule(struct world *w, void *state)
@@ -342,6 +483,8 @@ static int gs_schedule(struct world *w, void *state)
 	struct pol_pending_walk it = POL_PENDING_WALK;
 	int j, rc;
 
+	if ((rc = refresh_changed(s, w)) != 0)
+		return rc;
 	while ((j = pol_pending_next(w, &it)) >= 0) {
 		if (!pol_job_fits_empty(w, j)) {
 			pol_fail_job(w, j, "does not fit on any GPU");
@@ -371,6 +514,8 @@ static int start_switch(struct gslice *s, struct world *w, int j, double to)
 	v->switching = 1;
 	v->target = to;
 	v->switch_t0 = pol_now(w);
+	if ((rc = refresh_job(s, w, j)) != 0)
+		return rc;
 	return pol_set_timer(w, v->switch_ns, TAG_SWITCH |
 			       ((uint64_t)v->gen << 32) | (uint64_t)j, &e);
 }
@@ -405,6 +550,8 @@ static int end_switch(struct gslice *s, struct world *w, int j, uint32_t gen)
 		return rc;
 	v->share = v->target;
 	v->switching = 0;
+	if ((rc = refresh_job(s, w, j)) != 0)
+		return rc;
 	/* freed share may let a pending service in */
 	return pol_npending(w) > 0 ? gs_schedule(w, s) : 0;
 }
@@ -445,28 +592,27 @@ int gslice_adapt_batch(const struct pol_svc_window *wn, double slo_ms,
 	return b < 1 ? 1 : b > top ? top : b;
 }
 
-/* Max-min fair water-filling of the wants of the services on GPU g down
-** to capacity 1 (their wants are scaled, never raised). */
-static void fit_gpu(struct gslice *s, int g, int m)
+/* Max-min fair water-filling of the wants of the services grp[0..n) (one
+** GPU's, in tick order) down to capacity 1 (their wants are scaled, never
+** raised). */
+static void fit_gpu(struct gslice *s, const int *grp, int n)
 {
 	double left = 1.0, sum = 0;
 	int k, unfixed = 0, progress;
 
-	for (k = 0; k < m; k++) {
-		if (s->sv[s->order[k]].gpu0 == g) {
-			sum += s->sv[s->order[k]].want;
-			s->sv[s->order[k]].fixed = 0;
-			unfixed++;
-		}
+	for (k = 0; k < n; k++) {
+		sum += s->sv[grp[k]].want;
+		s->sv[grp[k]].fixed = 0;
+		unfixed++;
 	}
 	if (sum <= 1.0 + 1e-9)
 		return;
 	while (unfixed > 0) {
 		double level = left / unfixed;
 		progress = 0;
-		for (k = 0; k < m; k++) {
-			struct gsvc *v = &s->sv[s->order[k]];
-			if (v->gpu0 != g || v->fixed || v->want > level)
+		for (k = 0; k < n; k++) {
+			struct gsvc *v = &s->sv[grp[k]];
+			if (v->fixed || v->want > level)
 				continue;
 			v->fixed = 1;
 			left -= v->want;
@@ -474,9 +620,9 @@ static void fit_gpu(struct gslice *s, int g, int m)
 			progress = 1;
 		}
 		if (!progress) {
-			for (k = 0; k < m; k++) {
-				struct gsvc *v = &s->sv[s->order[k]];
-				if (v->gpu0 == g && !v->fixed) {
+			for (k = 0; k < n; k++) {
+				struct gsvc *v = &s->sv[grp[k]];
+				if (!v->fixed) {
 					v->want = fmax(s->min_share, level);
 					v->fixed = 1;
 				}
@@ -486,22 +632,46 @@ static void fit_gpu(struct gslice *s, int g, int m)
 	}
 }
 
+/* tick order: by first GPU, then by position in the tick (stable) */
+static const struct gslice *grp_sort_s;
+static int by_gpu0(const void *a, const void *b)
+{
+	const struct gsvc *x = &grp_sort_s->sv[*(const int *)a];
+	const struct gsvc *y = &grp_sort_s->sv[*(const int *)b];
+
+	if (x->gpu0 != y->gpu0)
+		return x->gpu0 < y->gpu0 ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int tick(struct gslice *s, struct world *w)
 {
 	struct sim_err e = { 0, "" };
-	int nj = pol_njobs(w) < s->nsv ? pol_njobs(w) : s->nsv;
-	int j, k, g, m = 0, rc;
+	int i, j, k, g, m = 0, rc;
 
+	/* the active services in id order (the order of a walk over every
+	** job): only they are visited */
+	if (s->act_dirty) {
+		qsort(s->act, (size_t)s->nact, sizeof *s->act, by_id);
+		s->act_dirty = 0;
+	}
 	/* measure, adapt batches, decide wants */
-	for (j = 0; j < nj; j++) {
-		struct gsvc *v = &s->sv[j];
+	for (i = 0; i < s->nact; i++) {
+		struct gsvc *v;
 		struct pol_job_info job;
 		struct pol_svc_window wn;
 		double slo_ms, util, len_ms, knee, need;
 		int starving, b;
 
-		if (!v->active)
-			continue;
+		j = s->act[i];
+		v = &s->sv[j];
 		job = pol_job(w, j);
 		if (job.state != POL_JOB_RUNNING)
 			continue;
@@ -545,12 +715,22 @@ static int tick(struct gslice *s, struct world *w)
 		v->want = fmin(fmax(need, s->min_share), knee);
 		v->want = ceil(v->want * 100 - 1e-6) / 100;
 		v->gpu0 = pol_job_tenant(w, j, 0).gpu;
+		v->pos = m;
 		s->order[m++] = j;
 	}
 	/* services on several GPUs are fitted on their first GPU only; the
-	** grant below still respects every GPU's free share */
-	for (g = 0; g < pol_ngpus(w); g++)
-		fit_gpu(s, g, m);
+	** grant below still respects every GPU's free share.  Each GPU's
+	** services, in tick order: grouped by a sort, not a walk over every
+	** GPU. */
+	memcpy(s->grp, s->order, (size_t)m * sizeof *s->grp);
+	grp_sort_s = s;
+	qsort(s->grp, (size_t)m, sizeof *s->grp, by_gpu0);
+	for (i = 0; i < m; i = k) {
+		g = s->sv[s->grp[i]].gpu0;
+		for (k = i + 1; k < m && s->sv[s->grp[k]].gpu0 == g; k++)
+			;
+		fit_gpu(s, s->grp + i, k - i);
+	}
 	/* dead band: move only by a step or more, or onto a bound */
 	for (k = 0; k < m; k++) {
 		struct gsvc *v = &s->sv[s->order[k]];
@@ -571,13 +751,13 @@ static int tick(struct gslice *s, struct world *w)
 	}
 	/* increases, most urgent first, within the free share */
 	for (k = 1; k < m; k++) {
-		int x = s->order[k], i = k;
-		while (i > 0 && s->sv[s->order[i - 1]].urgency <
+		int x = s->order[k], at = k;
+		while (at > 0 && s->sv[s->order[at - 1]].urgency <
 		       s->sv[x].urgency) {
-			s->order[i] = s->order[i - 1];
-			i--;
+			s->order[at] = s->order[at - 1];
+			at--;
 		}
-		s->order[i] = x;
+		s->order[at] = x;
 	}
 	for (k = 0; k < m; k++) {
 		struct gsvc *v;
@@ -605,7 +785,7 @@ static int tick(struct gslice *s, struct world *w)
 static int gs_timer(struct world *w, void *state, uint64_t tag)
 {
 	struct gslice *s = state;
-	int j, rc;
+	int rc;
 
 	if (tag & TAG_SWITCH)
 		return end_switch(s, w, (int)(tag & 0xffffffffu),
@@ -613,10 +793,7 @@ static int gs_timer(struct world *w, void *state, uint64_t tag)
 	s->timer_armed = 0;
 	if ((rc = tick(s, w)) != 0)
 		return rc;
-	for (j = 0; j < s->nsv && j < pol_njobs(w); j++)
-		if (s->sv[j].active)
-			return arm(s, w);
-	return 0;
+	return s->nact > 0 ? arm(s, w) : 0;
 }
 
 static int gs_finish(struct world *w, void *state, int j)
@@ -630,11 +807,34 @@ static int gs_finish(struct world *w, void *state, int j)
 	v = &s->sv[j];
 	if (v->switching)
 		rc = account_standby(w, v);
+	if (v->active)
+		act_remove(s, j);
 	v->active = 0;
 	v->switching = 0;
 	v->gen = (v->gen + 1) & 0x7fffffffu;
 	v->share = v->target = 0;
-	return rc;
+	return rc != 0 ? rc : refresh_job(s, w, j);
+}
+
+int gslice_index_check(struct world *w, const void *state)
+{
+	const struct gslice *s = state;
+	int g;
+
+	for (g = 0; g < pol_ngpus(w); g++) {
+		double c = committed(s, w, g);
+		uint64_t fr = pol_gpu_free(w, g, -1);
+		int h = s->gh[g];
+		if ((c < 0) != (h < 0))
+			return g;
+		if (h >= 0 && (s->free_share[g] != 1.0 - c ||
+			       sim_oset_id(&s->fs, h) != g ||
+			       sim_oset_k1(&s->fs, h) !=
+			       -sim_oset_dkey(1.0 - c) ||
+			       sim_oset_aux(&s->fs, h) != -(int64_t)fr))
+			return g;
+	}
+	return -1;
 }
 
 const struct pol_ops pol_gslice = {

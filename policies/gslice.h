@@ -26,4 +26,9 @@ int gslice_adapt_batch(const struct pol_svc_window *wn, double slo_ms,
 		       int top, double batch_dec, double batch_slack,
 		       double batch_slo_frac);
 
+/* For tests: -1 when GSLICE's free-share index (state: its xInit's state)
+** equals a scan of every GPU now (membership, free share, free memory),
+** else the first GPU where it does not. */
+int gslice_index_check(struct world *w, const void *state);
+
 #endif

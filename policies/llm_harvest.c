@@ -32,11 +32,27 @@
 ** prefill-heavy iterations, but the HBM bandwidth both draw is shared
 ** whatever the shares (docs/MODEL.md, "GPU sharing modes", known limits),
 ** which is why the guard must be able to pause the job.
+**
+** Cost per event (G GPUs, P pending jobs, R jobs placed and not finished,
+** n GPUs a job, D device kinds; log: O(log G) index steps):
+**   pass                O(changed GPUs x (tenants + log G)) to refresh the
+**                       GPU classes (empty / one service / training only:
+**                       first-fit indexes by free memory), then per pending
+**                       job O(D + n log G) for its GPUs
+**   control tick        O(R) (the placed jobs, by index: uncap and the LLM
+**                       windows), plus a pass when jobs wait and a GPU
+**                       changed, the last pass placed a job or a pause
+**                       ended since it (else the pass would place nothing)
+** Worst cases: GPUs of a class whose free memory passes the smallest
+** footprint over the device kinds but not the job's on their own kind
+** (each is checked and passed); a long queue, tried every tick
+** (O(P (D + n log G)) a tick).
 */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/llm_harvest.h"
 #include "policies/policy.h"
 
 enum { SIG_ITL_MEAN = 0, SIG_TPOT_P99 };
@@ -53,7 +69,24 @@ struct hv {
 	int capjobs;
 	uint64_t tick;
 	int *cand;                    /* scratch: GPUs chosen */
+	/* the GPUs by what holds them (CL_*), each a first-fit index: key
+	** the GPU, aux -(free bytes); cls[g], gh[g]: g's class and handle */
+	struct sim_oset cl[3];
+	int *cls, *gh;
+	/* the jobs placed and not finished, by index (jh[j]: j's handle) */
+	struct sim_oset placed;
+	int *jh;
+	/* when the last pass ended, whether it placed a job, and the ends
+	** of the pauses (until, job): a tick's pass runs only when one of
+	** those may change its answer */
+	sim_time last_pass;
+	int placed_last;
+	struct sim_oset cool;
 };
+
+/* GPU classes: no job; one service and no training job; training jobs
+** and no service.  Any other GPU is in none. */
+enum { CL_EMPTY = 0, CL_ONE_SVC, CL_TRAIN_ONLY, CL_NONE };
 
 static const char *const signal_names[] = { "itl_mean", "tpot_p99", NULL };
 
@@ -90,6 +123,7 @@ static int grow(struct hv *h, int j)
 	double *s;
 	sim_time *u;
 	uint64_t *t;
+	int *jh;
 
 	if (j < h->capjobs)
 		return 0;
@@ -104,12 +138,16 @@ static int grow(struct hv *h, int j)
 	t = realloc(h->tick_of, (size_t)cap * sizeof *t);
 	if (t != NULL)
 		h->tick_of = t;
-	if (s == NULL || u == NULL || t == NULL)
+	jh = realloc(h->jh, (size_t)cap * sizeof *jh);
+	if (jh != NULL)
+		h->jh = jh;
+	if (s == NULL || u == NULL || t == NULL || jh == NULL)
 		return SIM_ENOMEM;
 	for (k = h->capjobs; k < cap; k++) {
 		h->share[k] = -1;
 		h->until[k] = 0;
 		h->tick_of[k] = 0;
+		h->jh[k] = -1;
 	}
 	h->capjobs = cap;
 	return 0;
@@ -139,41 +177,105 @@ static void holders(struct world *w, int g, int *svc, int *train)
 	}
 }
 
+/* GPU g's class from its holders. */
+static int class_of(struct world *w, int g)
+{
+	int svc, train;
+
+	holders(w, g, &svc, &train);
+	if (svc == 0)
+		return train == 0 ? CL_EMPTY : CL_TRAIN_ONLY;
+	return svc == 1 && train == 0 ? CL_ONE_SVC : CL_NONE;
+}
+
+/* Refreshes GPU g's class and free memory in the indexes. */
+static int refresh(struct world *w, struct hv *h, int g)
+{
+	int c = class_of(w, g), hd;
+	uint64_t fr = pol_gpu_free(w, g, -1);
+	int64_t aux = fr > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)fr;
+
+	if (h->cls[g] == c) {
+		if (c != CL_NONE)
+			sim_oset_update(&h->cl[c], h->gh[g], 0, 0, aux);
+		return 0;
+	}
+	if (h->cls[g] != CL_NONE)
+		sim_oset_remove(&h->cl[h->cls[g]], h->gh[g]);
+	h->cls[g] = c;
+	h->gh[g] = -1;
+	if (c == CL_NONE)
+		return 0;
+	if ((hd = sim_oset_insert(&h->cl[c], 0, 0, g, aux)) < 0)
+		return hd;
+	h->gh[g] = hd;
+	return 0;
+}
+
+static int refresh_changed(struct world *w, struct hv *h)
+{
+	int k, n = pol_nchanged(w), rc;
+
+	for (k = 0; k < n; k++)
+		if ((rc = refresh(w, h, pol_changed_at(w, k))) != 0)
+			return rc;
+	return 0;
+}
+
+/* Job j's smallest footprint over the device kinds. */
+static uint64_t min_mem(const struct world *w, int j)
+{
+	uint64_t lo = UINT64_MAX;
+	int d;
+
+	for (d = 0; d < pol_ndevs(w); d++) {
+		uint64_t m = pol_job_mem(w, j, pol_dev(w, d).gpu);
+		if (m < lo)
+			lo = m;
+	}
+	return lo;
+}
+
 /* Picks n GPUs for job j into h->cand, first fit: services on GPUs
 ** without a service (free ones first); training on GPUs with one service
 ** and no training (harvest: *harvest 1) unless paused, then on empty ones.
-** 1 if found. */
+** Each pass walks its class's first-fit index (lowest index first, by
+** free memory from the smallest footprint over the kinds, each GPU then
+** checked exactly): the GPUs a walk over every GPU would take, in its
+** order.  1 if found. */
 static int pick(struct world *w, struct hv *h, int j, int n, int *harvest)
 {
 	struct pol_job_info job = pol_job(w, j);
-	int ng = pol_ngpus(w), pass, g, got = 0, k;
+	int pass, g, got = 0, k, hd;
 	int paused = job.kind == POL_TRAIN && j < h->capjobs &&
 		     h->until[j] > pol_now(w);
+	uint64_t lo = min_mem(w, j);
+	int64_t bound = lo > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)lo;
 
 	*harvest = 0;
-	for (pass = 0; pass < 2 && got < n; pass++)
-		for (g = 0; g < ng && got < n; g++) {
-			int svc, train, dup = 0;
+	for (pass = 0; pass < 2 && got < n; pass++) {
+		int c = is_service(&job) ?
+			(pass == 0 ? CL_EMPTY : CL_TRAIN_ONLY) :
+			(pass == 0 ? CL_ONE_SVC : CL_EMPTY);
+		if (!is_service(&job) && pass == 0 && paused)
+			continue;
+		g = -1;
+		while (got < n &&
+		       (hd = sim_oset_first_aux_le(&h->cl[c], 0, 0, g + 1,
+						   bound)) >= 0) {
+			int dup = 0;
+			g = sim_oset_id(&h->cl[c], hd);
 			if (pol_job_mem(w, j, g) > pol_gpu_free(w, g, -1))
 				continue;
 			for (k = 0; k < got; k++)
 				dup |= h->cand[k] == g;
 			if (dup)
 				continue;
-			holders(w, g, &svc, &train);
-			if (is_service(&job)) {
-				/* pass 0: empty GPUs; pass 1: training only */
-				if (svc > 0 || (pass == 0) != (train == 0))
-					continue;
-			} else if (pass == 0) {
-				if (paused || svc != 1 || train != 0)
-					continue;
+			if (!is_service(&job) && pass == 0)
 				*harvest = 1;
-			} else if (svc + train > 0) {
-				continue;
-			}
 			h->cand[got++] = g;
 		}
+	}
 	return got == n;
 }
 
@@ -208,8 +310,12 @@ static int hv_schedule(struct world *w, void *state)
 {
 	struct hv *h = state;
 	struct pol_pending_walk it = POL_PENDING_WALK;
-	int j, rc;
+	int j, k, rc;
 
+	if ((rc = refresh_changed(w, h)) != 0)
+		return rc;
+	h->placed_last = 0;
+	h->last_pass = pol_now(w);
 	while ((j = pol_pending_next(w, &it)) >= 0) {
 		struct pol_job_info job = pol_job(w, j);
 		struct pol_place_opts o = { .sm_cap = 1.0 };
@@ -236,9 +342,20 @@ static int hv_schedule(struct world *w, void *state)
 		rc = pol_place(w, j, h->cand, job.gpus, &o, NULL);
 		if (rc != 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
 			return rc;
-		if (rc == 0 && is_service(&job) &&
+		if (rc != 0)
+			continue;
+		if (is_service(&job) &&
 		    (rc = cap_beside(w, h, j, job.gpus)) < 0)
 			return rc;
+		h->placed_last = 1;
+		for (k = 0; k < job.gpus; k++)
+			if ((rc = refresh(w, h, h->cand[k])) != 0)
+				return rc;
+		if (h->jh[j] < 0) {
+			if ((rc = sim_oset_insert(&h->placed, 0, 0, j, 0)) < 0)
+				return rc;
+			h->jh[j] = rc;
+		}
 	}
 	return 0;
 }
@@ -278,6 +395,9 @@ static int adjust(struct world *w, struct hv *h, int s, int dir)
 		if (dir < 0 && sh <= h->share_min * (1 + 1e-9) && h->pause) {
 			pol_add_metric(w, "harvest_pauses", 1);
 			h->until[j] = pol_now(w) + (sim_time)(h->cooldown_s * 1e9);
+			if ((rc = sim_oset_insert(&h->cool, h->until[j], 0, j,
+						  0)) < 0)
+				return rc;
 			if ((rc = pol_preempt(w, j, NULL)) < 0 &&
 			    rc != SIM_ESTATE)
 				return rc;
@@ -319,20 +439,41 @@ static int uncap(struct world *w, struct hv *h, int j)
 	return pol_set_share(w, j, 1.0, NULL);
 }
 
+/* Whether a tick's pass may place something the last pass did not. */
+static int tick_pass_needed(struct world *w, struct hv *h)
+{
+	int hd;
+
+	if (pol_nchanged(w) > 0 || h->placed_last)
+		return 1;
+	/* drop the pauses that ended before the last pass */
+	while ((hd = sim_oset_first(&h->cool)) >= 0 &&
+	       sim_oset_k1(&h->cool, hd) <= h->last_pass)
+		sim_oset_remove(&h->cool, hd);
+	return hd >= 0 && sim_oset_k1(&h->cool, hd) <= pol_now(w);
+}
+
 static int hv_timer(struct world *w, void *state, uint64_t tag)
 {
 	struct hv *h = state;
-	int j, n = pol_njobs(w), rc;
+	int j, hd, nx, rc;
 
 	(void)tag;
 	h->tick++;
-	for (j = 0; j < n; j++)
+	/* the jobs placed and not finished, by index: every running job
+	** (a walk over every job would visit them in this order) */
+	for (hd = sim_oset_first(&h->placed); hd >= 0; hd = nx) {
+		j = sim_oset_id(&h->placed, hd);
+		nx = sim_oset_next(&h->placed, hd);
 		if (pol_job_state(w, j) == POL_JOB_RUNNING &&
 		    (rc = uncap(w, h, j)) < 0)
 			return rc;
-	for (j = 0; j < n; j++) {
+	}
+	for (hd = sim_oset_first(&h->placed); hd >= 0; hd = nx) {
 		struct pol_llm_window win;
 		double sig, target;
+		j = sim_oset_id(&h->placed, hd);
+		nx = sim_oset_next(&h->placed, hd);
 		if (pol_job_state(w, j) != POL_JOB_RUNNING ||
 		    pol_job(w, j).kind != POL_LLM)
 			continue;
@@ -350,8 +491,12 @@ static int hv_timer(struct world *w, void *state, uint64_t tag)
 			return rc;
 	}
 	/* a paused job's cooldown may have ended: nothing else would run
-	** a scheduling pass for it */
-	if (pol_npending(w) > 0 && (rc = hv_schedule(w, h)) != 0)
+	** a scheduling pass for it.  The pass is a function of the GPUs,
+	** the queue and the pauses: when none changed since the last one
+	** (no GPU changed, it placed nothing, no pause ended since) it
+	** would place nothing, and is skipped (O(1) instead of O(P)). */
+	if (pol_npending(w) > 0 && tick_pass_needed(w, h) &&
+	    (rc = hv_schedule(w, h)) != 0)
 		return rc;
 	return pol_set_timer(w, (sim_time)(h->period_ms * 1e6), 0, NULL);
 }
@@ -377,11 +522,24 @@ static int hv_init(struct world *w, void *state, const struct pol_params *p,
 				   "default", h->share_init, h->share_min,
 				   h->share_max);
 	h->cand = malloc((size_t)(pol_ngpus(w) + 1) * sizeof *h->cand);
-	if (h->cand == NULL)
+	h->cls = malloc((size_t)(pol_ngpus(w) + 1) * sizeof *h->cls);
+	h->gh = malloc((size_t)(pol_ngpus(w) + 1) * sizeof *h->gh);
+	for (g = 0; g < 3; g++)
+		sim_oset_init(&h->cl[g]);
+	sim_oset_init(&h->placed);
+	sim_oset_init(&h->cool);
+	h->placed_last = 1;
+	if (h->cand == NULL || h->cls == NULL || h->gh == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < pol_ngpus(w); g++)
 		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS, err)) != 0)
 			return rc;
+	for (g = 0; g < pol_ngpus(w); g++) {
+		h->cls[g] = CL_NONE;
+		h->gh[g] = -1;
+		if ((rc = refresh(w, h, g)) != 0)
+			return sim_err_set(err, rc, "out of memory");
+	}
 	/* the run's counts, 0 until the loop acts */
 	pol_add_metric(w, "harvest_cuts", 0);
 	pol_add_metric(w, "harvest_raises", 0);
@@ -392,12 +550,50 @@ static int hv_init(struct world *w, void *state, const struct pol_params *p,
 static void hv_fini(struct world *w, void *state)
 {
 	struct hv *h = state;
+	int k;
 
 	(void)w;
 	free(h->share);
 	free(h->until);
 	free(h->tick_of);
 	free(h->cand);
+	free(h->cls);
+	free(h->gh);
+	free(h->jh);
+	for (k = 0; k < 3; k++)
+		sim_oset_fini(&h->cl[k]);
+	sim_oset_fini(&h->placed);
+	sim_oset_fini(&h->cool);
+}
+
+static int hv_finish(struct world *w, void *state, int j)
+{
+	struct hv *h = state;
+
+	(void)w;
+	if (j >= 0 && j < h->capjobs && h->jh[j] >= 0) {
+		sim_oset_remove(&h->placed, h->jh[j]);
+		h->jh[j] = -1;
+	}
+	return 0;
+}
+
+int llm_harvest_index_check(struct world *w, const void *state)
+{
+	const struct hv *h = state;
+	int g;
+
+	for (g = 0; g < pol_ngpus(w); g++) {
+		int c = class_of(w, g);
+		if (h->cls[g] != c)
+			return g;
+		if (c != CL_NONE &&
+		    (sim_oset_id(&h->cl[c], h->gh[g]) != g ||
+		     sim_oset_aux(&h->cl[c], h->gh[g]) !=
+		     -(int64_t)pol_gpu_free(w, g, -1)))
+			return g;
+	}
+	return -1;
 }
 
 const struct pol_ops pol_llm_harvest = {
@@ -410,5 +606,6 @@ const struct pol_ops pol_llm_harvest = {
 	.xInit = hv_init,
 	.xFini = hv_fini,
 	.xOnTimer = hv_timer,
+	.xOnFinish = hv_finish,
 	.xSchedule = hv_schedule,
 };

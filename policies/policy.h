@@ -63,6 +63,10 @@
 **      and every action refuses it (SIM_ESTATE) as for any finished job.
 **      pol_njobs still counts every job that arrived; indices never go
 **      away, and pol_job_state answers for every one.
+**   8  pol_pool_route: DistMind's request routing from the pool's
+**      indexes (O(log G) a request, not a scan of the GPUs);
+**      pol_pool_size and pol_pool_busy_total_ns (no scan of the GPUs
+**      for a re-assignment).
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -80,7 +84,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 7
+#define POL_IFACE_VERSION 8
 
 struct world;
 
@@ -734,6 +738,20 @@ int pol_pool_in(const struct world *w, int g);
 int pol_pool_load(const struct world *w, int g);
 int pol_pool_has_model(const struct world *w, int g, int j);
 int pol_pool_queued(const struct world *w);
+/* Version 8.  The GPU a request of service j goes to under DistMind's
+** balancer, as distmind_route (policies/distmind.h) over pol_pool_in /
+** pol_pool_load / pol_pool_has_model of every GPU would answer, from the
+** pool's indexes in O(log G): with `cache`, the lowest pool GPU with load
+** 0 holding j's model; the lowest with load 0; with `cache`, the lowest
+** with load < busy_load holding it; the least loaded (lowest index on
+** ties) with load < max_load; -1: none (the request queues). */
+int pol_pool_route(const struct world *w, int j, int busy_load,
+		   int max_load, int cache);
+/* Version 8.  The GPUs in the pool (O(1)); pol_pool_busy_ns summed over
+** every GPU, modulo 2^64 (the difference of two calls is exact; O(GPUs
+** busy now)). */
+int pol_pool_size(const struct world *w);
+uint64_t pol_pool_busy_total_ns(const struct world *w);
 sim_time pol_pool_busy_ns(const struct world *w, int g);
 int pol_pool_serving(const struct world *w, int j);
 uint64_t pol_pool_loads(const struct world *w);

@@ -23,9 +23,19 @@
 ** afresh (the peers re-place every job at every event, for free), counted
 ** in the run metric qsched_repacks.
 **
-** Cost: a pass is O(A log A)-ish in the active jobs A (an insertion sort
-** over an order that changed little since the last pass) plus the GPUs;
-** no structure holds a finished job.
+** Cost: no structure holds a finished job.
+**
+** Cost per event (A active jobs: pending and running, finished ones gone;
+** G GPUs, N nodes, n GPUs a job; not indexed yet, issue 20 item 1):
+**   pass                O(A) to settle and the desired set, the stable
+**                       insertion sort O(A + inversions) (O(A^2) when the
+**                       order turns over, e.g. srsf's keys crossing), and
+**                       per job placed O(G) (node placement: the free
+**                       counts of every node, then a walk of the nodes)
+**   finish              O(A) (the active list, kept in pass order)
+** Worst case: a long queue on a full cluster whose order changes every
+** pass (O(A^2 + placed x G) a pass), and node placement on many nodes
+** (every placement recounts every node's free GPUs: O(G)).
 */
 #ifndef COLOSIM_POLICIES_QSCHED_H
 #define COLOSIM_POLICIES_QSCHED_H

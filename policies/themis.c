@@ -15,6 +15,12 @@
 ** is taken fit-first on an empty cluster (policies/qsched.c) and applied.
 ** A job placed or re-chosen when its lease expired holds a new lease of
 ** lease_s.  Remaining times are on GPU 0's device, as srtf's.
+**
+** Cost per event: the qsched core's (policies/qsched.h, "Cost per
+** event": O(A) a pass plus the sort, O(G) a placement); each round (lease timer) also
+** computes every active job's finish-time fairness, O(A) with the
+** spread-cost model per job.  Worst case: a long queue (the auction's
+** order over every active job each round).
 */
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,12 @@
 ** from the simulators' jobs.py, docs/POLICIES.md): queues "3250,7200"
 ** (GPU-seconds), starvation 0 (off), service gpu | time, jump_round 1,
 ** placement any (their "count") | node.
+**
+** Cost per event: the qsched core's (policies/qsched.h, "Cost per
+** event": O(A) a pass plus the sort, O(G) a placement), with a pass at
+** every arrival, finish and queue-demotion timer (dlas.c: the timers of
+** the jobs about to cross a threshold, O(log A) each).  Worst case: many
+** jobs crossing thresholds at distinct times (one pass each).
 */
 #include "policies/dlas.h"
 

@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "experiments/simulate.h"
+#include "policies/distmind.h"
+#include "policies/gslice.h"
+#include "policies/llm_harvest.h"
 #include "policies/policy.h"
 #include "sim/maxtree.h"
 #include "sim/oset.h"
@@ -387,6 +390,43 @@ static void check_orders(struct probe *p, const struct world *w, uint64_t b)
 	free(want);
 }
 
+/* The pool's routing index against distmind_route over a snapshot of
+** every GPU, for every pooled service and a few loads. */
+static void check_route(struct probe *p, struct world *w)
+{
+	static const int lim[][2] = { { 2, 4 }, { 1, 1 }, { 3, 8 } };
+	int G = pol_ngpus(w), g, j, k, c;
+	int *in = malloc((size_t)G * sizeof *in);
+	int *load = malloc((size_t)G * sizeof *load);
+	int *has = malloc((size_t)G * sizeof *has);
+
+	if (in == NULL || load == NULL || has == NULL) {
+		fail(p, w, "out of memory");
+		goto out;
+	}
+	for (g = 0; g < G; g++) {
+		in[g] = pol_pool_in(w, g);
+		load[g] = pol_pool_load(w, g);
+	}
+	for (j = 0; j < pol_njobs(w); j++) {
+		if (!pol_pool_serving(w, j))
+			continue;
+		for (g = 0; g < G; g++)
+			has[g] = pol_pool_has_model(w, g, j);
+		for (k = 0; k < 3; k++)
+			for (c = 0; c < 2; c++)
+				if (pol_pool_route(w, j, lim[k][0], lim[k][1],
+						   c) !=
+				    distmind_route(G, in, load, has,
+						   lim[k][0], lim[k][1], c))
+					fail(p, w, "pol_pool_route");
+	}
+out:
+	free(in);
+	free(load);
+	free(has);
+}
+
 static int on_pass(void *ctx, struct world *w)
 {
 	struct probe *p = ctx;
@@ -396,6 +436,15 @@ static int on_pass(void *ctx, struct world *w)
 	p->passes++;
 	if (world__index_check(w) >= 0)
 		fail(p, w, "world__index_check");
+	/* the policies' own indexes against their scans */
+	if (strcmp(w->pol->zName, "llm-harvest") == 0 &&
+	    llm_harvest_index_check(w, w->pol_state) >= 0)
+		fail(p, w, "llm_harvest_index_check");
+	if (strncmp(w->pol->zName, "distmind", 8) == 0)
+		check_route(p, w);
+	if (strcmp(w->pol->zName, "gslice") == 0 &&
+	     gslice_index_check(w, w->pol_state) >= 0)
+		fail(p, w, "gslice_index_check");
 	for (g = 0; g < G; g++) {
 		const struct gpu *gp = &w->gpus[g];
 		double used = (double)gp->mem_used;

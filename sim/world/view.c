@@ -576,7 +576,21 @@ int pol_pool_has_model(const struct world *w, int g, int j)
 	return m != NULL ? world_pool_has_model(w, g, m) : 0;
 }
 
+int pol_pool_route(const struct world *w, int j, int busy_load,
+		   int max_load, int cache)
+{
+	return world_pool_route(w, job_model(w, j), busy_load, max_load,
+				cache);
+}
+
 int pol_pool_queued(const struct world *w) { return world_pool_queued(w); }
+
+uint64_t pol_pool_busy_total_ns(const struct world *w)
+{
+	return world_pool_busy_total_ns(w);
+}
+
+int pol_pool_size(const struct world *w) { return world_pool_size(w); }
 
 sim_time pol_pool_busy_ns(const struct world *w, int g)
 {

@@ -465,6 +465,19 @@ int world_pool_in(const struct world *w, int g);
 /* Requests dispatched to GPU g and not finished (queued + in flight). */
 int world_pool_load(const struct world *w, int g);
 /* 0: m not on GPU g; 1: loading; 2: resident. */
+/* DistMind's route for a request of model m (distmind_route over the
+** pool's GPUs, from indexes: O(log G)): the lowest pool GPU with load 0
+** holding m (when cache); the lowest with load 0; the lowest with load <
+** busy_load holding m (when cache); the least loaded, lowest index, with
+** load < max_load; -1 when none. */
+/* Busy (loading or executing) time summed over every GPU since the run
+** began, in ns, modulo 2^64: the difference of two calls is exact.
+** O(GPUs busy now). */
+uint64_t world_pool_busy_total_ns(const struct world *w);
+/* GPUs in the pool.  O(1). */
+int world_pool_size(const struct world *w);
+int world_pool_route(const struct world *w, const struct zoo_model *m,
+		     int busy_load, int max_load, int cache);
 int world_pool_has_model(const struct world *w, int g,
 			 const struct zoo_model *m);
 /* Requests held in the pool's queue (routed nowhere yet). */

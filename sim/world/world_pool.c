@@ -29,6 +29,8 @@
 */
 #include "sim/world/world_pool.h"
 
+#include <stdint.h>
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -36,6 +38,7 @@
 #include <string.h>
 
 #include "models/workload.h"
+#include "sim/oset.h"
 #include "sim/world/service.h"
 #include "sim/world/world_cache.h"
 #include "sim/world/world_int.h"
@@ -84,6 +87,23 @@ struct world_pool {
 	struct pool_gpu *g;
 	uint64_t loads;
 	int dispatching;
+	/* the routing index (world_pool_route): the pool's GPUs by index
+	** with their load as aux; per model, the pool's GPUs holding it
+	** (loading or resident), the same way.  all_h / ms[].h: the GPU's
+	** handle or -1. */
+	struct sim_oset all;
+	int *all_h;
+	struct pool_mset {
+		const struct zoo_model *m;
+		struct sim_oset s;
+		int *h;
+	} *ms;
+	int nms, capms;
+	/* busy time over every GPU (world_pool_busy_total_ns): the closed
+	** intervals' sum (wrapping), and the GPUs busy now (act_at[g]: g's
+	** index in actv, or -1) */
+	uint64_t busy_closed;
+	int *actv, *act_at, nactv;
 };
 
 static int fifo_push(struct pool_fifo *f, struct pool_req r)
@@ -229,6 +249,148 @@ static int exec_resize(struct world *w, struct world_pool *p, int g,
 	return rc;
 }
 
+/* GPU g is busy from now (its busy_since); it may be already. */
+static int busy_start(struct world *w, struct world_pool *p, int g)
+{
+	int k;
+
+	if (p->act_at == NULL) {
+		p->act_at = malloc((size_t)w->ngpus * sizeof *p->act_at);
+		p->actv = malloc((size_t)w->ngpus * sizeof *p->actv);
+		if (p->act_at == NULL || p->actv == NULL)
+			return SIM_ENOMEM;
+		for (k = 0; k < w->ngpus; k++)
+			p->act_at[k] = -1;
+	}
+	if (p->act_at[g] < 0) {
+		p->act_at[g] = p->nactv;
+		p->actv[p->nactv++] = g;
+	}
+	return 0;
+}
+
+/* GPU g's busy interval of length dt ended. */
+static void busy_end(struct world_pool *p, int g, sim_time dt)
+{
+	int k;
+
+	p->busy_closed += (uint64_t)dt;
+	if (p->act_at == NULL || (k = p->act_at[g]) < 0)
+		return;
+	p->actv[k] = p->actv[--p->nactv];
+	p->act_at[p->actv[k]] = k;
+	p->act_at[g] = -1;
+}
+
+/* ---- the routing index ------------------------------------------------------ */
+
+/* Model m's set (made when first needed when `make`), or NULL. */
+static struct pool_mset *mset_of(struct world_pool *p, int ngpus,
+				 const struct zoo_model *m, int make)
+{
+	struct pool_mset *v;
+	int k;
+
+	for (k = 0; k < p->nms; k++)
+		if (p->ms[k].m == m)
+			return &p->ms[k];
+	if (!make)
+		return NULL;
+	if (p->nms == p->capms) {
+		int cap = p->capms ? 2 * p->capms : 8;
+		v = realloc(p->ms, (size_t)cap * sizeof *v);
+		if (v == NULL)
+			return NULL;
+		p->ms = v;
+		p->capms = cap;
+	}
+	v = &p->ms[p->nms];
+	v->m = m;
+	sim_oset_init(&v->s);
+	v->h = malloc((size_t)(ngpus > 0 ? ngpus : 1) * sizeof *v->h);
+	if (v->h == NULL)
+		return NULL;
+	for (k = 0; k < ngpus; k++)
+		v->h[k] = -1;
+	p->nms++;
+	return v;
+}
+
+/* GPU g's load changed (or it joined): its aux everywhere. */
+static void ix_load(struct world_pool *p, int g)
+{
+	struct pool_gpu *pg = &p->g[g];
+	int k;
+
+	if (p->all_h != NULL && p->all_h[g] >= 0)
+		sim_oset_update(&p->all, p->all_h[g], 0, 0, pg->load);
+	for (k = 0; k < pg->cache.n; k++) {
+		struct pool_mset *v = mset_of(p, 0, pg->cache.v[k].m, 0);
+		if (v != NULL && v->h[g] >= 0)
+			sim_oset_update(&v->s, v->h[g], 0, 0, pg->load);
+	}
+}
+
+/* Model m entered GPU g's cache. */
+static int ix_add(struct world *w, struct world_pool *p, int g,
+		  const struct zoo_model *m)
+{
+	struct pool_mset *v = mset_of(p, w->ngpus, m, 1);
+	int h;
+
+	if (v == NULL)
+		return SIM_ENOMEM;
+	if (v->h[g] >= 0)
+		return 0;
+	if ((h = sim_oset_insert(&v->s, 0, 0, g, p->g[g].load)) < 0)
+		return h;
+	v->h[g] = h;
+	return 0;
+}
+
+/* Entry k of GPU g's cache is about to go. */
+static void ix_drop(struct world_pool *p, int g, int k)
+{
+	struct pool_mset *v = mset_of(p, 0, p->g[g].cache.v[k].m, 0);
+
+	if (v != NULL && v->h[g] >= 0) {
+		sim_oset_remove(&v->s, v->h[g]);
+		v->h[g] = -1;
+	}
+}
+
+static void ix_clear(struct world_pool *p, int g)
+{
+	while (p->g[g].cache.n > 0) {
+		ix_drop(p, g, 0);
+		mcache_drop(&p->g[g].cache, 0);
+	}
+}
+
+/* GPU g joined (in) or left the pool. */
+static int ix_member(struct world *w, struct world_pool *p, int g, int in)
+{
+	int h, k;
+
+	if (p->all_h == NULL) {
+		p->all_h = malloc((size_t)w->ngpus * sizeof *p->all_h);
+		if (p->all_h == NULL)
+			return SIM_ENOMEM;
+		for (k = 0; k < w->ngpus; k++)
+			p->all_h[k] = -1;
+	}
+	if (in && p->all_h[g] < 0) {
+		if ((h = sim_oset_insert(&p->all, 0, 0, g, p->g[g].load)) < 0)
+			return h;
+		p->all_h[g] = h;
+	} else if (!in && p->all_h[g] >= 0) {
+		sim_oset_remove(&p->all, p->all_h[g]);
+		p->all_h[g] = -1;
+	}
+	return 0;
+}
+
+
 /* Evicts idle resident models (least recently used first, never `keep`)
 ** until `extra` more bytes fit; SIM_ENOSPC when they cannot. */
 static int make_room(struct world *w, struct world_pool *p, int g,
@@ -241,6 +403,7 @@ static int make_room(struct world *w, struct world_pool *p, int g,
 		int lru = mcache_lru(&pg->cache, keep);
 		if (lru < 0)
 			return SIM_ENOSPC;
+		ix_drop(p, g, lru);
 		mcache_drop(&pg->cache, lru);
 		if (exec_resize(w, p, g, NULL) != 0)
 			return SIM_ENOSPC;
@@ -313,7 +476,7 @@ static int pipe_setup(struct world *w, struct world_pool *p, int g,
 	if (!exec)
 		pg->exec_started = pg->exec_done = n;
 	pg->busy_since = w->sim.now;
-	return 0;
+	return busy_start(w, p, g);
 }
 
 static int pool_dispatch(struct world *w, struct world_pool *p);
@@ -326,6 +489,7 @@ static int pipe_finish(struct world *w, struct world_pool *p, int g)
 
 	pg->active = 0;
 	pg->busy_ns += w->sim.now - pg->busy_since;
+	busy_end(p, g, w->sim.now - pg->busy_since);
 	if ((k = mcache_find(&pg->cache, pg->m)) >= 0)
 		pg->cache.v[k].last_use = w->sim.now;
 	pg->ent = -1;
@@ -338,6 +502,7 @@ static int pipe_finish(struct world *w, struct world_pool *p, int g)
 				   pg->busy_since);
 		for (k = 0; k < pg->nbatch; k++) {
 			pg->load--;
+			ix_load(p, g);
 			if ((rc = svc_external_done(w, pg->batch[k].job,
 						pg->batch[k].t_arr)) != 0)
 				return rc;
@@ -429,6 +594,8 @@ static int try_run(struct world *w, struct world_pool *p, int g)
 	if (load && (e = mcache_add(&pg->cache, m, model_bytes(m),
 				    MCACHE_LOADING, w->sim.now)) < 0)
 		return e;
+	if (load && (rc = ix_add(w, p, g, m)) != 0)
+		return rc;
 	pg->act_bytes = act;
 	if ((rc = exec_resize(w, p, g, NULL)) != 0)
 		return sim_fail(&w->sim, rc, "pool: GPU %d: resize failed", g);
@@ -485,6 +652,7 @@ static int pool_dispatch(struct world *w, struct world_pool *p)
 		if ((rc = fifo_push(&p->g[g].q, r)) != 0)
 			break;
 		p->g[g].load++;
+		ix_load(p, g);
 		if ((rc = try_run(w, p, g)) != 0)
 			break;
 	}
@@ -549,6 +717,36 @@ int world_pool_has_model(const struct world *w, int g,
 	return pg->cache.v[k].state;
 }
 
+int world_pool_route(const struct world *w, const struct zoo_model *m,
+		     int busy_load, int max_load, int cache)
+{
+	struct world_pool *p = pool_of(w);
+	struct pool_mset *v;
+	int h;
+
+	if (p == NULL || p->all.count == 0)
+		return -1;
+	v = cache && m != NULL ? mset_of(p, 0, m, 0) : NULL;
+	if (v != NULL && (h = sim_oset_first_aux_le(&v->s, INT64_MIN,
+		INT64_MIN, INT32_MIN, 0)) >= 0)
+		return sim_oset_id(&v->s, h);
+	if ((h = sim_oset_first_aux_le(&p->all, INT64_MIN, INT64_MIN,
+				       INT32_MIN, 0)) >= 0)
+		return sim_oset_id(&p->all, h);
+	if (v != NULL && (h = sim_oset_first_aux_le(&v->s, INT64_MIN,
+		INT64_MIN, INT32_MIN, (int64_t)busy_load - 1)) >= 0)
+		return sim_oset_id(&v->s, h);
+	/* the least load, lowest index among the GPUs that have it */
+	{
+		int64_t least = p->all.n[p->all.root].amin;
+		if (least >= max_load)
+			return -1;
+		h = sim_oset_first_aux_le(&p->all, INT64_MIN, INT64_MIN,
+					  INT32_MIN, least);
+		return h >= 0 ? sim_oset_id(&p->all, h) : -1;
+	}
+}
+
 int world_pool_queued(const struct world *w)
 {
 	return (int)pool_of(w)->q.n;
@@ -563,6 +761,27 @@ sim_time world_pool_busy_ns(const struct world *w, int g)
 		return 0;
 	pg = &p->g[g];
 	return pg->busy_ns + (pg->active ? w->sim.now - pg->busy_since : 0);
+}
+
+uint64_t world_pool_busy_total_ns(const struct world *w)
+{
+	const struct world_pool *p = pool_of(w);
+	uint64_t t;
+	int k;
+
+	if (p == NULL)
+		return 0;
+	t = p->busy_closed;
+	for (k = 0; k < p->nactv; k++)
+		t += (uint64_t)(w->sim.now - p->g[p->actv[k]].busy_since);
+	return t;
+}
+
+int world_pool_size(const struct world *w)
+{
+	const struct world_pool *p = pool_of(w);
+
+	return p != NULL ? p->all.count : 0;
 }
 
 int world_pool_serving(const struct world *w, int j)
@@ -610,11 +829,13 @@ int world_pool_join(struct world *w, int g, struct sim_err *err)
 	pg->exec.slice = -1;
 	pg->base_bytes = pg->exec.mem_bytes = w->gpus[g].dev->ctx_bytes;
 	pg->act_bytes = 0;
-	mcache_clear(&pg->cache);
+	ix_clear(p, g);
 	if ((rc = world__tenant_attach(w, &pool_kind, g, &pg->exec, 0,
 					err)) != 0)
 		return rc;
 	pg->in = 1;
+	if ((rc = ix_member(w, p, g, 1)) != 0)
+		return sim_err_set(err, rc, "pool_join: out of memory");
 	p->joined = 1;
 	if ((rc = world__gpu_changed(w, g)) != 0)
 		return rc;
@@ -637,9 +858,11 @@ int world_pool_leave(struct world *w, int g, struct sim_err *err)
 		return sim_err_set(err, SIM_ESTATE, "pool_leave: GPU %d is busy "
 				   "(%d requests%s)", g, pg->load,
 				   pg->active ? ", a transfer" : "");
-	mcache_clear(&pg->cache);
+	ix_clear(p, g);
 	gpu_detach(&w->gpus[g], &pg->exec, w->sim.now);
 	pg->in = 0;
+	if ((rc = ix_member(w, p, g, 0)) != 0)
+		return rc;
 	if ((rc = world__gpu_changed(w, g)) != 0)
 		return rc;
 	return world__request_schedule(w);
@@ -711,7 +934,10 @@ int world_load_model(struct world *w, int g, const struct zoo_model *m,
 	if ((e = mcache_add(&pg->cache, m, model_bytes(m), MCACHE_LOADING,
 			    w->sim.now)) < 0)
 		return sim_err_set(err, e, "load_model: out of memory");
+	if ((rc = ix_add(w, p, g, m)) != 0)
+		return sim_err_set(err, rc, "load_model: out of memory");
 	if ((rc = exec_resize(w, p, g, err)) != 0) {
+		ix_drop(p, g, e);
 		mcache_drop(&pg->cache, e);
 		return rc;
 	}
@@ -744,6 +970,7 @@ int world_evict_model(struct world *w, int g, const struct zoo_model *m,
 	    (pg->active && pg->m == m))
 		return sim_err_set(err, SIM_ESTATE, "evict_model: %s is in use "
 				   "on GPU %d", m->name, g);
+	ix_drop(p, g, k);
 	mcache_drop(&pg->cache, k);
 	if (pg->active && pg->ent >= 0)   /* the swap may have moved it */
 		pg->ent = mcache_find(&pg->cache, pg->m);
@@ -768,6 +995,15 @@ static void pool_fini(struct world *w, void *state)
 		free(pg->gbytes);
 		free(pg->gexec);
 	}
+	for (g = 0; g < p->nms; g++) {
+		sim_oset_fini(&p->ms[g].s);
+		free(p->ms[g].h);
+	}
+	free(p->ms);
+	sim_oset_fini(&p->all);
+	free(p->all_h);
+	free(p->act_at);
+	free(p->actv);
 	free(p->q.v);
 	free(p->g);
 	free(p);
@@ -791,6 +1027,7 @@ int world_pool_init(struct world *w, const struct world_config *cfg,
 	if (p == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	p->w = w;
+	sim_oset_init(&p->all);
 	p->mp = mempool_of(w);
 	if (p->mp == NULL) {
 		free(p);
