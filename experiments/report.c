@@ -380,15 +380,116 @@ static char *dup_str(const char *s)
 	return p;
 }
 
+/* Observations in the table's row order: setting, metric (its position
+** in the table's metric order), variant, replication. */
+static int cmp_obs_row(const void *a, const void *b)
+{
+	const struct obs *x = a, *y = b;
+
+	if (x->setting != y->setting)
+		return (x->setting > y->setting) - (x->setting < y->setting);
+	if (x->metric != y->metric)
+		return (x->metric > y->metric) - (x->metric < y->metric);
+	if (x->variant != y->variant)
+		return (x->variant > y->variant) - (x->variant < y->variant);
+	return cmp_obs_rep(a, b);
+}
+
+/* morder[k]: the metric shown k-th: documented first, then by name. */
+static void order_metrics(const struct collect *c, int *morder)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->metrics.n; i++)
+		morder[i] = (int)i;
+	for (i = 1; i < c->metrics.n; i++)
+		for (j = i; j > 0; j--) {
+			const char *p = c->metrics.v[morder[j - 1]];
+			const char *q = c->metrics.v[morder[j]];
+			int rp = rep_metric_rank(p), rq = rep_metric_rank(q);
+			int tmp;
+
+			if (rp < rq || (rp == rq && strcmp(p, q) <= 0))
+				break;
+			tmp = morder[j];
+			morder[j] = morder[j - 1];
+			morder[j - 1] = tmp;
+		}
+}
+
+/* A row's statistics from its variant's observations grp[0..ng) and the
+** baseline's bgrp[0..nb) (both by replication; nb = 0: no baseline),
+** paired by replication.  x and d hold ng values each. */
+static void fill_row(struct rep_row *r, const struct obs *grp, size_t ng,
+		     const struct obs *bgrp, size_t nb, double conf,
+		     double *x, double *d)
+{
+	size_t i, nd = 0, bi = 0;
+
+	for (i = 0; i < ng; i++)
+		x[i] = grp[i].v;
+	rep_stat_compute(x, ng, conf, &r->stat);
+	r->rel = NAN;
+	for (i = 0; !r->is_baseline && i < ng; i++) {
+		while (bi < nb && bgrp[bi].rep < grp[i].rep)
+			bi++;
+		if (bi < nb && bgrp[bi].rep == grp[i].rep)
+			d[nd++] = grp[i].v - bgrp[bi].v;
+	}
+	if (nd > 0) {
+		double bm = 0;
+
+		rep_stat_compute(d, nd, conf, &r->diff);
+		for (i = 0; i < nb; i++)
+			bm += bgrp[i].v;
+		bm /= (double)nb;
+		r->rel = rep_rel_diff(r->diff.mean, bm, r->stat.mean);
+	}
+}
+
+/* The rows of one (setting, metric) block o[0..n), sorted by variant
+** and replication; b the baseline variant (-1: none). */
+static void block_rows(const struct collect *c, const struct obs *o,
+		       size_t n, int b, const int *morder, double conf,
+		       struct rep_table *t, double *x, double *d)
+{
+	const struct obs *bgrp = NULL;
+	size_t i, j, nb = 0;
+
+	for (i = 0; i < n && b >= 0; i = j) {
+		for (j = i; j < n && o[j].variant == o[i].variant; j++)
+			;
+		if (o[i].variant == b) {
+			bgrp = o + i;
+			nb = j - i;
+		}
+	}
+	for (i = 0; i < n; i = j) {
+		struct rep_row *r = &t->rows[t->nrows++];
+		int v = o[i].variant;
+
+		for (j = i; j < n && o[j].variant == v; j++)
+			;
+		r->setting = c->settings.v[o[i].setting];
+		r->variant = c->variants.v[v];
+		r->policy = c->policies.v[c->variant_policy[v]];
+		r->metric = c->metrics.v[morder[o[i].metric]];
+		r->is_baseline = v == b;
+		fill_row(r, o + i, j - i, bgrp, nb, conf, x, d);
+	}
+}
+
+/* One sort of every observation into row order, then one walk: O(n log
+** n) for n observations (a scan of all of them per row was quadratic in
+** the experiment's size). */
 int rep_build(struct store *s, const char *experiment, const char *baseline,
 	      double conf, struct rep_table *t, struct sim_err *err)
 {
 	struct collect c;
 	int64_t id = 0;
-	int *morder = NULL;
+	int *morder = NULL, *mpos = NULL;
 	double *x = NULL, *d = NULL;
-	struct obs *grp = NULL, *bgrp = NULL;
-	size_t si, mi, vi, i, j;
+	size_t i, j;
 	int rc, b;
 
 	memset(t, 0, sizeof *t);
@@ -406,78 +507,28 @@ int rep_build(struct store *s, const char *experiment, const char *baseline,
 	}
 	if (b >= 0 && (t->baseline = dup_str(c.variants.v[b])) == NULL)
 		goto oom;
-	/* Metric order: documented first, then by name. */
 	morder = malloc((c.metrics.n + 1) * sizeof *morder);
+	mpos = malloc((c.metrics.n + 1) * sizeof *mpos);
 	x = malloc((c.n + 1) * sizeof *x);
 	d = malloc((c.n + 1) * sizeof *d);
-	grp = malloc((c.n + 1) * sizeof *grp);
-	bgrp = malloc((c.n + 1) * sizeof *bgrp);
 	t->rows = calloc(c.settings.n * c.metrics.n * c.variants.n + 1,
 			 sizeof *t->rows);
-	if (!morder || !x || !d || !grp || !bgrp || !t->rows)
+	if (!morder || !mpos || !x || !d || !t->rows)
 		goto oom;
+	order_metrics(&c, morder);
 	for (i = 0; i < c.metrics.n; i++)
-		morder[i] = (int)i;
-	for (i = 1; i < c.metrics.n; i++)
-		for (j = i; j > 0; j--) {
-			const char *p = c.metrics.v[morder[j - 1]];
-			const char *q = c.metrics.v[morder[j]];
-			int rp = rep_metric_rank(p), rq = rep_metric_rank(q);
-			if (rp < rq || (rp == rq && strcmp(p, q) <= 0))
-				break;
-			rc = morder[j];
-			morder[j] = morder[j - 1];
-			morder[j - 1] = rc;
-		}
+		mpos[morder[i]] = (int)i;
+	for (i = 0; i < c.n; i++)
+		c.o[i].metric = mpos[c.o[i].metric];
+	if (c.n > 0)
+		qsort(c.o, c.n, sizeof *c.o, cmp_obs_row);
+	for (i = 0; i < c.n; i = j) {
+		for (j = i; j < c.n && c.o[j].setting == c.o[i].setting &&
+			    c.o[j].metric == c.o[i].metric; j++)
+			;
+		block_rows(&c, c.o + i, j - i, b, morder, conf, t, x, d);
+	}
 	rc = 0;
-	for (si = 0; si < c.settings.n; si++)
-		for (mi = 0; mi < c.metrics.n; mi++) {
-			int m = morder[mi];
-			size_t nb = 0;
-			for (i = 0; b >= 0 && i < c.n; i++)
-				if (c.o[i].setting == (int)si &&
-				    c.o[i].metric == m && c.o[i].variant == b)
-					bgrp[nb++] = c.o[i];
-			qsort(bgrp, nb, sizeof *bgrp, cmp_obs_rep);
-			for (vi = 0; vi < c.variants.n; vi++) {
-				struct rep_row *r = &t->rows[t->nrows];
-				size_t ng = 0, nd = 0, bi = 0;
-				for (i = 0; i < c.n; i++)
-					if (c.o[i].setting == (int)si &&
-					    c.o[i].metric == m &&
-					    c.o[i].variant == (int)vi)
-						grp[ng++] = c.o[i];
-				if (ng == 0)
-					continue;
-				qsort(grp, ng, sizeof *grp, cmp_obs_rep);
-				for (i = 0; i < ng; i++)
-					x[i] = grp[i].v;
-				r->setting = c.settings.v[si];
-				r->variant = c.variants.v[vi];
-				r->policy = c.policies.v[c.variant_policy[vi]];
-				r->metric = c.metrics.v[m];
-				rep_stat_compute(x, ng, conf, &r->stat);
-				r->is_baseline = (int)vi == b;
-				r->rel = NAN;
-				/* Pair by replication (both sorted). */
-				for (i = 0; !r->is_baseline && i < ng; i++) {
-					while (bi < nb && bgrp[bi].rep < grp[i].rep)
-						bi++;
-					if (bi < nb && bgrp[bi].rep == grp[i].rep)
-						d[nd++] = grp[i].v - bgrp[bi].v;
-				}
-				if (nd > 0) {
-					double bm = 0;
-					rep_stat_compute(d, nd, conf, &r->diff);
-					for (i = 0; i < nb; i++)
-						bm += bgrp[i].v;
-					bm /= (double)nb;
-					r->rel = rep_rel_diff(r->diff.mean, bm,
-							      r->stat.mean);
-				}
-				t->nrows++;
-			}
-		}
 	/* Hand the interned strings over to the table. */
 	t->npool = c.settings.n + c.variants.n + c.metrics.n + c.policies.n;
 	t->pool = malloc((t->npool + 1) * sizeof *t->pool);
@@ -498,10 +549,9 @@ oom:
 	rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
 out:
 	free(morder);
+	free(mpos);
 	free(x);
 	free(d);
-	free(grp);
-	free(bgrp);
 	collect_free(&c);
 	if (rc)
 		rep_table_fini(t);

@@ -13,6 +13,7 @@
 #include "models/gpu.h"
 #include "sim/rng.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -583,6 +584,16 @@ out:
 
 /* ---------------------------------------------------------------- MIG */
 
+/* The SMs of the 7g.40gb slice from the profile (colo_fit_mig checks
+** that it has one before anything below runs). */
+static double sms_7g(const struct dev_profile *a100)
+{
+	int p = dev_mig_find(a100, "7g.40gb");
+
+	assert(p >= 0);
+	return (double)a100->mig[p].sms;
+}
+
 /* The A100 slices' speed ratio T(7g) / T(slice) that the GPU model
 ** predicts for a job with non-scaling fraction x at 7g and weight w. */
 static double mig_ratio(const struct dev_profile *a100, double w, double x,
@@ -600,9 +611,10 @@ static double mig_ratio(const struct dev_profile *a100, double w, double x,
 	int k;
 
 	d.mig_bw_weight = w;
-	/* the 7g stretch (98 of 108 SMs, all the bandwidth) gives the duty
-	** on the whole device from the measured fraction at 7g */
-	s7 = (1 - w) * fmax(1.0, (double)d.sms / 98.0) + w;
+	/* the 7g stretch (its SMs of the device's: 98 of 108 on the A100,
+	** all the bandwidth) gives the duty on the whole device from the
+	** measured fraction at 7g */
+	s7 = (1 - w) * fmax(1.0, (double)d.sms / sms_7g(&d)) + w;
 	busy = (1 - x) / s7;
 	d_full = busy / (x + busy);
 	p.duty = d_full > 0 ? d_full : 1e-6;
@@ -761,7 +773,7 @@ static double per_job_err(const struct dev_profile *a100, struct colo_mig *m)
 			for (j = i; j < m->nobs; j++) {
 				const struct colo_mig_obs *q = &m->obs[j];
 				int p = dev_mig_find(a100, q->slice);
-				double s7 = 98.0, ss, pr;
+				double s7 = sms_7g(a100), ss, pr;
 
 				if (strcmp(q->model, o->model) ||
 				    q->batch != o->batch || p < 0)
@@ -783,7 +795,8 @@ static double per_job_err(const struct dev_profile *a100, struct colo_mig *m)
 			if (strcmp(q->model, o->model) || q->batch != o->batch ||
 			    p < 0)
 				continue;
-			pr = 1.0 / (brho + (1 - brho) * 98.0 / a100->mig[p].sms);
+			pr = 1.0 / (brho + (1 - brho) * sms_7g(a100) /
+				    a100->mig[p].sms);
 			e[ne++] = fabs(pr - q->meas) / q->meas;
 		}
 	}
@@ -792,25 +805,15 @@ static double per_job_err(const struct dev_profile *a100, struct colo_mig *m)
 	return r;
 }
 
-int colo_fit_mig(const struct meas_set *ms, const struct dev_profile *a100,
-		 struct colo_mig *out, struct sim_err *err)
+/* The observations: every job with a 7g.40gb log, on each other slice,
+** as its speed relative to 7g and its fixed (non-scaling) fraction. */
+static int mig_collect(const struct meas_set *ms,
+		       const struct dev_profile *a100, struct colo_mig *out,
+		       struct sim_err *err)
 {
-	int use[16], k, b, rc = 0;
-	double *e = NULL, boot[200];
-	struct sim_rng rng;
-	size_t i, ne;
+	size_t i;
+	int k;
 
-	memset(out, 0, sizeof *out);
-	if (dev_mig_find(a100, "7g.40gb") < 0)
-		return sim_err_set(err, SIM_EINVAL, "%s: no 7g.40gb MIG "
-				   "profile (the MISO logs are A100-40GB)",
-				   a100->name);
-	out->obs = calloc(ms->nmiso + 1, sizeof *out->obs);
-	e = calloc(ms->nmiso + 1, sizeof *e);
-	if (out->obs == NULL || e == NULL) {
-		rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
-		goto fail;
-	}
 	for (i = 0; i < ms->nmiso; i++) {
 		const struct meas_miso *o = &ms->miso[i];
 		double t7 = t7_of(ms, o->model, o->batch), t0;
@@ -823,11 +826,9 @@ int colo_fit_mig(const struct meas_set *ms, const struct dev_profile *a100,
 			if (strcmp(out->models[k], o->model) == 0)
 				break;
 		if (k == out->nmodels) {
-			if (out->nmodels == 16) {
-				rc = sim_err_set(err, SIM_ERANGE, "MISO: more "
-						 "than 16 models");
-				goto fail;
-			}
+			if (out->nmodels == 16)
+				return sim_err_set(err, SIM_ERANGE, "MISO: "
+						   "more than 16 models");
 			snprintf(out->models[out->nmodels++], MEAS_NAME_MAX,
 				 "%s", o->model);
 		}
@@ -839,27 +840,40 @@ int colo_fit_mig(const struct meas_set *ms, const struct dev_profile *a100,
 		q->fixed_frac = fmin(0.999, t0 / t7);
 		q->meas = t7 / o->iter_s;
 	}
-	if (out->nobs == 0) {
-		rc = sim_err_set(err, SIM_ENOENT, "MISO: no job with a 7g.40gb "
-				 "log and another slice");
-		goto fail;
-	}
-	for (k = 0; k < out->nmodels; k++)
-		use[k] = 1;
-	out->w = mig_argmin(a100, out, use);
-	(void)mig_loss(a100, out, use, 0.0);
-	for (i = 0; i < out->nobs; i++)
-		e[i] = fabs(out->obs[i].pred - out->obs[i].meas) /
-		       out->obs[i].meas;
-	out->sm_only_med_rel_err = median(e, out->nobs);
-	(void)mig_loss(a100, out, use, out->w);
-	for (i = 0; i < out->nobs; i++)
-		e[i] = fabs(out->obs[i].pred - out->obs[i].meas) /
-		       out->obs[i].meas;
-	out->med_rel_err = median(e, out->nobs);
-	/* bootstrap over models for the interval of w */
+	if (out->nobs == 0)
+		return sim_err_set(err, SIM_ENOENT, "MISO: no job with a "
+				   "7g.40gb log and another slice");
+	return 0;
+}
+
+/* |pred - meas| / meas of observation i at the last mig_loss. */
+static double mig_rel_err(const struct colo_mig *m, size_t i)
+{
+	return fabs(m->obs[i].pred - m->obs[i].meas) / m->obs[i].meas;
+}
+
+/* Median relative error over every observation at weight w. */
+static double mig_med_err(const struct dev_profile *a100, struct colo_mig *m,
+			  const int *use, double w, double *e)
+{
+	size_t i;
+
+	(void)mig_loss(a100, m, use, w);
+	for (i = 0; i < m->nobs; i++)
+		e[i] = mig_rel_err(m, i);
+	return median(e, m->nobs);
+}
+
+/* The 95% interval of w: 200 bootstrap resamples over models. */
+static int mig_bootstrap(const struct dev_profile *a100, struct colo_mig *out,
+			 struct sim_err *err)
+{
+	struct sim_rng rng;
+	double boot[200];
+	int use[16], b, k, rc;
+
 	if ((rc = sim_rng_init(&rng, 20261202, "mig-bootstrap", 0, err)) != 0)
-		goto fail;
+		return rc;
 	for (b = 0; b < 200; b++) {
 		for (k = 0; k < out->nmodels; k++)
 			use[k] = 0;
@@ -872,11 +886,20 @@ int colo_fit_mig(const struct meas_set *ms, const struct dev_profile *a100,
 	gsl_sort(boot, 1, 200);
 	out->w_lo = boot[4];          /* 2.5% and 97.5% of 200 */
 	out->w_hi = boot[194];
-	/* leave one model out */
-	ne = 0;
+	return 0;
+}
+
+/* Leave one model out: w fitted on the others, errors on the model left
+** out (e holds every observation's error in model order). */
+static void mig_lomo(const struct dev_profile *a100, struct colo_mig *out,
+		     double *e)
+{
+	size_t i, ne = 0;
+	int k, j;
+
 	for (k = 0; k < out->nmodels; k++) {
-		int u[16], j;
-		size_t nk = 0, first = ne;
+		int u[16];
+		size_t first = ne;
 
 		for (j = 0; j < out->nmodels; j++)
 			u[j] = j != k;
@@ -885,15 +908,11 @@ int colo_fit_mig(const struct meas_set *ms, const struct dev_profile *a100,
 			u[j] = j == k;
 		(void)mig_loss(a100, out, u, out->lomo_w[k]);
 		for (i = 0; i < out->nobs; i++)
-			if (strcmp(out->obs[i].model, out->models[k]) == 0) {
-				e[ne++] = fabs(out->obs[i].pred -
-					       out->obs[i].meas) /
-					  out->obs[i].meas;
-				nk++;
-			}
+			if (strcmp(out->obs[i].model, out->models[k]) == 0)
+				e[ne++] = mig_rel_err(out, i);
 		{
 			double tmp[256];
-			size_t t;
+			size_t t, nk = ne - first;
 
 			for (t = 0; t < nk && t < 256; t++)
 				tmp[t] = e[first + t];
@@ -902,9 +921,36 @@ int colo_fit_mig(const struct meas_set *ms, const struct dev_profile *a100,
 		}
 	}
 	out->lomo_med_rel_err = median(e, ne);
-	/* leave the predictions at the full fit */
+}
+
+int colo_fit_mig(const struct meas_set *ms, const struct dev_profile *a100,
+		 struct colo_mig *out, struct sim_err *err)
+{
+	int use[16], k, rc = 0;
+	double *e = NULL;
+
+	memset(out, 0, sizeof *out);
+	if (dev_mig_find(a100, "7g.40gb") < 0)
+		return sim_err_set(err, SIM_EINVAL, "%s: no 7g.40gb MIG "
+				   "profile (the MISO logs are A100-40GB)",
+				   a100->name);
+	out->obs = calloc(ms->nmiso + 1, sizeof *out->obs);
+	e = calloc(ms->nmiso + 1, sizeof *e);
+	if (out->obs == NULL || e == NULL) {
+		rc = sim_err_set(err, SIM_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = mig_collect(ms, a100, out, err)) != 0)
+		goto fail;
 	for (k = 0; k < out->nmodels; k++)
 		use[k] = 1;
+	out->w = mig_argmin(a100, out, use);
+	out->sm_only_med_rel_err = mig_med_err(a100, out, use, 0.0, e);
+	out->med_rel_err = mig_med_err(a100, out, use, out->w, e);
+	if ((rc = mig_bootstrap(a100, out, err)) != 0)
+		goto fail;
+	mig_lomo(a100, out, e);
+	/* leave the predictions at the full fit */
 	(void)mig_loss(a100, out, use, out->w);
 	out->per_job_med_rel_err = per_job_err(a100, out);
 	free(e);

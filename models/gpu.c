@@ -368,26 +368,84 @@ static double ts_rate(const struct gpu *g, const struct gpu_tenant *t,
 		paging(g, t));
 }
 
-/* R_i(S) for S = `others` (bits over s->t, i excluded). */
-static double busy_rate(const struct gpu *g, const struct duty_set *s,
-			int i, unsigned others)
+/* The water-filled shares of every busy set of one solve, each set
+** filled once for all its members (a set is the always-busy tenants plus
+** some cycling ones, so the cycling ones' bits, renumbered by gbit,
+** name it).  Without it each tenant refilled every set it is in: n times
+** the work, most of an MPS replay with many services. */
+struct wf_cache {
+	int gbit[DUTY_SET_MAX];       /* cycling tenant k's bit, -1: always */
+	unsigned char done[DUTY_MASKS];
+	double share[DUTY_MASKS][DUTY_SET_MAX];
+};
+
+static void wf_cache_init(struct wf_cache *c, const struct duty_set *s)
 {
-	double bw = 0;
-	int k, cnt = 0;
+	int k, nb = 0;
 
 	for (k = 0; k < s->n; k++)
-		if (others & (1u << k)) {
-			cnt++;
-			bw += s->t[k]->prof.bw_frac;
-		}
-	if (spatial(g)) {
-		double share[DUTY_SET_MAX];
+		c->gbit[k] = s->cycles[k] ? nb++ : -1;
+	memset(c->done, 0, (size_t)1 << nb);
+}
 
-		waterfill_set(g, s, others | (1u << i), share);
-		return mps_rate(g, s->t[i], share[i],
-				bw + s->t[i]->prof.bw_frac, cnt);
+/* The shares of busy set `in`, named gm in the cache, filled on first
+** use. */
+static const double *wf_shares(const struct gpu *g, const struct duty_set *s,
+			       struct wf_cache *c, unsigned gm, unsigned in)
+{
+	if (!c->done[gm]) {
+		waterfill_set(g, s, in, c->share[gm]);
+		c->done[gm] = 1;
 	}
-	return ts_rate(g, s->t[i], s->st0[i], bw, cnt);
+	return c->share[gm];
+}
+
+/* rate[m] = R_i(S_m) for each co-busy set of i: S_m = always and the
+** cycling others cyc[b] of the bits b of m.  Each set is built from m
+** without its lowest bit (O(1) a set; the busy bandwidth summed in that
+** order: the always-busy ones by index, then the cycling ones). */
+static void busy_rates(const struct gpu *g, const struct duty_set *s,
+		       struct wf_cache *c, int i, const int *cyc, int nc,
+		       unsigned always, double *rate)
+{
+	double bw[DUTY_MASKS], bwi = s->t[i]->prof.bw_frac;
+	unsigned set[DUTY_MASKS], gm[DUTY_MASKS], m;
+	int cnt[DUTY_MASKS], k, sp = spatial(g);
+
+	set[0] = always;
+	bw[0] = 0;
+	cnt[0] = 0;
+	gm[0] = s->cycles[i] ? 1u << c->gbit[i] : 0;
+	for (k = 0; k < s->n; k++)
+		if (always & (1u << k)) {
+			cnt[0]++;
+			bw[0] += s->t[k]->prof.bw_frac;
+		}
+	for (m = 0; m < (1u << nc); m++) {
+		if (m > 0) {
+			unsigned p = m & (m - 1), low = m ^ p;
+			int bit = 0;
+
+			while (low > 1u) {
+				low >>= 1;
+				bit++;
+			}
+			k = cyc[bit];
+			set[m] = set[p] | 1u << k;
+			bw[m] = bw[p] + s->t[k]->prof.bw_frac;
+			cnt[m] = cnt[p] + 1;
+			gm[m] = gm[p] | 1u << c->gbit[k];
+		}
+		if (sp) {
+			const double *share = wf_shares(g, s, c, gm[m],
+							set[m] | 1u << i);
+
+			rate[m] = mps_rate(g, s->t[i], share[i], bw[m] + bwi,
+					   cnt[m]);
+		} else {
+			rate[m] = ts_rate(g, s->t[i], s->st0[i], bw[m], cnt[m]);
+		}
+	}
 }
 
 /* The cycling tenants other than i (their indices in s) and the mask of
@@ -442,19 +500,14 @@ static void duty_solve(struct gpu *g, struct duty_set *s)
 	double rate[DUTY_SET_MAX][DUTY_MASKS], r[DUTY_SET_MAX];
 	int cyc[DUTY_SET_MAX][DUTY_CYC_MAX], nc[DUTY_SET_MAX];
 	double omega = 1.0, prev = INFINITY;
-	unsigned m, always;
-	int i, it, b;
+	static _Thread_local struct wf_cache wf;
+	unsigned always;
+	int i, it;
 
+	wf_cache_init(&wf, s);
 	for (i = 0; i < s->n; i++) {
 		nc[i] = cyclers_of(s, i, cyc[i], &always);
-		for (m = 0; m < (1u << nc[i]); m++) {
-			unsigned set = always;
-
-			for (b = 0; b < nc[i]; b++)
-				if (m & (1u << b))
-					set |= 1u << cyc[i][b];
-			rate[i][m] = busy_rate(g, s, i, set);
-		}
+		busy_rates(g, s, &wf, i, cyc[i], nc[i], always, rate[i]);
 		if (!s->cycles[i])
 			s->p[i] = 1.0;
 		else if (s->t[i]->pbusy_ > 0 && s->t[i]->pbusy_ < 1)

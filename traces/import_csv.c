@@ -387,3 +387,35 @@ const char *imp_map_model(struct imp_ctx *c, const char *name,
 		}
 	return NULL;
 }
+
+const char *imp_take_model(struct imp_ctx *c, const char *name,
+			   const char *const (*builtin)[2], char *buf,
+			   size_t n)
+{
+	const char *model = imp_map_model(c, name, builtin, buf, n);
+	char note[IMP_REASON_LEN];
+
+	if (model == NULL) {
+		snprintf(note, sizeof note, "model '%.40s' not in the zoo "
+			 "and not mapped (see --model-map)", name);
+		imp_skip(c, note);
+		return NULL;
+	}
+	if (!imp_sample(c))
+		return NULL;
+	if (strcasecmp(model, name) != 0) {
+		snprintf(note, sizeof note, "model %.40s mapped to %.40s", name,
+			 model);
+		imp_note(c, note);
+	}
+	return model;
+}
+
+int imp_batch(struct imp_ctx *c, int h_batch, long long batch)
+{
+	if (h_batch)
+		return (int)(batch > 1000000 ? 1000000 : batch);
+	imp_note(c, c->opts->batch ? "batch from --batch (no batch_size)" :
+		 "batch 32 assumed (no batch_size; see --batch)");
+	return c->opts->batch ? c->opts->batch : 32;
+}

@@ -161,6 +161,18 @@ const char *imp_map_model(struct imp_ctx *c, const char *name,
 			  const char *const (*builtin)[2], char *buf,
 			  size_t n);
 
+/* A training job's model through imp_map_model: skips the row (with a
+** note naming the model) when it maps to nothing, then samples
+** (imp_sample), then notes a mapping.  Returns the zoo name in buf, or
+** NULL: the row is not taken. */
+const char *imp_take_model(struct imp_ctx *c, const char *name,
+			   const char *const (*builtin)[2], char *buf,
+			   size_t n);
+
+/* A job's batch: the row's (h_batch: it has one; capped at 10^6), else
+** --batch, else 32, each fallback noted. */
+int imp_batch(struct imp_ctx *c, int h_batch, long long batch);
+
 /* Looks key up in a "k=v,k=v" list; copies v into buf; 1 found, 0 not. */
 int imp_kv_lookup(const char *list, const char *key, char *buf, size_t n);
 

@@ -196,7 +196,7 @@ static int muri_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 	struct imp_ctx *c = ctx;
 	struct muri_state *s = c->state;
 	const char *id, *name, *model;
-	char mbuf[64], note[IMP_REASON_LEN];
+	char mbuf[64];
 	int64_t gpus, iters, batch, prio;
 	sim_time submit, dur;
 	double it_ms, res[3];
@@ -253,29 +253,13 @@ static int muri_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 			 "> 0");
 		return 0;
 	}
-	model = imp_map_model(c, name, muri_models, mbuf, sizeof mbuf);
-	if (model == NULL) {
-		snprintf(note, sizeof note, "model '%.40s' not in the zoo "
-			 "and not mapped (see --model-map)", name);
-		imp_skip(c, note);
+	model = imp_take_model(c, name, muri_models, mbuf, sizeof mbuf);
+	if (model == NULL)
 		return 0;
-	}
-	if (!imp_sample(c))
-		return 0;
-	if (strcasecmp(model, name) != 0) {
-		snprintf(note, sizeof note, "model %.40s mapped to %.40s", name,
-			 model);
-		imp_note(c, note);
-	}
 	j.id = id;
 	j.submit_ns = submit;
 	j.model = model;
-	if (h_b) {
-		j.batch = (int)(batch > 1000000 ? 1000000 : batch);
-	} else {
-		j.batch = c->opts->batch ? c->opts->batch : 32;
-		imp_note(c, "batch 32 assumed (no batch_size; see --batch)");
-	}
+	j.batch = imp_batch(c, h_b, batch);
 	j.gpus = imp_scale_gpus(c, (int)(gpus > 1000000 ? 1000000 : gpus));
 	if (h_p) {
 		if (prio != 0 && prio != 1)

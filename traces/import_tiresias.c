@@ -107,7 +107,7 @@ static int tir_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 	struct imp_ctx *c = ctx;
 	struct tir_state *s = c->state;
 	const char *id, *name, *model;
-	char mbuf[64], note[IMP_REASON_LEN];
+	char mbuf[64];
 	int64_t gpus, iters, batch, prio;
 	sim_time submit, dur;
 	double it_s, it_ms, util;
@@ -156,32 +156,14 @@ static int tir_row(void *ctx, const struct imp_row *r, struct sim_err *err)
 		imp_skip(c, "batch_size < 1");
 		return 0;
 	}
-	model = imp_map_model(c, name, tir_models, mbuf, sizeof mbuf);
-	if (model == NULL) {
-		snprintf(note, sizeof note, "model '%.40s' not in the zoo "
-			 "and not mapped (see --model-map)", name);
-		imp_skip(c, note);
+	model = imp_take_model(c, name, tir_models, mbuf, sizeof mbuf);
+	if (model == NULL)
 		return 0;
-	}
-	if (!imp_sample(c))
-		return 0;
-	if (strcasecmp(model, name) != 0) {
-		snprintf(note, sizeof note, "model %.40s mapped to %.40s", name,
-			 model);
-		imp_note(c, note);
-	}
 	memset(&j, 0, sizeof j);
 	j.id = id;
 	j.submit_ns = submit;
 	j.model = model;
-	if (h_b) {
-		j.batch = (int)(batch > 1000000 ? 1000000 : batch);
-	} else {
-		j.batch = c->opts->batch ? c->opts->batch : 32;
-		imp_note(c, c->opts->batch ? "batch from --batch (no "
-			 "batch_size)" : "batch 32 assumed (no batch_size; "
-			 "see --batch)");
-	}
+	j.batch = imp_batch(c, h_b, batch);
 	j.iterations = h_it ? iters : 0;
 	j.duration_ns = h_dur ? dur : 0;
 	if (h_itms && it_ms > 0)
