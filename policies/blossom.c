@@ -30,6 +30,10 @@ struct bl_graph {
 	int *from;                    /* flower_from: cap x (n+1) */
 	int *q, qh, qt;               /* search queue (FIFO) */
 	int *tmp;                     /* scratch: breadth-first pushes */
+	/* the slack of x's edge from slack[x], memoised while the labels
+	** stay (sdgen[x] == labgen): the same sum, computed once */
+	double *sd;
+	unsigned *sdgen, labgen;
 };
 
 #define E(gr, a, b) ((gr)->g[(size_t)(a) * (size_t)(gr)->cap + (size_t)(b)])
@@ -70,7 +74,9 @@ struct bl_graph *bl_create(int n)
 	g->from = calloc(c * (size_t)(n + 1), sizeof *g->from);
 	g->q = calloc(c * c, sizeof *g->q);
 	g->tmp = calloc(c * 4, sizeof *g->tmp);
-	if (!g->g || !g->lab || !g->match || !g->slack || !g->st || !g->pa ||
+	g->sd = calloc(c, sizeof *g->sd);
+	g->sdgen = calloc(c, sizeof *g->sdgen);
+	if (!g->sd || !g->sdgen || !g->g || !g->lab || !g->match || !g->slack || !g->st || !g->pa ||
 	    !g->S || !g->vis || !g->flo || !g->nflo || !g->from || !g->q ||
 	    !g->tmp) {
 		bl_destroy(g);
@@ -101,6 +107,8 @@ void bl_destroy(struct bl_graph *g)
 	free(g->from);
 	free(g->q);
 	free(g->tmp);
+	free(g->sd);
+	free(g->sdgen);
 	free(g);
 }
 
@@ -115,11 +123,25 @@ static double dist(const struct bl_graph *g, const struct bl_e *e)
 	return g->lab[e->u] + g->lab[e->v] - E(g, e->u, e->v).w * 2.0;
 }
 
+/* dist of x's slack edge (slack[x] != 0). */
+static double slack_dist(struct bl_graph *g, int x)
+{
+	if (g->sdgen[x] != g->labgen) {
+		g->sd[x] = dist(g, &E(g, g->slack[x], x));
+		g->sdgen[x] = g->labgen;
+	}
+	return g->sd[x];
+}
+
 static void update_slack(struct bl_graph *g, int u, int x)
 {
-	if (g->slack[x] == 0 ||
-	    dist(g, &E(g, u, x)) < dist(g, &E(g, g->slack[x], x)))
+	double du = dist(g, &E(g, u, x));
+
+	if (g->slack[x] == 0 || du < slack_dist(g, x)) {
 		g->slack[x] = u;
+		g->sd[x] = du;
+		g->sdgen[x] = g->labgen;
+	}
 }
 
 static void set_slack(struct bl_graph *g, int x)
@@ -356,25 +378,34 @@ static int matching(struct bl_graph *g)
 	for (;;) {
 		double d = HUGE_VAL;
 		while (g->qh < g->qt) {
+			const struct bl_e *row;
+			double lu;
 			u = g->q[g->qh++];
 			if (g->S[g->st[u]] == 1)
 				continue;
-			for (v = 1; v <= g->n; v++)
-				if (E(g, u, v).w > 0 && g->st[u] != g->st[v]) {
-					if (!gt(dist(g, &E(g, u, v)), 0)) {
-						if (on_found_edge(g, &E(g, u, v)))
+			/* vertex-vertex edges are never rewritten (blossoms
+			** are n+1..): E(u, v) joins u and v, its slack the
+			** sum below */
+			row = &E(g, u, 0);
+			lu = g->lab[u];
+			for (v = 1; v <= g->n; v++) {
+				double wv = row[v].w;
+				if (wv > 0 && g->st[u] != g->st[v]) {
+					if (!gt(lu + g->lab[v] - wv * 2.0, 0)) {
+						if (on_found_edge(g, &row[v]))
 							return 1;
 					} else {
 						update_slack(g, u, g->st[v]);
 					}
 				}
+			}
 		}
 		for (b = g->n + 1; b <= g->nx; b++)
 			if (g->st[b] == b && g->S[b] == 1 && g->lab[b] / 2 < d)
 				d = g->lab[b] / 2;
 		for (x = 1; x <= g->nx; x++)
 			if (g->st[x] == x && g->slack[x] != 0) {
-				double s = dist(g, &E(g, g->slack[x], x));
+				double s = slack_dist(g, x);
 				if (g->S[x] == -1 && s < d)
 					d = s;
 				else if (g->S[x] == 0 && s / 2 < d)
@@ -396,11 +427,12 @@ static int matching(struct bl_graph *g)
 				else if (g->S[g->st[b]] == 1)
 					g->lab[b] -= d * 2;
 			}
+		g->labgen++;
 		g->qh = g->qt = 0;
 		for (x = 1; x <= g->nx; x++)
 			if (g->st[x] == x && g->slack[x] != 0 &&
 			    g->st[g->slack[x]] != x &&
-			    !gt(dist(g, &E(g, g->slack[x], x)), 0) &&
+			    !gt(slack_dist(g, x), 0) &&
 			    on_found_edge(g, &E(g, g->slack[x], x)))
 				return 1;
 		for (b = g->n + 1; b <= g->nx; b++)
@@ -434,6 +466,7 @@ int bl_solve(struct bl_graph *g, int *mate)
 		}
 	for (u = 0; u <= g->n; u++)
 		g->lab[u] = wmax;
+	g->labgen++;
 	if (any)
 		while (matching(g))
 			;

@@ -194,9 +194,14 @@ int dlas_pass(struct dlas *d, struct world *w)
 	for (k = 0; k < d->q.nact; k++)
 		if (pol_job(w, d->q.act[k]).state != POL_JOB_RUNNING)
 			d->q.job[d->q.act[k]].seq = ++d->counter;
+	/* every pass supersedes the previous pass's timer: a jump it set
+	** for a job that has since finished or stopped must not fire (the
+	** simulators recompute next_job_jump at every event; a stale pass
+	** re-sorts by indexes that moved: gittins) */
+	d->timer_gen++;
 	if ((dt = next_jump_ns(d, w)) >= 0) {
 		sim_time t = dt > 4e18 ? (sim_time)4e18 : (sim_time)ceil(dt);
-		if ((rc = pol_set_timer(w, t, ++d->timer_gen, &e)) != 0)
+		if ((rc = pol_set_timer(w, t, d->timer_gen, &e)) != 0)
 			return rc;
 	}
 	return 0;

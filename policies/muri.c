@@ -63,6 +63,20 @@ struct memo_slot {
 	double tt;
 };
 
+/* Matchings memoised by their graph: a graph is the sequence of its
+** vertices' (packs') member types, in member order, and memory sums; the
+** edges and weights are a function of it (mem_fits, used_ratio through
+** the type-memoised round time), so equal keys give the same matching,
+** tie order included.  Direct-mapped by the key's hash. */
+#define MURI_GC 512
+#define GC_W (IL_MAX_JOBS + 1)        /* key words per vertex */
+struct gc_ent {
+	uint64_t h;
+	int n;                        /* vertices; 0: empty */
+	int64_t *key;                 /* n x GC_W */
+	int *mate;                    /* n */
+};
+
 struct type_slot {
 	double v[4];                  /* res0..2, iter */
 	int id;                       /* -1: empty */
@@ -87,6 +101,8 @@ struct muri {
 	int nkeys, keys[MURI_KEYS];
 	int *gpus_of;                 /* per pack: its GPUs (max GPUs each) */
 	int *placed;                  /* per pack: 1 when placed this pass */
+	struct gc_ent *gc;            /* matchings by graph (MURI_GC slots) */
+	int64_t gkey[512 * GC_W];     /* scratch: this graph's key */
 };
 
 static const struct pol_param_def muri_params[] = {
@@ -109,7 +125,8 @@ static int muri_init_common(struct world *w, struct muri *m, const char *name,
 	m->name = name;
 	m->memo = malloc(MURI_MEMO * sizeof *m->memo);
 	m->types = malloc(MURI_MEMO * sizeof *m->types);
-	if (m->memo == NULL || m->types == NULL)
+	m->gc = calloc(MURI_GC, sizeof *m->gc);
+	if (m->memo == NULL || m->types == NULL || m->gc == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < MURI_MEMO; g++) {
 		m->memo[g].key[0] = -2;
@@ -140,8 +157,14 @@ static int muril_init(struct world *w, void *s, const struct pol_params *p,
 static void muri_fini(struct world *w, void *s)
 {
 	struct muri *m = s;
+	int k;
 	(void)w;
 	qs_fini(&m->q);
+	for (k = 0; m->gc != NULL && k < MURI_GC; k++) {
+		free(m->gc[k].key);
+		free(m->gc[k].mate);
+	}
+	free(m->gc);
 	free(m->memo);
 	free(m->types);
 	free(m->type_of);
@@ -364,6 +387,27 @@ static int key_index(struct muri *m, int gpus)
 	return m->nkeys++;
 }
 
+/* 1 if job j is being copied off its GPUs (preempt_cost = swap): it
+** cannot be placed before the copy ends, so it is no candidate (as in
+** qs_apply). */
+static int swapping_out(struct world *w, int j)
+{
+	return pol_job(w, j).state == POL_JOB_SWAPPING_OUT;
+}
+
+/* 1 if a swap copy is in flight: its GPUs are held until it ends. */
+static int copy_in_flight(struct muri *m, struct world *w)
+{
+	int k;
+
+	for (k = 0; k < m->q.nact; k++) {
+		enum pol_job_state s = pol_job(w, m->q.act[k]).state;
+		if (s == POL_JOB_SWAPPING_OUT || s == POL_JOB_SWAPPING_IN)
+			return 1;
+	}
+	return 0;
+}
+
 /* Step 1: the candidates, as packs of one, grouped by GPU count in the
 ** order the counts first appear; returns the GPUs they need. */
 static long candidates(struct muri *m, struct world *w)
@@ -381,13 +425,15 @@ static long candidates(struct muri *m, struct world *w)
 	for (k = 0; k < m->q.nact; k++) {
 		int j = m->q.act[k], g = pol_job(w, j).gpus;
 		int ki = key_index(m, g), taken = 0;
-		if (m->used[k] || ki < 0 || !qs_fits(&m->q, g))
+		if (m->used[k] || ki < 0 || swapping_out(w, j) ||
+		    !qs_fits(&m->q, g))
 			continue;
 		/* admit the next max_pack jobs of this GPU count (this one
 		** first: the earlier ones are taken already) */
 		for (i = k; i < m->q.nact && taken < m->max_pack; i++) {
 			int jj = m->q.act[i];
-			if (m->used[i] || pol_job(w, jj).gpus != g)
+			if (m->used[i] || pol_job(w, jj).gpus != g ||
+			    swapping_out(w, jj))
 				continue;
 			if (taken > 0 && (!groupable(w, jj) ||
 					  !groupable(w, j)))
@@ -406,6 +452,76 @@ static long candidates(struct muri *m, struct world *w)
 	return need;
 }
 
+/* The key of the graph of packs idx[0..n) into m->gkey; 0 if a member
+** has no type id (then the weights are not a function of the types). */
+static int gc_key(struct muri *m, struct world *w, const int *idx, int n)
+{
+	int u, i;
+
+	for (u = 0; u < n; u++) {
+		const struct mpack *p = &m->pk[idx[u]];
+		int64_t *k = &m->gkey[(size_t)u * GC_W];
+		uint64_t mem = 0;
+		for (i = 0; i < IL_MAX_JOBS; i++) {
+			k[i] = i < p->n ? m->type_of[p->job[i]] : -1;
+			if (i < p->n && k[i] < 0)
+				return 0;
+		}
+		for (i = 0; i < p->n; i++)
+			mem += pol_job_mem(w, p->job[i], 0);
+		k[IL_MAX_JOBS] = (int64_t)mem;
+	}
+	return 1;
+}
+
+/* 1 and the matching in m->mate if this graph's is known; else *slot is
+** the slot to store it in (NULL: not memoisable). */
+static int gc_find(struct muri *m, struct world *w, const int *idx, int n,
+		   struct gc_ent **slot)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i, len = (size_t)n * GC_W;
+	struct gc_ent *e;
+
+	*slot = NULL;
+	if (!gc_key(m, w, idx, n))
+		return 0;
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint64_t)m->gkey[i]) * 1099511628211ULL;
+	e = &m->gc[h % MURI_GC];
+	if (e->n == n && e->h == h &&
+	    memcmp(e->key, m->gkey, len * sizeof *e->key) == 0) {
+		memcpy(m->mate, e->mate, (size_t)n * sizeof *m->mate);
+		return 1;
+	}
+	e->h = h;
+	*slot = e;
+	return 0;
+}
+
+/* Stores m->gkey and m->mate (n vertices) in slot e (replacing it). */
+static int gc_store(struct gc_ent *e, struct muri *m, int n)
+{
+	size_t len = (size_t)n * GC_W;
+
+	free(e->key);
+	free(e->mate);
+	e->key = malloc(len * sizeof *e->key);
+	e->mate = malloc((size_t)n * sizeof *e->mate);
+	if (e->key == NULL || e->mate == NULL) {
+		free(e->key);
+		free(e->mate);
+		e->key = NULL;
+		e->mate = NULL;
+		e->n = 0;
+		return SIM_ENOMEM;
+	}
+	memcpy(e->key, m->gkey, len * sizeof *e->key);
+	memcpy(e->mate, m->mate, (size_t)n * sizeof *e->mate);
+	e->n = n;
+	return 0;
+}
+
 /* Step 2, one round: per GPU count, match the current packs (m->pk, key
 ** index in m->cand) and merge matched pairs while *need > cluster GPUs.
 ** The next round's packs are written to m->pk2, then swapped in.  The
@@ -418,6 +534,7 @@ static int blossom_round(struct muri *m, struct world *w, long *need)
 	for (ki = 0; ki < m->nkeys; ki++) {
 		int idx[512], n = 0, u, v;
 		struct bl_graph *g;
+		struct gc_ent *e = NULL;
 		int any = 0;
 
 		for (k = 0; k < m->npk && n < 512; k++)
@@ -427,6 +544,8 @@ static int blossom_round(struct muri *m, struct world *w, long *need)
 			continue;
 		for (u = 0; u < n; u++)
 			m->mate[u] = -1;
+		if (n > 1 && gc_find(m, w, idx, n, &e))
+			goto matched;
 		g = n > 1 ? bl_create(n) : NULL;
 		if (n > 1 && g == NULL)
 			return SIM_ENOMEM;
@@ -447,6 +566,9 @@ static int blossom_round(struct muri *m, struct world *w, long *need)
 		if (any)
 			bl_solve(g, m->mate);
 		bl_destroy(g);
+		if (e != NULL && gc_store(e, m, n) != 0)
+			return SIM_ENOMEM;
+matched:
 		for (u = 0; u < n; u++) {
 			int mate = m->mate[u];
 			if (mate >= 0 && mate > u)
@@ -523,7 +645,9 @@ static int intact(struct muri *m, struct world *w, const struct mpack *p)
 	(void)m;
 	for (i = 0; i < p->n; i++) {
 		struct pol_job_info x = pol_job(w, p->job[i]);
-		if (x.state != POL_JOB_RUNNING || x.nplaced != a.nplaced)
+		if ((x.state != POL_JOB_RUNNING &&
+		     x.state != POL_JOB_SWAPPING_IN) ||
+		    x.nplaced != a.nplaced)
 			return 0;
 		for (k = 0; k < x.nplaced; k++)
 			if (pol_job_tenant(w, p->job[i], k).gpu !=
@@ -589,7 +713,11 @@ again:
 		if (m->placed[k])
 			continue;
 		if (!qs_choose(&m->q, w, m->pk[k].gpus)) {
-			if (repacked)
+			/* re-pack once; not while a swap copy holds GPUs
+			** (the pack waits for the copy, as in qs_apply:
+			** re-packing then swaps out every running job and
+			** the copies' ends re-pack again) */
+			if (repacked || copy_in_flight(m, w))
 				continue;
 			repacked = 1;
 			for (i = 0; i < m->q.nact; i++)
