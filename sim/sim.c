@@ -96,6 +96,12 @@ enum sim_stop_reason sim_run(struct sim *sim, sim_time horizon,
 					 sim_strerror(rc));
 			return SIM_STOP_ERROR;
 		}
+		/* a failure recorded by code that could not return it (sim_fail
+		** from a job leaving its GPUs) ends the run too: the run fails
+		** anyway, and going on from a broken state can run forever (a
+		** policy's timer waiting for jobs that can no longer end) */
+		if (sim->err.code != 0)
+			return SIM_STOP_ERROR;
 		if (sim->stop_requested)
 			return SIM_STOP_REQUEST;
 	}

@@ -75,8 +75,9 @@ int sim_cancel(struct sim *sim, uint64_t handle);
 /*
 ** Runs events until a stop condition.  Events at exactly `horizon` still run;
 ** when the run stops on the horizon, the clock is advanced to it.  A
-** max_events of 0 means no budget.  Returns the reason; on SIM_STOP_ERROR
-** sim->err holds the handler's message.  May be called again to continue.
+** max_events of 0 means no budget.  Returns the reason; SIM_STOP_ERROR when
+** a handler returned an error or recorded one (sim_fail), sim->err holding
+** its message.  May be called again to continue.
 */
 enum sim_stop_reason sim_run(struct sim *sim, sim_time horizon,
 			     uint64_t max_events);
