@@ -283,28 +283,6 @@ static void test_registry_catches_copies(void)
 ** first four cells as the table says (pol_ptype_name, pol_param_range,
 ** zDefault or "(none)") and no row for a key the table lacks.
 */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf != NULL)
-		buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* Checks NAME's section of doc; returns the faults found (and prints). */
 static int doc_faults(const char *doc, const struct pol_ops *o)
 {
@@ -351,7 +329,7 @@ static int doc_faults(const char *doc, const struct pol_ops *o)
 
 static void test_docs_match_tables(void)
 {
-	char *doc = slurp("docs/POLICIES.md");
+	char *doc = test_slurp("docs/POLICIES.md");
 	size_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);

@@ -228,28 +228,6 @@ static void test_option_errors(void)
 /* LLM services: request files next to the trace, every request within
 ** the model's context window, the same bytes twice, the other rows the
 ** same bytes as without LLM services, and no output without a path. */
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf != NULL)
-		buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void test_llm_services(void)
 {
 	static const char *const kv[] = {
@@ -289,7 +267,7 @@ static void test_llm_services(void)
 		0);
 	snprintf(rq, sizeof rq, "%s/genllm.%.8s.requests", test_tmpdir(),
 		 line + 1);
-	r1 = slurp_file(rq);
+	r1 = test_slurp(rq);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r1);
 	CU_ASSERT_EQUAL(strncmp(r1, "t_s,prompt_tokens,output_tokens\n", 32),
 			0);
@@ -310,7 +288,7 @@ static void test_llm_services(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t2);
 	CU_ASSERT_STRING_EQUAL(t1, t2);
 	free(t2);
-	t2 = slurp_file(rq);
+	t2 = test_slurp(rq);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t2);
 	CU_ASSERT_STRING_EQUAL(r1, t2);
 	free(t2);

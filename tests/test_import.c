@@ -16,28 +16,6 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf != NULL)
-		buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void tmp_path(char *buf, size_t n, const char *name)
 {
 	snprintf(buf, n, "%s/%s", test_tmpdir(), name);
@@ -203,7 +181,7 @@ static void test_tiresias_variant(void)
 	CU_ASSERT_EQUAL(skip_count(&st, "model 'unet' not in the zoo"), 1);
 	CU_ASSERT_EQUAL(note_count(&st, "model vgg19 mapped to vgg16"), 1);
 	CU_ASSERT_EQUAL(note_count(&st, "unknown column 'user'"), 1);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* Sorted by submit time; iteration_time s -> iter_ms; quoted id. */
 	CU_ASSERT_EQUAL(strncmp(text, HDR, strlen(HDR)), 0);
@@ -241,7 +219,7 @@ static void test_options(void)
 	o.max_gpus = 3;
 	o.batch = 7;
 	CU_ASSERT_EQUAL_FATAL(run1("tiresias", in, out, &o, &st, &err), 0);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* 8 * 0.5 = 4 clamped to 3; 1 * 0.5 rounds to 1 (at least 1);
 	** 3 * 0.5 = 1.5 rounds to 2.  Submit times halve; durations stay. */
@@ -258,7 +236,7 @@ static void test_options(void)
 	imp_opts_init(&o);
 	o.model_map = "vgg16=resnet152";
 	CU_ASSERT_EQUAL_FATAL(run1("tiresias", in, out, &o, &st, &err), 0);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT(has_line(text, "0,train,10,resnet152,32,100,50,,,,8,,,,,,,,"));
 	free(text);
@@ -302,15 +280,15 @@ static void test_sampling(void)
 	/* Binomial(4000, 0.25): mean 1000, sd 27.4; 5 sd either side. */
 	CU_ASSERT(kept > 863 && kept < 1137);
 	CU_ASSERT_EQUAL_FATAL(run1("tiresias", in, out2, &o, &st, &err), 0);
-	a = slurp(out1);
-	b = slurp(out2);
+	a = test_slurp(out1);
+	b = test_slurp(out2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_STRING_EQUAL(a, b);
 	free(b);
 	o.seed = 43;
 	CU_ASSERT_EQUAL_FATAL(run1("tiresias", in, out2, &o, &st, &err), 0);
-	b = slurp(out2);
+	b = test_slurp(out2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT(strcmp(a, b) != 0);
 	free(a);
@@ -342,13 +320,13 @@ static void test_requests(void)
 	CU_ASSERT_EQUAL(st.rows_read, 4);
 	CU_ASSERT_EQUAL(st.arrivals_written, 3);
 	CU_ASSERT_EQUAL(skip_count(&st, "missing request time"), 1);
-	text = slurp(arr);
+	text = test_slurp(arr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* a request file: the times and each request's tokens */
 	CU_ASSERT_STRING_EQUAL(text, "t_s,prompt_tokens,output_tokens\n"
 			       "0,10,1\n5.125,10,1\n29.875,10,1\n");
 	free(text);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_STRING_EQUAL(nth_line(text, 3, b, sizeof b),
 		"azure_small,infer,0,llama-7b,8,,,,,,1,,,,10000,file,,"
@@ -364,13 +342,13 @@ static void test_requests(void)
 	CU_ASSERT_EQUAL_FATAL(run1("azure-llm-2023", in, out, &o, &st, &err),
 			      0);
 	CU_ASSERT_EQUAL(skip_count(&st, "token count outside 1..16777216"), 1);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_STRING_EQUAL(nth_line(text, 3, b, sizeof b),
 		"azure_small,llm,0,llama-2-70b,256,,,,,,1,,,,10000,file,,"
 		"azure_small_out.azure_small.arrivals,");
 	free(text);
-	text = slurp(arr);
+	text = test_slurp(arr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_STRING_EQUAL(text, "t_s,prompt_tokens,output_tokens\n"
 			       "0,10,1\n2,20,3\n");
@@ -500,14 +478,14 @@ static void test_openb_small(void)
 	CU_ASSERT_EQUAL(skip_count(&st, "missing or unknown qos"), 1);
 	CU_ASSERT_EQUAL(skip_count(&st, "node without GPUs"), 1);
 	CU_ASSERT_EQUAL(note_count(&st, "gpu_spec constraint dropped"), 1);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_STRING_EQUAL(nth_line(text, 3, b, sizeof b),
 		"p2,train,50,resnet50,32,,30,,,,2,1,,3,,,,,");
 	CU_ASSERT_STRING_EQUAL(nth_line(text, 4, b, sizeof b),
 		"p0,train,100,resnet50,32,,250,,,,1,0.25,,0,,,,,");
 	free(text);
-	text = slurp(cl);
+	text = test_slurp(cl);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_STRING_EQUAL(text, "2x8:g2,1x2:t4-custom,1x4:x9\n");
 	free(text);
@@ -516,7 +494,7 @@ static void test_openb_small(void)
 	CU_ASSERT_EQUAL_FATAL(run1("alibaba-v2023", pods, out, &o, &st, &err),
 			      0);
 	CU_ASSERT_EQUAL(st.jobs_written, 3);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT(has_line(text, "p3,train,70,resnet50,32,,20,,,,1,0.5,,2,,,,,"));
 	free(text);
@@ -573,7 +551,7 @@ static void test_real_openb(void)
 	CU_ASSERT_EQUAL(st.skipped, 1088 + 861);
 	CU_ASSERT_EQUAL(st.jobs_written, 8152 - 1088 - 861);
 	CU_ASSERT_EQUAL(note_count(&st, "node written"), 1213);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_EQUAL(count_lines(text), 3 + 6203);
 	/* openb-pod-0001: LS, 460 milli, created = scheduled = 427061,
@@ -584,7 +562,7 @@ static void test_real_openb(void)
 	CU_ASSERT(has_line(text, "openb-pod-0017,train,9437497,resnet50,32,,"
 			   "1332357,,,,8,1,,1,,,,,"));
 	free(text);
-	text = slurp(cl);
+	text = test_slurp(cl);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* Node counts by (model, GPUs) from the node list: 6,212 GPUs. */
 	CU_ASSERT_STRING_EQUAL(text, "131x2:p100,39x8:g3,21x8:v100-32gb,"
@@ -617,7 +595,7 @@ static void test_real_openb_unsorted(void)
 	CU_ASSERT_EQUAL(skip_count(&st, "CPU-only pod"), 1088);
 	CU_ASSERT_EQUAL(skip_count(&st, "never scheduled"), 1173);
 	CU_ASSERT_EQUAL(st.jobs_written, 8152 - 1088 - 1173);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	for (k = 3; k < 3 + st.jobs_written; k++) {
 		const char *line = nth_line(text, k, b, sizeof b);
@@ -662,7 +640,7 @@ static void test_real_dlrm(void)
 	CU_ASSERT_EQUAL(skip_count(&st, "CN instance"), 16485);
 	CU_ASSERT_EQUAL(skip_count(&st, "deletion_time not after start"), 16);
 	CU_ASSERT_EQUAL(st.jobs_written, 7386 - 16);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* instance_7300: created = scheduled = 3973.0000000000005, deleted
 	** 5647. */
@@ -701,7 +679,7 @@ static void test_real_requests(void)
 	CU_ASSERT_EQUAL(st.rows_read, 8819 + 19366);
 	CU_ASSERT_EQUAL(st.arrivals_written, 8819 + 19366);
 	CU_ASSERT_EQUAL(st.skipped, 0);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* conv starts first (18:15:46.68059); code 77.29937 s later. */
 	CU_ASSERT_STRING_EQUAL(nth_line(text, 3, b, sizeof b),
@@ -712,7 +690,7 @@ static void test_real_requests(void)
 		",,,10000,file,,azure.AzureLLMInferenceTrace_code.arrivals,");
 	free(text);
 	tmp_path(arr, sizeof arr, "azure.AzureLLMInferenceTrace_conv.arrivals");
-	text = slurp(arr);
+	text = test_slurp(arr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_EQUAL(count_lines(text), 19366 + 1);
 	CU_ASSERT_EQUAL(strncmp(text, "t_s,prompt_tokens,output_tokens\n"
@@ -727,7 +705,7 @@ static void test_real_requests(void)
 	CU_ASSERT_EQUAL(st.jobs_written, 1);
 	CU_ASSERT_EQUAL(note_count(&st, "request with status FAILED"), 398);
 	tmp_path(arr, sizeof arr, "genai.lora_request_trace.arrivals");
-	text = slurp(arr);
+	text = test_slurp(arr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	/* 16:57:50 -> 18:16:14 is 4704 s; the last, 2024-12-08 17:33:57, is
 	** 23 d 36 min 7 s after the first. */
@@ -756,7 +734,7 @@ static void test_real_tiresias(void)
 	/* 10 models, 6 jobs each; 6 of them mapped to zoo models. */
 	CU_ASSERT_EQUAL(note_count(&st, "model vgg19 mapped to vgg16"), 6);
 	CU_ASSERT_EQUAL(note_count(&st, "model alexnet mapped to vgg16"), 6);
-	text = slurp(out);
+	text = test_slurp(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_STRING_EQUAL(nth_line(text, 3, b, sizeof b),
 			       "0,train,0,vgg16,32,606,164,,,,1,,,,,,,,");

@@ -190,3 +190,25 @@ const char *test_store_build(const char *file, const char *cfg_text,
 	exp_config_free(cfg);
 	return path;
 }
+
+char *test_slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf != NULL)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}

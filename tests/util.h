@@ -46,6 +46,10 @@ const char *test_shared_traces(void);
 ** `colosim traces fetch NAME` that gets it. */
 void test_skip_trace(const char *rel);
 
+/* The whole of file path, NUL-terminated, malloc'd (the caller frees);
+** NULL when it cannot be opened or read. */
+char *test_slurp(const char *path);
+
 /* A fresh temporary directory for this process, created on first use. */
 const char *test_tmpdir(void);
 
