@@ -21,6 +21,7 @@
 ** N only; WALK_ONLY=N runs that one N (with WALK_VERBOSE=1, its error).
 ** Exit status 0 when every N passed.
 */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +364,16 @@ static int scenario(const char *name)
 	exit(2);
 }
 
+/* Seconds a child may run: WALK_TIMEOUT, default 120 (the slowest
+** scenario runs in under 2 s under ASan here). */
+static unsigned child_timeout(void)
+{
+	const char *e = getenv("WALK_TIMEOUT");
+	long v = e != NULL ? atol(e) : 120;
+
+	return v > 0 && v < 86400 ? (unsigned)v : 120;
+}
+
 /* Runs scenario with the n-th allocation failing, in a child; 0 when it
 ** ended cleanly.  n = 0: the counting pass (nothing fails). */
 static int child(const char *name, long n, long *count, long *sites,
@@ -385,6 +396,9 @@ static int child(const char *name, long n, long *count, long *sites,
 	if (pid == 0) {
 		int r;
 		close(fds[0]);
+		/* a hang (a run that cannot end after a failure) becomes
+		** SIGALRM, reported as such, instead of stalling the walk */
+		alarm(child_timeout());
 		wrap_arm(n);
 		r = scenario(name);
 		v[0] = wrap_count();
@@ -466,7 +480,8 @@ static int walk(const char *name, long step)
 				"(status %d)\n", name, n, total, rc == 3 ?
 				"failure swallowed (success reported)" :
 				rc == 2 ? "unclean error" : rc == 23 ? "leak" :
-				"crash or sanitizer report", rc);
+				rc == 128 + SIGALRM ? "hang (WALK_TIMEOUT "
+				"passed)" : "crash or sanitizer report", rc);
 		}
 	}
 	printf("walk: %-18s %5ld allocations from %3ld call sites, %5ld "
