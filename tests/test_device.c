@@ -45,15 +45,10 @@ static const char *const base_ini =
 
 static const char *write_ini(const char *name, const char *text)
 {
-	static char path[512];
-	FILE *f;
+	const char *p = test_write(name, NULL, text);
 
-	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
-	f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	return p;
 }
 
 /* base_ini with line `line` (1-based) replaced by repl (NULL: deleted). */

@@ -25,17 +25,7 @@
 
 static const char *el_write(const char *name, const char *body)
 {
-	static char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
-	f = fopen(path, "w");
-	if (f == NULL)
-		return NULL;
-	fputs(EL_HEADER, f);
-	fputs(body, f);
-	fclose(f);
-	return path;
+	return test_write(name, EL_HEADER, body);
 }
 
 /* ---- the goodput model ---------------------------------------------------- */

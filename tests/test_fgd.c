@@ -381,17 +381,9 @@ static void test_curve_binning(void)
 /* Writes text to a fresh file in the test folder and returns its path. */
 static const char *tmpfile_with(const char *name, const char *text)
 {
-	static char path[4][512];
-	static int next;
-	char *p = path[next++ % 4];
-	FILE *fp;
+	const char *p = test_write(name, NULL, text);
 
-	snprintf(p, 512, "%s/%s", test_tmpdir(), name);
-	fp = fopen(p, "w");
-	if (fp != NULL) {
-		fputs(text, fp);
-		fclose(fp);
-	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	return p;
 }
 

@@ -25,17 +25,7 @@
 
 static const char *put(const char *name, const char *body)
 {
-	static char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
-	f = fopen(path, "w");
-	if (f == NULL)
-		return NULL;
-	fputs(HDR, f);
-	fputs(body, f);
-	fclose(f);
-	return path;
+	return test_write(name, HDR, body);
 }
 
 /* Job row: id, submit s, duration s, gpus, share, cpu milli, memory MiB. */

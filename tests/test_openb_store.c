@@ -20,17 +20,9 @@
 
 static const char *put(const char *name, const char *text)
 {
-	static char path[4][512];
-	static int next;
-	char *p = path[next++ % 4];
-	FILE *fp;
+	const char *p = test_write(name, NULL, text);
 
-	snprintf(p, 512, "%s/%s", test_tmpdir(), name);
-	fp = fopen(p, "w");
-	if (fp != NULL) {
-		fputs(text, fp);
-		fclose(fp);
-	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	return p;
 }
 

@@ -26,16 +26,7 @@
 
 static const char *write_raw(const char *name, const char *text)
 {
-	static char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
-	f = fopen(path, "w");
-	if (f == NULL)
-		return NULL;
-	fputs(text, f);
-	fclose(f);
-	return path;
+	return test_write(name, NULL, text);
 }
 
 /* ---- the interleaving model ------------------------------------------ */

@@ -101,16 +101,9 @@ static const char *CFG =
 /* Writes text to DIR/name; returns the path (static buffer per call). */
 static const char *write_file(const char *name, const char *text)
 {
-	static char path[4][512];
-	static int k;
-	char *p = path[k++ % 4];
-	FILE *f;
+	const char *p = test_write(name, NULL, text);
 
-	snprintf(p, 512, "%s/%s", test_tmpdir(), name);
-	f = fopen(p, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	return p;
 }
 

@@ -17,16 +17,10 @@
 
 static const char *write_tmp(const char *name, const char *text)
 {
-	static char path[512];
-	FILE *f;
+	const char *p = test_write(name, NULL, text);
 
-	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
-	f = fopen(path, "w");
-	if (f != NULL) {
-		fputs(text, f);
-		fclose(f);
-	}
-	return path;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	return p;
 }
 
 struct errs {

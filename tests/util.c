@@ -191,6 +191,23 @@ const char *test_store_build(const char *file, const char *cfg_text,
 	return path;
 }
 
+const char *test_write(const char *name, const char *head, const char *body)
+{
+	static char path[4][512];
+	static int next;
+	char *p = path[next++ % 4];
+	FILE *f;
+	int ok;
+
+	snprintf(p, sizeof path[0], "%s/%s", test_tmpdir(), name);
+	if ((f = fopen(p, "w")) == NULL)
+		return NULL;
+	ok = (head == NULL || fputs(head, f) >= 0) && fputs(body, f) >= 0;
+	if (fclose(f) != 0 || !ok)
+		return NULL;
+	return p;
+}
+
 char *test_slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");

@@ -50,6 +50,11 @@ void test_skip_trace(const char *rel);
 ** NULL when it cannot be opened or read. */
 char *test_slurp(const char *path);
 
+/* Writes head (NULL: none) then body into the test directory as `name`;
+** returns its path, one of four buffers used in turn (so up to four paths
+** may be held at once), or NULL when the file cannot be written. */
+const char *test_write(const char *name, const char *head, const char *body);
+
 /* A fresh temporary directory for this process, created on first use. */
 const char *test_tmpdir(void);
 

@@ -17,17 +17,7 @@
 
 const char *tw_write(const char *name, const char *body)
 {
-	static char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
-	f = fopen(path, "w");
-	if (f == NULL)
-		return NULL;
-	fputs(TW_HEADER, f);
-	fputs(body, f);
-	fclose(f);
-	return path;
+	return test_write(name, TW_HEADER, body);
 }
 
 size_t tw_params(const char *s, char *buf, size_t n, struct pol_param *pv,
