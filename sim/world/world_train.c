@@ -20,22 +20,19 @@
 
 struct train_state {
 	struct sim_sample jct_s, queue_s, slowdown;
-	struct wl_fit_memo fits;      /* the workers' model fits */
 };
 
 /* Begins one unit per worker: the job's remaining fraction of its total
 ** solo time on the worker's device with this placement. */
 static int train_placed(struct world *w, void *state, struct world_job *job)
 {
-	struct train_state *ts = state;
 	int k, n = job->nplaced;
 
+	(void)state;
 	job->frac0_ = job->frac_left;
 	for (k = 0; k < n; k++) {
 		const struct dev_profile *d = w->gpus[job->gpu_ids[k]].dev;
 		struct gpu_work_profile prof;
-		struct wl_train_fit tmp;
-		const struct wl_train_fit *fit;
 		double total = world__train_total_ns(w, job, d, job->gpu_ids,
 						     n);
 		/* a share placement's solo time is the time at its share */
@@ -43,17 +40,29 @@ static int train_placed(struct world *w, void *state, struct world_job *job)
 			job->solo_ns_ = job->share_speed_ > 0 ?
 				total / job->share_speed_ : total;
 		job->work0_[k] = job->frac_left * total;
-		fit = wl_fit_memo_get(&ts->fits, job->model, d, job->tj.prec,
-				      &tmp);
-		wl_train_profile_measured_fit(job->model, d, job->tj.batch,
-					      job->tj.prec, fit,
-					      (double)job->tj.iter_ns,
-					      job->tj.gpu_util, &prof);
+		world__train_profile(w, job, d, job->tj.batch, &prof);
 		world__train_res(job, &prof);
 		gpu_begin(&w->gpus[job->gpu_ids[k]], &job->tenants[k],
 			  job->work0_[k], &prof, w->sim.now);
 	}
 	return 0;
+}
+
+void world__train_profile(const struct world *w, const struct world_job *job,
+			  const struct dev_profile *d, int batch,
+			  struct gpu_work_profile *prof)
+{
+	struct wl_train_fit tmp;
+	const struct wl_train_fit *fit = &tmp;
+
+	if (w->fits_ != NULL)
+		fit = wl_fit_memo_get(w->fits_, job->model, d, job->tj.prec,
+				      &tmp);
+	else
+		wl_train_fit_of(job->model, d, job->tj.prec, &tmp);
+	wl_train_profile_measured_fit(job->model, d, batch, job->tj.prec, fit,
+				      (double)job->tj.iter_ns,
+				      job->tj.gpu_util, prof);
 }
 
 void world__train_res(const struct world_job *job,
@@ -126,7 +135,6 @@ static void train_fini(struct world *w, void *state)
 	sim_sample_fini(&ts->jct_s);
 	sim_sample_fini(&ts->queue_s);
 	sim_sample_fini(&ts->slowdown);
-	wl_fit_memo_fini(&ts->fits);
 	free(ts);
 }
 
@@ -153,7 +161,6 @@ int world_train_init(struct world *w, const struct world_config *cfg,
 	sim_sample_init(&ts->jct_s, 0);
 	sim_sample_init(&ts->queue_s, 0);
 	sim_sample_init(&ts->slowdown, 0);
-	wl_fit_memo_init(&ts->fits);
 	if ((rc = world__kind_add(w, &train_kind, ts, err)) != 0)
 		train_fini(w, ts);
 	return rc;
