@@ -320,11 +320,14 @@ struct train_parts {
 	double host_ns, eta_scale;    /* the model's measured fit (or rule) */
 };
 
-static void train_parts(const struct zoo_model *m, const struct dev_profile *d,
-			int batch, enum wl_precision prec, struct train_parts *p)
+/* The parts with the model's fit given (wl_train_fit_of's answer). */
+static void train_parts_fit(const struct zoo_model *m,
+			    const struct dev_profile *d, int batch,
+			    enum wl_precision prec,
+			    const struct wl_train_fit *fit,
+			    struct train_parts *p)
 {
 	struct wl_infer_curve c;
-	struct wl_train_fit fit;
 	int mixed = prec == WL_PREC_MIXED;
 	double peak = mixed ? d->fp16_flops : d->fp32_flops;
 	double eta = mixed ? WL_ETA_TRAIN_MIXED : WL_ETA_TRAIN_FP32;
@@ -348,9 +351,17 @@ static void train_parts(const struct zoo_model *m, const struct dev_profile *d,
 	p->tm_ns = bytes / d->hbm_bw_bytes_per_s * 1e9;
 	wl_infer_curve_of(d, &c);
 	p->flops_half = c.t0_ns * 1e-9 * fp16_peak(d) * c.eta;
+	p->host_ns = fit->host_ns;
+	p->eta_scale = fit->eta_scale;
+}
+
+static void train_parts(const struct zoo_model *m, const struct dev_profile *d,
+			int batch, enum wl_precision prec, struct train_parts *p)
+{
+	struct wl_train_fit fit;
+
 	wl_train_fit_of(m, d, prec, &fit);
-	p->host_ns = fit.host_ns;
-	p->eta_scale = fit.eta_scale;
+	train_parts_fit(m, d, batch, prec, &fit, p);
 }
 
 /* The GPU-busy part: the roofline max(tc, tm) scaled by the model's
@@ -380,20 +391,18 @@ sim_time wl_train_iter_ns(const struct zoo_model *m,
 	return ns_of(p.host_ns + busy_ns(&p));
 }
 
-void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
-		      int batch, enum wl_precision prec,
-		      struct gpu_work_profile *out)
+/* wl_train_profile from the parts. */
+static void profile_of(const struct train_parts *p,
+		       struct gpu_work_profile *out)
 {
-	struct train_parts p;
 	double busy;
 
-	train_parts(m, d, batch, prec, &p);
-	busy = busy_ns(&p);
-	out->alpha = p.tc_ns / (p.tc_ns + p.tm_ns);
-	out->sat = sat_of(p.flops, p.flops_half);
+	busy = busy_ns(p);
+	out->alpha = p->tc_ns / (p->tc_ns + p->tm_ns);
+	out->sat = sat_of(p->flops, p->flops_half);
 	/* bandwidth while busy: tm's bytes over the (scaled) busy time */
-	out->bw_frac = fmin(1.0, p.tm_ns / busy);
-	out->duty = busy / (busy + p.host_ns);
+	out->bw_frac = fmin(1.0, p->tm_ns / busy);
+	out->duty = busy / (busy + p->host_ns);
 	if (!(out->duty > 0) || out->duty > 1)
 		out->duty = 1;
 	out->has_res = 0;          /* the world adds a trace's res_*_ms */
@@ -401,24 +410,48 @@ void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
 	out->iter_ms = 0;
 }
 
-void wl_train_profile_measured(const struct zoo_model *m,
-			       const struct dev_profile *d, int batch,
-			       enum wl_precision prec, double iter_ns,
-			       double gpu_util, struct gpu_work_profile *out)
+void wl_train_profile(const struct zoo_model *m, const struct dev_profile *d,
+		      int batch, enum wl_precision prec,
+		      struct gpu_work_profile *out)
 {
 	struct train_parts p;
 
-	wl_train_profile(m, d, batch, prec, out);
+	train_parts(m, d, batch, prec, &p);
+	profile_of(&p, out);
+}
+
+void wl_train_profile_measured_fit(const struct zoo_model *m,
+				   const struct dev_profile *d, int batch,
+				   enum wl_precision prec,
+				   const struct wl_train_fit *fit,
+				   double iter_ns, double gpu_util,
+				   struct gpu_work_profile *out)
+{
+	struct train_parts p;
+
+	train_parts_fit(m, d, batch, prec, fit, &p);
+	profile_of(&p, out);
 	if (gpu_util > 0) {
 		out->duty = wl_duty_from_util(d, gpu_util);
 		return;
 	}
 	if (iter_ns > 0) {
-		train_parts(m, d, batch, prec, &p);
 		out->duty = fmin(1.0, busy_ns(&p) / iter_ns);
 		if (!(out->duty > 0))
 			out->duty = 1;
 	}
+}
+
+void wl_train_profile_measured(const struct zoo_model *m,
+			       const struct dev_profile *d, int batch,
+			       enum wl_precision prec, double iter_ns,
+			       double gpu_util, struct gpu_work_profile *out)
+{
+	struct wl_train_fit fit;
+
+	wl_train_fit_of(m, d, prec, &fit);
+	wl_train_profile_measured_fit(m, d, batch, prec, &fit, iter_ns,
+				      gpu_util, out);
 }
 
 double wl_duty_from_util(const struct dev_profile *d, double util)
@@ -441,4 +474,93 @@ uint64_t wl_allreduce_bytes(const struct zoo_model *m, enum wl_precision prec,
 	if (gpus <= 1)
 		return 0;
 	return (uint64_t)ceil(2.0 * (gpus - 1) / gpus * grad);
+}
+
+/*
+** The fit memo.  Open addressing on (model, device, precision), load <=
+** 1/2; a run meets a few models on a few devices, so the table stays at
+** its first size.  Why: wl_train_fit_of scans the fitted table and, for
+** a model without a row, takes medians over it (qsort, a token match per
+** row), which was ~40% of a training replay's CPU when done per placement.
+*/
+void wl_fit_memo_init(struct wl_fit_memo *c)
+{
+	c->v = NULL;
+	c->n = c->cap = 0;
+}
+
+void wl_fit_memo_fini(struct wl_fit_memo *c)
+{
+	if (c == NULL)
+		return;
+	free(c->v);
+	wl_fit_memo_init(c);
+}
+
+static size_t memo_hash(const struct zoo_model *m,
+			const struct dev_profile *d, enum wl_precision prec)
+{
+	uint64_t h = (uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)(uintptr_t)d * 0xc2b2ae3d27d4eb4full;
+	h ^= (uint64_t)prec * 0x165667b19e3779f9ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot of the key, or the empty slot where it goes. */
+static struct wl_fit_memo_entry *memo_slot(struct wl_fit_memo_entry *v,
+					   size_t cap,
+					   const struct zoo_model *m,
+					   const struct dev_profile *d,
+					   enum wl_precision prec)
+{
+	size_t i = memo_hash(m, d, prec) & (cap - 1);
+
+	while (v[i].m != NULL &&
+	       !(v[i].m == m && v[i].d == d && v[i].prec == prec))
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
+static int memo_grow(struct wl_fit_memo *c)
+{
+	size_t cap = c->cap ? 2 * c->cap : 64, i;
+	struct wl_fit_memo_entry *v = calloc(cap, sizeof *v);
+
+	if (v == NULL)
+		return SIM_ENOMEM;
+	for (i = 0; i < c->cap; i++)
+		if (c->v[i].m != NULL)
+			*memo_slot(v, cap, c->v[i].m, c->v[i].d,
+				   c->v[i].prec) = c->v[i];
+	free(c->v);
+	c->v = v;
+	c->cap = cap;
+	return 0;
+}
+
+const struct wl_train_fit *wl_fit_memo_get(struct wl_fit_memo *c,
+					   const struct zoo_model *m,
+					   const struct dev_profile *d,
+					   enum wl_precision prec,
+					   struct wl_train_fit *tmp)
+{
+	struct wl_fit_memo_entry *e;
+
+	if (c->cap > 0) {
+		e = memo_slot(c->v, c->cap, m, d, prec);
+		if (e->m != NULL)
+			return &e->fit;
+	}
+	if (2 * (c->n + 1) > c->cap && memo_grow(c) != 0) {
+		wl_train_fit_of(m, d, prec, tmp);
+		return tmp;
+	}
+	e = memo_slot(c->v, c->cap, m, d, prec);
+	e->m = m;
+	e->d = d;
+	e->prec = prec;
+	wl_train_fit_of(m, d, prec, &e->fit);
+	c->n++;
+	return &e->fit;
 }

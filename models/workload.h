@@ -9,6 +9,7 @@
 #ifndef COLOSIM_MODELS_WORKLOAD_H
 #define COLOSIM_MODELS_WORKLOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "models/device.h"
@@ -119,6 +120,37 @@ const struct wl_fit_entry *wl_fit_table(size_t *n);
 void wl_train_fit_of(const struct zoo_model *m, const struct dev_profile *d,
 		     enum wl_precision prec, struct wl_train_fit *out);
 
+/*
+** A memo of wl_train_fit_of, owned by its caller (the world keeps one a
+** run): the answer is a pure function of (model, device, precision), and
+** the memo keys on the pointers, so the models and devices must outlive
+** it.  init/fini embed it (fini accepts NULL); nothing else to set up.
+*/
+struct wl_fit_memo_entry {
+	const struct zoo_model *m;    /* NULL: an empty slot */
+	const struct dev_profile *d;
+	enum wl_precision prec;
+	struct wl_train_fit fit;
+};
+
+struct wl_fit_memo {
+	struct wl_fit_memo_entry *v;  /* open addressing, cap a power of 2 */
+	size_t n, cap;
+};
+
+void wl_fit_memo_init(struct wl_fit_memo *c);
+void wl_fit_memo_fini(struct wl_fit_memo *c);
+
+/* wl_train_fit_of(m, d, prec), from the memo or computed and added.  The
+** pointer is borrowed until the next call on c (a growth moves entries);
+** if the memo cannot grow, the fit is computed into *tmp and tmp is
+** returned.  Never fails; the answer equals wl_train_fit_of's. */
+const struct wl_train_fit *wl_fit_memo_get(struct wl_fit_memo *c,
+					   const struct zoo_model *m,
+					   const struct dev_profile *d,
+					   enum wl_precision prec,
+					   struct wl_train_fit *tmp);
+
 /* 1 if a whole token of the device name is tok ("a100-40gb" has "a100";
 ** "rtx4090" does not have "t4"), case-insensitive. */
 int wl_name_has_token(const char *name, const char *tok);
@@ -132,6 +164,16 @@ void wl_train_profile_measured(const struct zoo_model *m,
 			       const struct dev_profile *d, int batch,
 			       enum wl_precision prec, double iter_ns,
 			       double gpu_util, struct gpu_work_profile *out);
+
+/* wl_train_profile_measured with the model's fit given (fit =
+** wl_train_fit_of(m, d, prec), e.g. from a wl_fit_memo): the same answer
+** without the table scan. */
+void wl_train_profile_measured_fit(const struct zoo_model *m,
+				   const struct dev_profile *d, int batch,
+				   enum wl_precision prec,
+				   const struct wl_train_fit *fit,
+				   double iter_ns, double gpu_util,
+				   struct gpu_work_profile *out);
 
 /* Duty cycle from a measured GPU utilisation u in [0, 1] (nvidia-smi's
 ** fraction of time a kernel ran): min(1, scale u^exp) with the device's

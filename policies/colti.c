@@ -154,9 +154,15 @@ static double job_sat(struct world *w, struct colti *c, int j, int d)
 	double v;
 
 	if (j >= c->nsat) {
+		/* doubling: growing to pol_njobs on each new job copied
+		** the whole array at every arrival */
 		int n = pol_njobs(w) > j ? pol_njobs(w) : j + 1, k;
-		double *s = realloc(c->sat, (size_t)n * sizeof *s);
+		double *s;
 		int *sd;
+
+		if (n < 2 * c->nsat)
+			n = 2 * c->nsat;
+		s = realloc(c->sat, (size_t)n * sizeof *s);
 		if (s != NULL)
 			c->sat = s;
 		sd = s ? realloc(c->satdev, (size_t)n * sizeof *sd) : NULL;

@@ -104,15 +104,20 @@ int sim_num_double(const char *s, const char *what, double lo, double hi,
 	char range[80], *end;
 	double v;
 
-	dbl_range(range, sizeof range, lo, hi);
-	if (!sim_num_is_decimal(s))
+	/* the range's text is made only for an error: printing two doubles
+	** per field was a sixth of a replay's CPU */
+	if (!sim_num_is_decimal(s)) {
+		dbl_range(range, sizeof range, lo, hi);
 		return fail(err, SIM_EPARSE, what, "a number", range, s);
+	}
 	errno = 0;
 	v = strtod(s, &end);
 	/* ERANGE on underflow still gives a usable (tiny or 0) value; on
 	** overflow v is +-HUGE_VAL and the finite check refuses it. */
-	if (*end != '\0' || !isfinite(v) || v < lo || v > hi)
+	if (*end != '\0' || !isfinite(v) || v < lo || v > hi) {
+		dbl_range(range, sizeof range, lo, hi);
 		return fail(err, SIM_ERANGE, what, "a number", range, s);
+	}
 	*out = v;
 	return 0;
 }
@@ -132,13 +137,16 @@ int sim_num_i64(const char *s, const char *what, int64_t lo, int64_t hi,
 	char range[80], *end;
 	long long v;
 
-	i64_range(range, sizeof range, lo, hi);
-	if (!is_integer(s))
+	if (!is_integer(s)) {
+		i64_range(range, sizeof range, lo, hi);
 		return fail(err, SIM_EPARSE, what, "an integer", range, s);
+	}
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (*end != '\0' || errno == ERANGE || v < lo || v > hi)
+	if (*end != '\0' || errno == ERANGE || v < lo || v > hi) {
+		i64_range(range, sizeof range, lo, hi);
 		return fail(err, SIM_ERANGE, what, "an integer", range, s);
+	}
 	*out = v;
 	return 0;
 }
@@ -154,24 +162,34 @@ int sim_num_int(const char *s, const char *what, int lo, int hi, int *out,
 	return rc;
 }
 
-int sim_num_u64(const char *s, const char *what, uint64_t lo, uint64_t hi,
-		uint64_t *out, struct sim_err *err)
+static void u64_range(char *buf, size_t n, uint64_t lo, uint64_t hi)
 {
-	char range[80], a[32], b[32], *end;
-	unsigned long long v;
+	char a[32], b[32];
 
 	snprintf(a, sizeof a, "%llu", (unsigned long long)lo);
 	snprintf(b, sizeof b, "%llu", (unsigned long long)hi);
-	range_text(range, sizeof range, lo > 0, hi < UINT64_MAX, a, b);
+	range_text(buf, n, lo > 0, hi < UINT64_MAX, a, b);
+}
+
+int sim_num_u64(const char *s, const char *what, uint64_t lo, uint64_t hi,
+		uint64_t *out, struct sim_err *err)
+{
+	char range[80], *end;
+	unsigned long long v;
+
 	/* strtoull accepts "-1" (as 2^64 - 1): refuse any sign but '+'. */
-	if (!is_integer(s) || s[0] == '-')
+	if (!is_integer(s) || s[0] == '-') {
+		u64_range(range, sizeof range, lo, hi);
 		return fail(err, SIM_EPARSE, what, "an unsigned integer",
 			    range, s);
+	}
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (*end != '\0' || errno == ERANGE || v < lo || v > hi)
+	if (*end != '\0' || errno == ERANGE || v < lo || v > hi) {
+		u64_range(range, sizeof range, lo, hi);
 		return fail(err, SIM_ERANGE, what, "an unsigned integer",
 			    range, s);
+	}
 	*out = v;
 	return 0;
 }

@@ -304,6 +304,60 @@ static void test_train_fit(void)
 	CU_ASSERT_DOUBLE_EQUAL(p.duty, 1.0, 0);
 }
 
+/* The fit memo gives wl_train_fit_of's answer for every (model, device,
+** precision), through its growth (the zoo x 4 devices x 2 precisions
+** passes its first 32 keys) and on a second look-up; and the _fit
+** profile equals the one that looks the fit up itself. */
+static void test_fit_memo(void)
+{
+	struct dev_profile d[4];
+	struct wl_fit_memo c;
+	size_t i, k, pass;
+	int e;
+
+	d[0] = a100();
+	d[1] = a100_80();
+	d[2] = v100();
+	d[3] = t4();
+	wl_fit_memo_init(&c);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < zoo_count(); i++)
+			for (k = 0; k < 4; k++)
+				for (e = 0; e < 2; e++) {
+					const struct zoo_model *m = zoo_at(i);
+					enum wl_precision pr = e ?
+						WL_PREC_MIXED : WL_PREC_FP32;
+					struct wl_train_fit want, tmp;
+					const struct wl_train_fit *got;
+					struct gpu_work_profile a, b;
+
+					wl_train_fit_of(m, &d[k], pr, &want);
+					got = wl_fit_memo_get(&c, m, &d[k], pr,
+							      &tmp);
+					CU_ASSERT(got->host_ns == want.host_ns &&
+						  got->eta_scale ==
+						  want.eta_scale &&
+						  got->measured ==
+						  want.measured &&
+						  got->npts == want.npts &&
+						  got->source == want.source);
+					wl_train_profile_measured(m, &d[k], 16,
+						pr, 5e7 * (double)e, 0, &a);
+					wl_train_profile_measured_fit(m, &d[k],
+						16, pr, got, 5e7 * (double)e, 0,
+						&b);
+					CU_ASSERT(a.alpha == b.alpha &&
+						  a.sat == b.sat &&
+						  a.bw_frac == b.bw_frac &&
+						  a.duty == b.duty);
+				}
+	CU_ASSERT_EQUAL(c.n, zoo_count() * 8);
+	CU_ASSERT(2 * c.n <= c.cap);
+	wl_fit_memo_fini(&c);
+	CU_ASSERT_PTR_NULL(c.v);
+	wl_fit_memo_fini(NULL);
+}
+
 /* Measured utilisation to duty: min(1, a u^e), at least 0.001; without
 ** the fitted keys the identity. */
 static void test_duty_from_util(void)
@@ -365,6 +419,7 @@ TEST_REGISTER(workload)
 		{ "latency and profile shapes", test_latency_shape },
 		{ "training throughput vs DLE", test_train_iter },
 		{ "fitted host cost, eta and the rule", test_train_fit },
+		{ "fit memo = wl_train_fit_of", test_fit_memo },
 		{ "utilisation to duty", test_duty_from_util },
 		{ "inference memory, all-reduce", test_infer_memory_allreduce },
 		{ "optimizer/precision names", test_parse_names },

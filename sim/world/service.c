@@ -776,7 +776,10 @@ static int svc_results(struct world *w, void *state, struct run_result *res)
 	if (ws->lat_ms.failed)
 		return SIM_ENOMEM;
 	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = world_job(w, j);
+		const struct world_job *job;
+		if (world__retired(w, j))
+			continue;     /* a retired job has no service */
+		job = world_job(w, j);
 		if (job->svc != NULL && (job->svc->lat_all_ms.failed ||
 					 job->svc->lat_failed_))
 			return SIM_ENOMEM;

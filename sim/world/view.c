@@ -400,14 +400,12 @@ int pol_job_fits_empty(const struct world *w, int j)
 }
 
 /* Job j's work profile at max batch b on device d. */
-static void job_profile(const struct world_job *job,
+static void job_profile(const struct world *w, const struct world_job *job,
 			const struct dev_profile *d, int b,
 			struct gpu_work_profile *prof)
 {
 	if (job->tj.kind == TRACE_TRAIN)
-		wl_train_profile_measured(job->model, d, b, job->tj.prec,
-					  (double)job->tj.iter_ns,
-					  job->tj.gpu_util, prof);
+		world__train_profile(w, job, d, b, prof);
 	else
 		wl_infer_profile(job->model, d, b, prof);
 }
@@ -420,7 +418,7 @@ struct pol_work_profile pol_job_profile(const struct world *w, int j, int g)
 
 	if (job == NULL || !valid_gpu(w, g))
 		return o;
-	job_profile(job, world_gpu(w, g)->dev, job->tj.batch, &prof);
+	job_profile(w, job, world_gpu(w, g)->dev, job->tj.batch, &prof);
 	o.alpha = prof.alpha;
 	o.sat = prof.sat;
 	o.bw_frac = prof.bw_frac;
@@ -482,7 +480,7 @@ int pol_probe_mps(const struct world *w, int j, int g, int batch, int n,
 	if (job == NULL || !valid_gpu(w, g) || n < 1)
 		return SIM_EINVAL;
 	d = world_gpu(w, g)->dev;
-	job_profile(job, d, batch, &prof);
+	job_profile(w, job, d, batch, &prof);
 	return world_mps_speeds(d, &prof, n, speed);
 }
 

@@ -1017,7 +1017,9 @@ int world_create(struct world **out, const struct world_config *cfg,
 	w->pass_ctx = cfg->pass_ctx;
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
 	w->jc_ = calloc(1, sizeof *w->jc_);
-	if (w->jc_ == NULL) {
+	if (w->jc_ != NULL && (w->fits_ = malloc(sizeof *w->fits_)) != NULL)
+		wl_fit_memo_init(w->fits_);
+	if (w->jc_ == NULL || w->fits_ == NULL) {
 		world_destroy(w);
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
@@ -1063,6 +1065,8 @@ void world_destroy(struct world *w)
 	free(w->rows);
 	free(w->retire);
 	free(w->jc_);
+	wl_fit_memo_fini(w->fits_);
+	free(w->fits_);
 	strs_fini(&w->strs);
 	free(w->pending);
 	free(w->gpus);

@@ -26,6 +26,7 @@
 
 #include "sim/maxtree.h"
 #include "sim/oset.h"
+#include "models/workload.h"
 #include "sim/world/world.h"
 
 /* ---- tenant kinds ---------------------------------------------------------
@@ -274,6 +275,9 @@ struct world {
 	int nretire, capretire;
 	struct world_strs strs;       /* retired jobs' ids and models */
 	struct world_jcopies *jc_;    /* retired jobs' copies (world__job) */
+	struct wl_fit_memo *fits_;    /* the training model fits met so far
+					 (world__train_profile): a memo a
+					 const world may fill */
 	int *pending;                 /* pending job indices, arrival order */
 	int npending, cappending;
 	struct trace_reader *tr;
@@ -442,6 +446,12 @@ static inline int world__ask_route(struct world *w, int j, int *to)
 }
 /* A training job's total solo time on device d with this placement
 ** (docs/MODEL.md, "Training jobs"). */
+/* wl_train_profile_measured of a training job at max batch on device d,
+** with the model's fit from the world's memo (world_train.c): the same
+** profile without the fitted table's scan. */
+void world__train_profile(const struct world *w, const struct world_job *job,
+			  const struct dev_profile *d, int batch,
+			  struct gpu_work_profile *prof);
 /* Copies the trace's per-resource times of a training job into the
 ** profile its tenants run (the interleave mode reads them;
 ** sim/world/world_train.c). */

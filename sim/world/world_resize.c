@@ -17,7 +17,6 @@
 */
 #include <stdlib.h>
 
-#include "models/workload.h"
 #include "sim/world/world_int.h"
 
 static int restart_done(struct sim *s, void *ctx, uint64_t arg)
@@ -38,10 +37,8 @@ static int restart_done(struct sim *s, void *ctx, uint64_t arg)
 	for (k = 0; k < job->nplaced; k++) {
 		int g = job->gpu_ids[k];
 		struct gpu_work_profile prof;
-		wl_train_profile_measured(job->model, w->gpus[g].dev,
-					  job->tj.batch, job->tj.prec,
-					  (double)job->tj.iter_ns,
-					  job->tj.gpu_util, &prof);
+		world__train_profile(w, job, w->gpus[g].dev, job->tj.batch,
+				     &prof);
 		world__train_res(job, &prof);
 		gpu_begin(&w->gpus[g], &job->tenants[k], job->work0_[k], &prof,
 			  w->sim.now);

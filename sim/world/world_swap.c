@@ -35,7 +35,6 @@
 #include <string.h>
 
 #include "models/link.h"
-#include "models/workload.h"
 #include "sim/world/world_int.h"
 
 struct swap_flow {
@@ -254,10 +253,8 @@ static int copy_done(struct world *w, struct world_swapper *sw,
 		for (k = 0; k < job->nplaced; k++) {
 			int g = job->gpu_ids[k];
 			struct gpu_work_profile prof;
-			wl_train_profile_measured(job->model,
-				w->gpus[g].dev, job->tj.batch, job->tj.prec,
-				(double)job->tj.iter_ns, job->tj.gpu_util,
-				&prof);
+			world__train_profile(w, job, w->gpus[g].dev,
+					     job->tj.batch, &prof);
 			world__train_res(job, &prof);
 			gpu_begin(&w->gpus[g], &job->tenants[k],
 				  job->work0_[k], &prof, w->sim.now);

@@ -40,15 +40,29 @@ static int train_placed(struct world *w, void *state, struct world_job *job)
 			job->solo_ns_ = job->share_speed_ > 0 ?
 				total / job->share_speed_ : total;
 		job->work0_[k] = job->frac_left * total;
-		wl_train_profile_measured(job->model, d, job->tj.batch,
-					  job->tj.prec,
-					  (double)job->tj.iter_ns,
-					  job->tj.gpu_util, &prof);
+		world__train_profile(w, job, d, job->tj.batch, &prof);
 		world__train_res(job, &prof);
 		gpu_begin(&w->gpus[job->gpu_ids[k]], &job->tenants[k],
 			  job->work0_[k], &prof, w->sim.now);
 	}
 	return 0;
+}
+
+void world__train_profile(const struct world *w, const struct world_job *job,
+			  const struct dev_profile *d, int batch,
+			  struct gpu_work_profile *prof)
+{
+	struct wl_train_fit tmp;
+	const struct wl_train_fit *fit = &tmp;
+
+	if (w->fits_ != NULL)
+		fit = wl_fit_memo_get(w->fits_, job->model, d, job->tj.prec,
+				      &tmp);
+	else
+		wl_train_fit_of(job->model, d, job->tj.prec, &tmp);
+	wl_train_profile_measured_fit(job->model, d, batch, job->tj.prec, fit,
+				      (double)job->tj.iter_ns,
+				      job->tj.gpu_util, prof);
 }
 
 void world__train_res(const struct world_job *job,
