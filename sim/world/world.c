@@ -883,6 +883,24 @@ int world_live_jobs(const struct world *w) { return w->live_jobs; }
 int world_peak_records(const struct world *w) { return w->peak_recs; }
 size_t world_interned_bytes(const struct world *w) { return w->strs.bytes; }
 
+size_t world_job_table_bytes(const struct world *w)
+{
+	size_t n = (size_t)w->nchunks * sizeof *w->chunks;
+	int c;
+
+	for (c = 0; c < WORLD_KS_VALUES; c++)
+		n += w->uni[c] != NULL ? sizeof *w->uni[c] : 0;
+	for (c = 0; c < w->nchunks; c++) {
+		const struct world_jchunk *ch = w->chunks[c];
+		if (ch->shared)
+			continue;
+		n += sizeof *ch;
+		n += ch->rec != NULL ? WORLD_JOB_CHUNK * sizeof *ch->rec : 0;
+		n += ch->row != NULL ? WORLD_JOB_CHUNK * sizeof *ch->row : 0;
+	}
+	return n;
+}
+
 static int add_job(struct world *w, const struct trace_job *tj)
 {
 	struct world_job *job = job_new(w);
