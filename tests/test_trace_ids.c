@@ -32,10 +32,12 @@ static void test_sequential_ids_constant(void)
 			break;
 	}
 	CU_ASSERT_EQUAL(k, 200001);
-	/* one interval: no growth (a hash slot each would be 2.4 MB) */
+	/* one interval per digit count: no growth (a hash slot each would
+	** be 2.4 MB) */
 	CU_ASSERT_EQUAL(trace_ids_bytes(&s), small);
-	CU_ASSERT(trace_ids_bytes(&s) < 4096);
-	CU_ASSERT_EQUAL(s.iv.count, 1);
+	CU_ASSERT(trace_ids_bytes(&s) < 8192);
+	CU_ASSERT_EQUAL(s.iv.count, 6);
+	CU_ASSERT_EQUAL(s.n, 0);
 	/* a duplicate anywhere in the run: its own line */
 	CU_ASSERT_EQUAL(trace_ids_add(&s, "j1", 500000), 3);
 	CU_ASSERT_EQUAL(trace_ids_add(&s, "j777", 500001), 779);
@@ -105,12 +107,41 @@ static void test_random_order_against_list(void)
 	trace_ids_fini(&s);
 }
 
+/* gen's mixed traces: train-0001, infer-0002, ... numbered in file
+** order: one interval per digit count and a byte per id, not a slot. */
+static void test_interleaved_prefixes(void)
+{
+	enum { N = 50000 };
+	struct trace_ids s;
+	char id[32];
+	long k;
+
+	trace_ids_init(&s);
+	for (k = 0; k < N; k++) {
+		snprintf(id, sizeof id, "%s-%04ld",
+			 k % 3 == 1 ? "infer" : "train", k);
+		CU_ASSERT_EQUAL(trace_ids_add(&s, id, k + 5), 0);
+	}
+	CU_ASSERT_EQUAL(s.iv.count, 2);       /* 4 digits, then 5 */
+	CU_ASSERT_EQUAL(s.n, 0);
+	CU_ASSERT(trace_ids_bytes(&s) < (size_t)N * 3);
+	CU_ASSERT_EQUAL(trace_ids_add(&s, "infer-0001", 1), 6);
+	CU_ASSERT_EQUAL(trace_ids_add(&s, "train-12345", 1), 12350);
+	/* the same number, the other prefix: a new id (then a duplicate) */
+	CU_ASSERT_EQUAL(trace_ids_add(&s, "train-0001", 1), 0);
+	CU_ASSERT_EQUAL(trace_ids_add(&s, "train-0001", 2), 1);
+	CU_ASSERT_EQUAL(trace_ids_add(&s, "train-1", 3), 0);
+	trace_ids_fini(&s);
+}
+
 TEST_REGISTER(trace_ids)
 {
 	static const struct test_case cases[] = {
 		{ "ids in order: one interval", test_sequential_ids_constant },
 		{ "leading zeros and other forms", test_leading_zeros_and_forms },
 		{ "random order: as a list", test_random_order_against_list },
+		{ "interleaved prefixes: one interval",
+		  test_interleaved_prefixes },
 		{ NULL, NULL }
 	};
 	return test_add_suite("trace_ids", cases);

@@ -4,13 +4,17 @@
 ** docs/TRACE_FORMAT.md: ids are unique).
 **
 ** Memory does not grow with the usual trace.  An id of the form PREFIX +
-** decimal integer (no leading zero: "j7", "job-12", "0"; "j007" is not of
-** this form, since "j007" and "j7" are different ids) goes into an
-** interval set per prefix: an interval holds consecutive integers seen on
-** lines the same distance apart (id lo + k on line line_lo + k), so
-** `colosim gen`'s ids j1..jn, one a line, take one interval, and a trace
-** takes one interval per gap.  Every other id, and numeric ids past a cap
-** on the intervals (ids in no order), go into an open table of 64-bit
+** a string of decimal digits ("j7", "train-0001", "j007") is a number
+** written with a digit count: "j007" and "j7" are different ids, (3, 7)
+** and (1, 7).  Numbers of a digit count seen on lines the same distance
+** apart (number lo + k on line line0 + k) form an interval, whatever
+** their prefixes, which the interval keeps a byte each for only when
+** they differ: `colosim gen`'s ids, numbered in file order, take one
+** interval per digit count (nothing per id for one prefix, a byte per id
+** for its mixed train-/infer- ids), and a trace takes one interval per
+** gap.  Every other id (no trailing digits, a prefix past the 64th, a
+** number an interval holds for another prefix, and numbers past a cap on
+** the intervals: ids in no order) goes into an open table of 64-bit
 ** hashes (12 B a slot, at most 3/4 full): there, two different ids whose
 ** hashes collide read as a duplicate, a false duplicate with probability
 ** about n^2 / 2^65 for n such ids (3e-8 at 10^6).  The interval set is
@@ -29,9 +33,20 @@
 #define TRACE_IDS_PREFIXES 64
 #define TRACE_IDS_PREFIX_MAX 48      /* bytes of a prefix, NUL included */
 
+/* An interval's record (trace_ids.c). */
+struct trace_ids_iv {
+	long line0;                   /* the line of its first number */
+	int pfx0;                     /* the prefix of its first number */
+	unsigned char *pfx;           /* each number's prefix; NULL: pfx0 */
+	size_t cap;                   /* bytes in pfx */
+};
+
 struct trace_ids {
-	/* the interval set: (prefix, lo) -> [lo, hi], line of lo (id) */
+	/* the interval set: (digits, lo) -> [lo, hi], record (id) */
 	struct sim_oset iv;
+	struct trace_ids_iv *rec;
+	int nrec, caprec;
+	size_t pfx_bytes;             /* in the records' pfx arrays */
 	char prefix[TRACE_IDS_PREFIXES][TRACE_IDS_PREFIX_MAX];
 	int nprefix;
 	uint64_t nnum;                /* ids held by the intervals */
