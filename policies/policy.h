@@ -67,6 +67,19 @@
 **      indexes (O(log G) a request, not a scan of the GPUs);
 **      pol_pool_size and pol_pool_busy_total_ns (no scan of the GPUs
 **      for a re-assignment).
+**   9  released jobs are known by their index, kind and state alone,
+**      whatever the policy's version: a finished training job or
+**      service is released after the scheduling pass that follows its
+**      end (xOnFinish and that pass still see all of it, as in version
+**      7).  From then on pol_job(j) gives job j, its kind and state,
+**      start_ns, end_ns and node -1, zModel "", every other field 0;
+**      every per-job query answers as for no such job (pol_job_mem 0,
+**      pol_job_profile zeros, pol_probe_mps SIM_EINVAL, ...),
+**      pol_job_priv NULL, pol_svc_window and every action refuse it
+**      (SIM_ESTATE).  pol_job_state answers for every job.  So a
+**      metrics-only world (colosim replay) keeps nothing of a released
+**      job but a byte, and a policy sees the same in every world.  No
+**      built-in policy read more of a released job (docs/POLICIES.md).
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -84,7 +97,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 8
+#define POL_IFACE_VERSION 9
 
 struct world;
 

@@ -6,9 +6,13 @@
 ** pass: the job records held never exceed the live jobs by more than the
 ** jobs that finished at that instant, so a regression that keeps finished
 ** jobs' records (or stops releasing them) fails here without timing
-** anything.  The retired jobs' result rows, policy view and world_job
-** copies keep what the live records said; a done service's window and
-** row keep their latencies after its samples are given back.
+** anything.  The retired jobs' result rows and world_job copies keep what
+** the live records said; the policy view knows a released job by index,
+** kind and state (policy.h, version 9); a done service's window and row
+** keep their latencies after its samples are given back.  A metrics-only
+** world (replay's) on a mixed trace holds records for live jobs alone,
+** services included, and a job table of a few bytes a job, with no
+** interned strings.
 */
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +31,8 @@ struct mem_probe {
 	int max_live;                 /* live jobs at a pass, at most */
 	int max_excess;               /* records - live jobs, at most */
 	int bad_view;                 /* retired jobs the view got wrong */
-	int seen_retired;
+	int seen_retired;             /* finished, full view */
+	int seen_released;            /* finished, released view */
 };
 
 /* After each pass: records against live jobs, and the view of the first
@@ -47,11 +52,23 @@ static int probe(void *ctx, struct world *w)
 		int st = pol_job_state(w, j);
 		if (st != POL_JOB_DONE && st != POL_JOB_FAILED)
 			continue;
-		p->seen_retired++;
 		if ((int)o.state != st || o.job != j || o.zModel == NULL ||
-		    o.submit_ns < 0 || o.end_ns < o.submit_ns ||
-		    o.nplaced != 0)
+		    o.nplaced != 0 || o.kind != POL_TRAIN)
 			p->bad_view++;
+		else if (o.zModel[0] == '\0') {
+			/* released (version 9): index, kind and state */
+			p->seen_released++;
+			if (o.submit_ns != 0 || o.end_ns != -1 || o.gpus != 0 ||
+			    o.batch != 0 || o.model_params != 0 ||
+			    pol_job_mem(w, j, 0) != 0 ||
+			    pol_job_priv(w, j) != NULL)
+				p->bad_view++;
+		} else {
+			/* finished at this instant: still all of it */
+			p->seen_retired++;
+			if (o.submit_ns < 0 || o.end_ns < o.submit_ns)
+				p->bad_view++;
+		}
 	}
 	return 0;
 }
@@ -104,7 +121,7 @@ static void test_records_follow_active_jobs(void)
 	CU_ASSERT(world_peak_records(t.w) <= p.max_live + p.max_excess);
 	/* the last jobs ended with the run, no pass after them */
 	CU_ASSERT(world_live_records(t.w) <= 8);
-	CU_ASSERT(p.seen_retired > 0);
+	CU_ASSERT(p.seen_retired > 0 && p.seen_released > 0);
 	CU_ASSERT_EQUAL(p.bad_view, 0);
 	/* job 0 ended long before the end: retired, its policy state gone */
 	CU_ASSERT_PTR_NULL(pol_job_priv(t.w, 0));
@@ -112,6 +129,8 @@ static void test_records_follow_active_jobs(void)
 		  pol_job_state(t.w, 0) == POL_JOB_FAILED);
 	/* ids and models interned: tens of bytes a job, not a record */
 	CU_ASSERT(world_interned_bytes(t.w) < (size_t)MEM_JOBS * 64);
+	/* a world with result rows keeps every retired job's row */
+	CU_ASSERT(world_job_table_bytes(t.w) > (size_t)MEM_JOBS * 64);
 	/* every job has its row, and a retired one's copy agrees with it */
 	CU_ASSERT_EQUAL_FATAL(t.res.njobs, (size_t)MEM_JOBS);
 	for (i = 0; i < t.res.njobs; i++) {
@@ -209,6 +228,97 @@ static void test_done_service_keeps_latency(void)
 	tw_close(&t);
 }
 
+/* What the lean probe saw: records against live jobs, counted by kind. */
+struct lean_probe {
+	int passes, max_live, max_excess;
+	int bad_view, seen_released, seen_svc;
+};
+
+static int lean_probe(void *ctx, struct world *w)
+{
+	struct lean_probe *p = ctx;
+	int live = world_live_jobs(w), rec = world_live_records(w);
+	int j = pol_njobs(w) - 400;
+
+	p->passes++;
+	if (live > p->max_live)
+		p->max_live = live;
+	if (rec - live > p->max_excess)
+		p->max_excess = rec - live;
+	/* a job that arrived 400 jobs ago and is finished: released, or
+	** finished at this instant */
+	if (j >= 0 && (pol_job_state(w, j) == POL_JOB_DONE ||
+		       pol_job_state(w, j) == POL_JOB_FAILED)) {
+		struct pol_job_info o = pol_job(w, j);
+		struct pol_svc_window win;
+		struct sim_err e = { 0, "" };
+		if (o.zModel[0] == '\0') {
+			p->seen_released++;
+			p->seen_svc += o.kind == POL_INFER;
+			if (o.job != j || (int)o.state != pol_job_state(w, j) ||
+			    (o.kind != POL_TRAIN && o.kind != POL_INFER) ||
+			    o.end_ns != -1 || o.gpus != 0 ||
+			    (o.kind == POL_INFER &&
+			     pol_svc_window(w, j, &win, &e) != SIM_ESTATE))
+				p->bad_view++;
+		}
+	}
+	return 0;
+}
+
+/* Replay's world on a mixed trace: services are released as training
+** jobs are, so the records follow the live jobs of both kinds; nothing is
+** interned and the job table costs a few bytes a job; the metrics are
+** those of a world with result rows. */
+static void test_lean_world_bounded(void)
+{
+	struct tw_world a, b;
+	struct lean_probe p;
+	struct world_config cfg = tw_config(pol_find("exclusive"));
+	const char *path = gen_trace("mem-lean.csv", "0.3");
+	size_t i;
+
+	memset(&p, 0, sizeof p);
+	CU_ASSERT_EQUAL_FATAL(tw_simulate(&a, path, "125x8:a100-80gb", &cfg,
+					  NULL), 0);
+	cfg.metrics_only = 1;
+	cfg.on_pass = lean_probe;
+	cfg.pass_ctx = &p;
+	CU_ASSERT_EQUAL_FATAL(tw_simulate(&b, path, "125x8:a100-80gb", &cfg,
+					  NULL), 0);
+	CU_ASSERT(p.passes > MEM_JOBS);
+	CU_ASSERT(p.max_live > 5 && p.max_live < MEM_JOBS / 10);
+	CU_ASSERT(p.max_excess >= 1 && p.max_excess <= 8);
+	CU_ASSERT(world_peak_records(b.w) <= p.max_live + p.max_excess);
+	CU_ASSERT(world_live_records(b.w) <= 8);
+	CU_ASSERT(p.seen_released > 0 && p.seen_svc > 0);
+	CU_ASSERT_EQUAL(p.bad_view, 0);
+	CU_ASSERT_EQUAL(world_interned_bytes(b.w), 0);
+	/* three chunks of 1024: the last one's record pointers, a byte a
+	** job, no rows (rows would be 136 B a job) */
+	CU_ASSERT(world_job_table_bytes(b.w) < (size_t)MEM_JOBS * 8);
+	CU_ASSERT(world_job_table_bytes(a.w) > (size_t)MEM_JOBS * 64);
+	/* the store world keeps a released service's record for its row */
+	CU_ASSERT(world_peak_records(a.w) > world_peak_records(b.w));
+	CU_ASSERT_EQUAL_FATAL(a.res.nmetrics, b.res.nmetrics);
+	for (i = 0; i < a.res.nmetrics; i++) {
+		double x = a.res.metrics[i].value, y = b.res.metrics[i].value;
+		CU_ASSERT_STRING_EQUAL(a.res.metrics[i].name,
+				       b.res.metrics[i].name);
+		CU_ASSERT(x == y || (isnan(x) && isnan(y)));
+	}
+	{
+		/* a released job's copy: index, kind, state */
+		const struct world_job *c = world_job(b.w, 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		CU_ASSERT(c->idx == 0 && c->model == NULL &&
+			  strcmp(c->tj.id, "#0") == 0);
+		CU_ASSERT(c->state == JOB_DONE || c->state == JOB_FAILED);
+	}
+	tw_close(&a);
+	tw_close(&b);
+}
+
 TEST_REGISTER(memory)
 {
 	static const struct test_case cases[] = {
@@ -217,6 +327,8 @@ TEST_REGISTER(memory)
 		{ "metrics only: same metrics, no rows", test_metrics_only },
 		{ "a done service keeps its latencies",
 		  test_done_service_keeps_latency },
+		{ "metrics only: records and table follow the live jobs",
+		  test_lean_world_bounded },
 		{ NULL, NULL }
 	};
 	return test_add_suite("memory", cases);

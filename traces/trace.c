@@ -5,9 +5,9 @@
 ** Rows come from the shared CSV reader (sim/csv.h: bounded lines and
 ** fields, positions, comments), numbers from sim/num.h; a completed row is
 ** validated and handed out by trace_next.  Memory is constant in the
-** number of rows except for the set of job ids (an 8-byte hash and the
-** 4-byte line each was first seen on, to report duplicates, in an open
-** table at most 3/4 full: 16 to 32 bytes per job).  Lines starting with '#' outside a quoted field are
+** number of rows except for the set of job ids, to report duplicates
+** (trace_ids.h: constant for ids PREFIX + integer in order, as gen's, else
+** 16 to 32 bytes per job).  Lines starting with '#' outside a quoted field are
 ** comments; blank lines are skipped.  A quoted field may span lines; its
 ** row is reported at the line where it starts.  Columns in messages are
 ** 1-based character columns of the field's first character.  Times are at
@@ -28,6 +28,7 @@
 #include "sim/csv.h"
 #include "sim/suggest.h"
 #include "sim/num.h"
+#include "traces/trace_ids.h"
 
 const char *const trace_columns[TRACE_NCOLS] = {
 	"id", "kind", "submit_s", "model", "batch", "iterations",
@@ -70,9 +71,7 @@ struct trace_reader {
 	/* cross-row checks */
 	sim_time prev_submit;
 	long prev_submit_line;
-	uint64_t *ids;            /* id hashes, 0 = empty; open addressing */
-	uint32_t *id_line;        /* line of each (saturated at 2^32 - 1) */
-	size_t nids, ids_cap;     /* capacity a power of 2, at most 3/4 full */
+	struct trace_ids ids;     /* the ids seen, and their lines */
 	/* error reporting */
 	trace_error_fn sink;
 	void *sink_ctx;
@@ -224,58 +223,6 @@ static void must_be_empty(struct trace_reader *r, struct sim_err *err, int k,
 	if (!is_empty(fld(r, k)))
 		row_error(r, err, k, "must be empty for %s row, got '%s'",
 			  kind, shown(r, k));
-}
-
-/* ---- the id set ---- */
-
-static int ids_grow(struct trace_reader *r)
-{
-	size_t cap = r->ids_cap ? 2 * r->ids_cap : 256, i;
-	uint64_t *n = calloc(cap, sizeof *n);
-	uint32_t *nl = malloc(cap * sizeof *nl);
-
-	if (n == NULL || nl == NULL) {
-		free(n);
-		free(nl);
-		return SIM_ENOMEM;
-	}
-	for (i = 0; i < r->ids_cap; i++)
-		if (r->ids[i] != 0) {
-			size_t j = sim_mix64(r->ids[i]) & (cap - 1);
-			while (n[j] != 0)
-				j = (j + 1) & (cap - 1);
-			n[j] = r->ids[i];
-			nl[j] = r->id_line[i];
-		}
-	free(r->ids);
-	free(r->id_line);
-	r->ids = n;
-	r->id_line = nl;
-	r->ids_cap = cap;
-	return 0;
-}
-
-/* Adds id; returns 0, the line of an earlier equal id, or SIM_ENOMEM. */
-static long ids_add(struct trace_reader *r, const char *id)
-{
-	uint64_t h = sim_hash_str(id);
-	size_t j;
-
-	if (h == 0)
-		h = 1;
-	if (4 * (r->nids + 1) > 3 * r->ids_cap && ids_grow(r) != 0)
-		return SIM_ENOMEM;
-	j = sim_mix64(h) & (r->ids_cap - 1);
-	while (r->ids[j] != 0) {
-		if (r->ids[j] == h)
-			return (long)r->id_line[j];
-		j = (j + 1) & (r->ids_cap - 1);
-	}
-	r->ids[j] = h;
-	r->id_line[j] = r->row_line < (long)UINT32_MAX ?
-			(uint32_t)r->row_line : UINT32_MAX;
-	r->nids++;
-	return 0;
 }
 
 /* ---- rows ---- */
@@ -440,7 +387,7 @@ static void check_id(struct trace_reader *r, struct trace_job *j,
 			  sizeof j->id - 1);
 	else {
 		strcpy(j->id, fld(r, C_ID));
-		first = ids_add(r, j->id);
+		first = trace_ids_add(&r->ids, j->id, r->row_line);
 		if (first == SIM_ENOMEM)
 			row_error(r, err, C_ID, "out of memory");
 		else if (first > 0)
@@ -798,6 +745,7 @@ int trace_open(struct trace_reader **out, const char *path,
 	r = calloc(1, sizeof *r);
 	if (r == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "%s: out of memory", path);
+	trace_ids_init(&r->ids);
 	snprintf(r->path, sizeof r->path, "%s", path);
 	dir_of(path, r->dir, sizeof r->dir);
 	rc = sim_csv_open(&r->csv, path, "trace", SIM_CSV_COMMENTS, NULL, err);
@@ -875,7 +823,6 @@ void trace_close(struct trace_reader *r)
 	if (r == NULL)
 		return;
 	sim_csv_close(r->csv);
-	free(r->ids);
-	free(r->id_line);
+	trace_ids_fini(&r->ids);
 	free(r);
 }

@@ -79,6 +79,9 @@ struct svc_world {
 	uint64_t req_queued;          /* in backlogs and replica queues now */
 	uint64_t req_rejected;        /* arrivals refused: queues full */
 	uint64_t max_queued;          /* the bound on req_queued */
+	/* what released services' records took with them (svc_retire) */
+	unsigned long long rel_unserved;
+	int rel_failed;               /* one's latency sample failed */
 };
 
 struct world_service {
@@ -765,6 +768,25 @@ static void svc_job_result(struct world *w, void *state,
 
 /* ---- the kind ------------------------------------------------------------ */
 
+/* The kind's xRetire: service job's record goes (a metrics-only world):
+** what svc_results reads of it is folded into the kind's state, its
+** state freed.  One still waiting for requests the GPU pool serves keeps
+** its record (WORLD_PASS). */
+static int svc_retire(struct world *w, void *state, struct world_job *job)
+{
+	struct svc_world *ws = state;
+	struct world_service *sv = job->svc;
+
+	if (sv == NULL)
+		return 0;
+	if (sv->ext_out > 0)
+		return WORLD_PASS;
+	ws->rel_unserved += svc_unserved(w, job->idx);
+	ws->rel_failed |= sv->lat_all_ms.failed || sv->lat_failed_;
+	svc_destroy(job);
+	return 0;
+}
+
 static int svc_results(struct world *w, void *state, struct run_result *res)
 {
 	struct svc_world *ws = state;
@@ -773,8 +795,9 @@ static int svc_results(struct world *w, void *state, struct run_result *res)
 
 	/* a latency sample that could not grow: NaN quantiles (as in
 	** train_results) */
-	if (ws->lat_ms.failed)
+	if (ws->lat_ms.failed || ws->rel_failed)
 		return SIM_ENOMEM;
+	unserved = ws->rel_unserved;
 	for (j = 0; j < w->njobs; j++) {
 		const struct world_job *job;
 		if (world__retired(w, j))
@@ -824,6 +847,8 @@ static const struct world_kind svc_kind = {
 	.xFail = svc_fail,
 	.xClose = svc_close,
 	.xJobResult = svc_job_result,
+	.xRetire = svc_retire,
+	.bRetireMetrics = 1,
 };
 
 int svc_init(struct world *w, const struct world_config *cfg,

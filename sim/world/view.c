@@ -109,9 +109,19 @@ int pol_pending_next(const struct world *w, struct pol_pending_walk *it)
 	return it->job;
 }
 
+/* A job the view answers for in full: not released (policy.h, version
+** 9: a released job is known by its index, kind and state alone, in a
+** world with result rows as in a metrics-only one). */
 static int valid_job(const struct world *w, int j)
 {
-	return j >= 0 && j < world_njobs(w);
+	return j >= 0 && j < world_njobs(w) && !world__released(w, j);
+}
+
+/* Job j's record for the view: NULL for no such job and for a released
+** one (above). */
+static const struct world_job *view_job(const struct world *w, int j)
+{
+	return valid_job(w, j) ? world_job(w, j) : NULL;
 }
 
 static int valid_gpu(const struct world *w, int g)
@@ -121,12 +131,23 @@ static int valid_gpu(const struct world *w, int g)
 
 struct pol_job_info pol_job(const struct world *w, int j)
 {
-	const struct world_job *job = world_job(w, j);
+	const struct world_job *job = view_job(w, j);
 	struct pol_job_info o;
 
 	if (job == NULL) {
 		memset(&o, 0, sizeof o);
 		o.job = -1;
+		if (j >= 0 && j < world_njobs(w)) {
+			/* released (version 9) */
+			const struct world_jchunk *c = world__chunk(w, j);
+			unsigned char ks = c->ks[j & (WORLD_JOB_CHUNK - 1)];
+			o.job = j;
+			o.kind = (enum pol_job_kind)(ks >> 3 & 3);
+			o.state = (enum pol_job_state)(ks & 7);
+			o.zModel = "";
+			o.start_ns = o.end_ns = -1;
+			o.node = -1;
+		}
 		return o;
 	}
 	/* every field, no memset: policies call this in their inner loops */
@@ -180,7 +201,7 @@ double pol_interleave_round_ms(const struct world *w, const int *jobs,
 	if (n < 1 || n > IL_MAX_JOBS)
 		return -1;
 	for (i = 0; i < n; i++) {
-		const struct world_job *job = world_job(w, jobs[i]);
+		const struct world_job *job = view_job(w, jobs[i]);
 		if (job == NULL || !job->tj.has_res || job->tj.iter_ns <= 0)
 			return -1;
 		il[i].res[0] = job->tj.res_ms[0];
@@ -217,7 +238,7 @@ static void tenant_info(const struct gpu_tenant *t, int g,
 
 struct pol_tenant_info pol_job_tenant(const struct world *w, int j, int k)
 {
-	const struct world_job *job = world_job(w, j);
+	const struct world_job *job = view_job(w, j);
 	struct pol_tenant_info o;
 
 	memset(&o, 0, sizeof o);
@@ -414,7 +435,7 @@ struct pol_work_profile pol_job_profile(const struct world *w, int j, int g)
 {
 	struct pol_work_profile o = { 0, 0, 0, 0 };
 	struct gpu_work_profile prof;
-	const struct world_job *job = world_job(w, j);
+	const struct world_job *job = view_job(w, j);
 
 	if (job == NULL || !valid_gpu(w, g))
 		return o;
@@ -428,7 +449,7 @@ struct pol_work_profile pol_job_profile(const struct world *w, int j, int g)
 
 sim_time pol_job_unit_ns(const struct world *w, int j, int g)
 {
-	const struct world_job *job = world_job(w, j);
+	const struct world_job *job = view_job(w, j);
 	const struct dev_profile *d;
 
 	if (job == NULL || !valid_gpu(w, g))
@@ -473,7 +494,7 @@ int world_mps_speeds(const struct dev_profile *d,
 int pol_probe_mps(const struct world *w, int j, int g, int batch, int n,
 		  double *speed)
 {
-	const struct world_job *job = world_job(w, j);
+	const struct world_job *job = view_job(w, j);
 	const struct dev_profile *d;
 	struct gpu_work_profile prof;
 
@@ -496,12 +517,25 @@ uint64_t pol_swap_bytes(const struct world *w, int j, int g,
 		world_swap_bytes(w, j, g, alloc_bytes) : 0;
 }
 
+/* SIM_ESTATE for a released job (a done service's window goes with its
+** record in a metrics-only world, so no world shows it), else 0. */
+static int released_err(const struct world *w, int j, const char *what,
+			struct sim_err *err)
+{
+	if (j < 0 || j >= world_njobs(w) || !world__released(w, j))
+		return 0;
+	return sim_err_set(err, SIM_ESTATE, "%s: job %d is %s and released",
+			   what, j, job_state_name(world__job_state(w, j)));
+}
+
 int pol_svc_window(struct world *w, int j, struct pol_svc_window *out,
 		   struct sim_err *err)
 {
 	struct world_svc_window win;
-	int rc = world_svc_window(w, j, &win, err);
+	int rc = released_err(w, j, "svc_window", err);
 
+	if (rc == 0)
+		rc = world_svc_window(w, j, &win, err);
 	if (rc != 0)
 		return rc;
 	out->t0_ns = win.t0_ns;
@@ -525,7 +559,9 @@ int pol_svc_window(struct world *w, int j, struct pol_svc_window *out,
 
 int pol_svc_window_reset(struct world *w, int j, struct sim_err *err)
 {
-	return world_svc_window_reset(w, j, err);
+	int rc = released_err(w, j, "svc_window_reset", err);
+
+	return rc != 0 ? rc : world_svc_window_reset(w, j, err);
 }
 
 int pol_llm_window(struct world *w, int j, struct pol_llm_window *out,
@@ -543,7 +579,7 @@ int pol_llm_window_reset(struct world *w, int j, struct sim_err *err)
 
 static const struct zoo_model *job_model(const struct world *w, int j)
 {
-	const struct world_job *job = world_job(w, j);
+	const struct world_job *job = view_job(w, j);
 
 	return job != NULL ? job->model : NULL;
 }
@@ -840,7 +876,7 @@ void *pol_job_priv(const struct world *w, int j)
 	struct world_job *job;
 
 	if (w->pol->iVersion < 4 || w->pol->szJob == 0 || j < 0 ||
-	    j >= w->njobs || world__retired(w, j))
+	    j >= w->njobs || world__retired(w, j) || world__released(w, j))
 		return NULL;
 	job = world__job(w, j);
 	if (job->pol_priv_ == NULL)

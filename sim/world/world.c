@@ -577,31 +577,60 @@ static int read_ahead(struct world *w)
 			       SIM_PRIO_ARRIVAL, on_arrival, w, 0, NULL);
 }
 
-/* A new, zeroed job record at index njobs (its row's chunk made when
+/* A chunk's arrays (none for a shared one). */
+static void chunk_free(struct world_jchunk *c)
+{
+	if (c == NULL || c->shared)
+		return;
+	free(c->rec);
+	free(c->row);
+	free(c);
+}
+
+/* A new chunk: records, and rows unless the world is lean; NULL out of
+** memory. */
+static struct world_jchunk *chunk_new(const struct world *w)
+{
+	struct world_jchunk *c = calloc(1, sizeof *c);
+
+	if (c == NULL)
+		return NULL;
+	c->rec = calloc(WORLD_JOB_CHUNK, sizeof *c->rec);
+	if (!w->lean)
+		c->row = calloc(WORLD_JOB_CHUNK, sizeof *c->row);
+	if (c->rec == NULL || (!w->lean && c->row == NULL)) {
+		chunk_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* A new, zeroed job record at index njobs (its chunk made when
 ** needed). */
 static struct world_job *job_new(struct world *w)
 {
 	int c = w->njobs >> WORLD_JOB_CHUNK_LOG2;
-	struct world_jrow *row;
+	struct world_jchunk *ch;
+	struct world_job *job;
 
 	if (c == w->nchunks) {
-		struct world_jrow **p = realloc(w->rows, (size_t)(c + 1) *
-						sizeof *p);
+		struct world_jchunk **p = realloc(w->chunks, (size_t)(c + 1) *
+						  sizeof *p);
 		if (p == NULL)
 			return NULL;
-		w->rows = p;
-		p[c] = calloc(WORLD_JOB_CHUNK, sizeof *p[c]);
-		if (p[c] == NULL)
+		w->chunks = p;
+		if ((p[c] = chunk_new(w)) == NULL)
 			return NULL;
 		w->nchunks++;
 	}
-	row = world__row(w, w->njobs);
-	memset(row, 0, sizeof *row);
-	if ((row->rec = calloc(1, sizeof *row->rec)) == NULL)
+	ch = w->chunks[c];
+	if ((job = calloc(1, sizeof *job)) == NULL)
 		return NULL;
+	ch->rec[w->njobs & (WORLD_JOB_CHUNK - 1)] = job;
+	ch->nheld++;
 	if (++w->nrecs > w->peak_recs)
 		w->peak_recs = w->nrecs;
-	return row->rec;
+	return job;
 }
 
 /* ---- retiring finished jobs' records ------------------------------------- */
@@ -648,13 +677,20 @@ static void strs_fini(struct world_strs *st)
 	}
 }
 
+/* 1 when a finished job of kind r is released (bRetire, bRetireMetrics). */
+static int kind_retires(const struct world_reg *r)
+{
+	return r != NULL && r->kind->iVersion >= 4 && (r->kind->bRetire ||
+		(r->kind->iVersion >= 5 && r->kind->bRetireMetrics));
+}
+
 /* Lists finished job j for retiring after the next pass, when its kind
-** lets it go (bRetire).  Out of memory: it keeps its record. */
+** lets it go.  Out of memory: it keeps its record. */
 static void retire_later(struct world *w, int j)
 {
 	const struct world_reg *r = world__job(w, j)->kind_;
 
-	if (r == NULL || r->kind->iVersion < 4 || !r->kind->bRetire)
+	if (!kind_retires(r))
 		return;
 	if (w->nretire == w->capretire) {
 		int cap = w->capretire ? 2 * w->capretire : 64;
@@ -672,27 +708,22 @@ void world__job_finished(struct world *w, int j)
 	retire_later(w, j);
 }
 
-/* Gives job j's record back, its row keeping what the results and the
-** view need.  Out of memory for its strings: it keeps its record. */
-static void retire(struct world *w, int j)
+/* Fills retired job j's row from its record: 0, or -1 out of memory for
+** its strings (then it keeps its record). */
+static int fill_row(struct world *w, struct world_jrow *row,
+		    const struct world_job *job)
 {
-	struct world_jrow *row = world__row(w, j);
-	struct world_job *job = row->rec;
 	const char *id, *model;
 
-	if (job == NULL)
-		return;
-	assert(job->state == JOB_DONE || job->state == JOB_FAILED);
-	assert(job->nplaced == 0 && job->svc == NULL && !job->open_);
 	id = intern(w, job->tj.id);
 	model = job->model != NULL &&
 		strcmp(job->model->name, job->tj.model) == 0 ?
 		job->model->name : intern(w, job->tj.model);
 	if (id == NULL || model == NULL)
-		return;
+		return -1;
 	if (job->state == JOB_FAILED &&
 	    (row->fail_reason = intern(w, job->fail_reason)) == NULL)
-		return;
+		return -1;
 	row->id = id;
 	row->model = model;
 	row->zm = job->model;
@@ -713,13 +744,83 @@ static void retire(struct world *w, int j)
 	row->swaps = job->swaps;
 	row->kind = (unsigned char)job->tj.kind;
 	row->state = (unsigned char)job->state;
+	return 0;
+}
+
+/* The shared chunk of ks byte v: every index released with v (made on
+** first use; NULL out of memory). */
+static struct world_jchunk *uni_chunk(struct world *w, unsigned char v)
+{
+	struct world_jchunk **u = &w->uni[v & (WORLD_KS_VALUES - 1)];
+
+	if (*u == NULL && (*u = calloc(1, sizeof **u)) != NULL) {
+		(*u)->shared = 1;
+		memset((*u)->ks, v, sizeof (*u)->ks);
+	}
+	return *u;
+}
+
+/* Chunk c holds no record: give its record array back, and in a lean
+** world put the shared chunk in its place when its bytes are all equal.
+** Only once every index of the chunk has arrived. */
+static void chunk_settle(struct world *w, int c)
+{
+	struct world_jchunk *ch = w->chunks[c], *u;
+	int k;
+
+	if (ch->nheld > 0 || ch->shared ||
+	    (size_t)w->njobs < ((size_t)c + 1) * WORLD_JOB_CHUNK)
+		return;
+	free(ch->rec);
+	ch->rec = NULL;
+	if (!w->lean)
+		return;
+	for (k = 1; k < WORLD_JOB_CHUNK; k++)
+		if (ch->ks[k] != ch->ks[0])
+			return;
+	if ((u = uni_chunk(w, ch->ks[0])) == NULL)
+		return;
+	chunk_free(ch);
+	w->chunks[c] = u;
+}
+
+/* Releases finished job j: its ks byte says so; its record is freed, its
+** row keeping what the results need (not in a lean world), unless its
+** kind keeps it (bRetireMetrics in a world with result rows, xRetire's
+** WORLD_PASS, or out of memory for its row's strings). */
+static void retire(struct world *w, int j)
+{
+	struct world_jchunk *ch = world__chunk(w, j);
+	int i = j & (WORLD_JOB_CHUNK - 1);
+	struct world_job *job = world__rec(w, j);
+	const struct world_reg *r;
+
+	if (job == NULL || (ch->ks[i] & WORLD_KS_RELEASED))
+		return;
+	assert(job->state == JOB_DONE || job->state == JOB_FAILED);
+	assert(job->nplaced == 0 && !job->open_);
+	r = job->kind_;
+	ch->ks[i] = (unsigned char)(WORLD_KS_RELEASED | job->tj.kind << 3 |
+				    job->state);
+	if (!r->kind->bRetire && !w->lean)
+		return;               /* kept for its result row */
+	if (!w->lean && fill_row(w, &ch->row[i], job) != 0)
+		return;
+	if (r->kind->iVersion >= 5 && r->kind->xRetire != NULL &&
+	    r->kind->xRetire(w, r->state, job) == WORLD_PASS)
+		return;
+	assert(job->svc == NULL);
+	if (w->lean && job->state == JOB_DONE && job->end_ns > w->rel_end_max)
+		w->rel_end_max = job->end_ns;
 	free(job->gpu_ids);
 	free(job->tenants);
 	free(job->work0_);
 	free(job->pol_priv_);
 	free(job);
-	row->rec = NULL;
+	ch->rec[i] = NULL;
+	ch->nheld--;
 	w->nrecs--;
+	chunk_settle(w, j >> WORLD_JOB_CHUNK_LOG2);
 }
 
 void world__retire_flush(struct world *w)
@@ -735,9 +836,20 @@ struct world_job *world__job_copy(const struct world *w, int j)
 {
 	const struct world_jrow *r = world__row(w, j);
 	struct world_job *c = &w->jc_->copy[w->jc_->n++ % WORLD_JOB_COPIES];
+	unsigned char ks = world__chunk(w, j)->ks[j & (WORLD_JOB_CHUNK - 1)];
 
 	memset(c, 0, sizeof *c);
 	c->idx = j;
+	if (r == NULL) {
+		/* lean: the index, kind and state alone (world.h) */
+		snprintf(c->tj.id, sizeof c->tj.id, "#%d", j);
+		c->tj.kind = (enum trace_kind)(ks >> 3 & 3);
+		c->state = (enum job_state)(ks & 7);
+		c->start_ns = c->end_ns = -1;
+		c->first_gpu_ = -1;
+		c->kind_ = w->jc_->reg[c->tj.kind];
+		return c;
+	}
 	snprintf(c->tj.id, sizeof c->tj.id, "%s", r->id);
 	snprintf(c->tj.model, sizeof c->tj.model, "%s", r->model);
 	c->tj.kind = (enum trace_kind)r->kind;
@@ -759,7 +871,7 @@ struct world_job *world__job_copy(const struct world *w, int j)
 	c->swaps = r->swaps;
 	c->solo_ns_ = r->solo_ns;
 	c->first_gpu_ = r->first_gpu;
-	c->kind_ = w->jc_->train;
+	c->kind_ = w->jc_->reg[c->tj.kind];
 	if (r->fail_reason != NULL)
 		snprintf(c->fail_reason, sizeof c->fail_reason, "%s",
 			 r->fail_reason);
@@ -770,6 +882,24 @@ int world_live_records(const struct world *w) { return w->nrecs; }
 int world_live_jobs(const struct world *w) { return w->live_jobs; }
 int world_peak_records(const struct world *w) { return w->peak_recs; }
 size_t world_interned_bytes(const struct world *w) { return w->strs.bytes; }
+
+size_t world_job_table_bytes(const struct world *w)
+{
+	size_t n = (size_t)w->nchunks * sizeof *w->chunks;
+	int c;
+
+	for (c = 0; c < WORLD_KS_VALUES; c++)
+		n += w->uni[c] != NULL ? sizeof *w->uni[c] : 0;
+	for (c = 0; c < w->nchunks; c++) {
+		const struct world_jchunk *ch = w->chunks[c];
+		if (ch->shared)
+			continue;
+		n += sizeof *ch;
+		n += ch->rec != NULL ? WORLD_JOB_CHUNK * sizeof *ch->rec : 0;
+		n += ch->row != NULL ? WORLD_JOB_CHUNK * sizeof *ch->row : 0;
+	}
+	return n;
+}
 
 static int add_job(struct world *w, const struct trace_job *tj)
 {
@@ -1014,6 +1144,7 @@ int world_create(struct world **out, const struct world_config *cfg,
 	w->spread_cost = cfg->spread_cost;
 	w->on_pass = cfg->on_pass;
 	w->metrics_only = cfg->metrics_only != 0;
+	w->lean = w->metrics_only;
 	w->pass_ctx = cfg->pass_ctx;
 	snprintf(w->trace_path, sizeof w->trace_path, "%s", cfg->trace_path);
 	w->jc_ = calloc(1, sizeof *w->jc_);
@@ -1024,7 +1155,9 @@ int world_create(struct world **out, const struct world_config *cfg,
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	}
 	if ((rc = world__builtin_init(w, cfg, err)) != 0 ||
-	    (w->jc_->train = world__kind_of_job(w, TRACE_TRAIN), 0) ||
+	    (w->jc_->reg[TRACE_TRAIN] = world__kind_of_job(w, TRACE_TRAIN),
+	     w->jc_->reg[TRACE_INFER] = world__kind_of_job(w, TRACE_INFER),
+	     w->jc_->reg[TRACE_LLM] = world__kind_of_job(w, TRACE_LLM), 0) ||
 	    (rc = alloc_core(w, cfg, err)) != 0 ||
 	    (cfg->timeline && (rc = world__tl_init(w)) != 0 &&
 	     sim_err_set(err, rc, "out of memory")) ||
@@ -1050,19 +1183,24 @@ void world_destroy(struct world *w)
 	for (g = 0; g < w->ngpus && w->gpus != NULL; g++)
 		gpu_fini(&w->gpus[g]);
 	world__kinds_fini(w);
-	for (j = 0; j < w->njobs; j++) {
-		struct world_job *job = world__row(w, j)->rec;
-		if (job == NULL)
-			continue;
-		free(job->gpu_ids);
-		free(job->tenants);
-		free(job->work0_);
-		free(job->pol_priv_);
-		free(job);
+	for (j = 0; j < w->nchunks; j++) {
+		struct world_jchunk *c = w->chunks[j];
+		int k;
+		for (k = 0; c->rec != NULL && k < WORLD_JOB_CHUNK; k++) {
+			struct world_job *job = c->rec[k];
+			if (job == NULL)
+				continue;
+			free(job->gpu_ids);
+			free(job->tenants);
+			free(job->work0_);
+			free(job->pol_priv_);
+			free(job);
+		}
+		chunk_free(c);
 	}
-	for (j = 0; j < w->nchunks; j++)
-		free(w->rows[j]);
-	free(w->rows);
+	free(w->chunks);
+	for (j = 0; j < WORLD_KS_VALUES; j++)
+		free(w->uni[j]);
 	free(w->retire);
 	free(w->jc_);
 	wl_fit_memo_fini(w->fits_);

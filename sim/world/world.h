@@ -60,9 +60,16 @@ struct world_reg;
 ** world_job(j) then returns a read-only copy rebuilt from what the world
 ** keeps of it (idx; tj.id, model, kind, submit_ns, batch, opt, prec,
 ** gpus, gpu_share, mem_bytes, priority; model, state, frac_left,
-** submit/start/end_ns, preemptions, swaps, fail_reason; every other field zero: placed
-** nowhere, no work left), valid until WORLD_JOB_COPIES (8) more copies of
-** retired jobs.  A job's index, state and result row never go away.
+** submit/start/end_ns, preemptions, swaps, fail_reason; every other field
+** zero: placed nowhere, no work left), valid until WORLD_JOB_COPIES (8)
+** more copies of retired jobs.  A finished service is released at the same
+** point (the policy view then knows it by index, kind and state alone:
+** policy.h, version 9) but keeps its record for its result row, except in
+** a metrics-only world (world_config.metrics_only), which keeps no result
+** rows: there every released job's record goes, and its copy has idx,
+** tj.kind and state alone, tj.id "#<idx>", start_ns and end_ns -1,
+** model NULL.  A job's index and state never go away, nor, in a world
+** with result rows, its row.
 */
 struct world_job {
 	int idx;
@@ -165,8 +172,10 @@ struct world_config {
 	void *pass_ctx;
 	/* 1: world_results gives the metrics, histograms and series alone:
 	** no per-job rows and no placements, and no placement log is kept
-	** during the run (what `colosim replay`, which prints the metrics,
-	** needs; docs/PERFORMANCE.md, "Memory bounded by the active set"). */
+	** during the run, and a released job keeps nothing but a byte
+	** (struct world_job) (what `colosim replay`, which prints the
+	** metrics, needs; docs/PERFORMANCE.md, "Memory bounded by the active
+	** set"). */
 	int metrics_only;
 };
 
@@ -251,6 +260,10 @@ int world_live_records(const struct world *w);
 int world_live_jobs(const struct world *w);
 int world_peak_records(const struct world *w);
 size_t world_interned_bytes(const struct world *w);
+/* Bytes of the job table: the chunks of records' pointers, released
+** jobs' bytes and (a world with result rows) retired jobs' rows, shared
+** chunks once each; the records themselves not counted. */
+size_t world_job_table_bytes(const struct world *w);
 /* Pending (and preempted) jobs in arrival order. */
 int world_npending(const struct world *w);
 int world_pending_at(const struct world *w, int k);

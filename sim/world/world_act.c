@@ -223,7 +223,7 @@ static int place(struct world *w, int j, const int *gpus, int n,
 		return sim_err_set(err, SIM_EINVAL, "place: no job %d", j);
 	if (world__retired(w, j))
 		return sim_err_set(err, SIM_ESTATE, "place: job %s is %s",
-				   world__row(w, j)->id, job_state_name(
+				   world__job(w, j)->tj.id, job_state_name(
 				   world__job_state(w, j)));
 	job = world__job(w, j);
 	if ((rc = world__offer_place(w, job, gpus, n, o, err)) != WORLD_PASS)

@@ -44,7 +44,7 @@
 ** (iVersion says which the table has).
 */
 
-#define WORLD_KIND_VERSION 4
+#define WORLD_KIND_VERSION 5
 #define WORLD_KINDS_MAX 16            /* registrations per world */
 #define WORLD_KIND_SLOTS 32           /* their index: > WORLD_KINDS_MAX */
 #define WORLD_NO_JOBS (-1)            /* eJob of a kind that runs none */
@@ -142,6 +142,19 @@ struct world_kind {
 	** world_job); such a kind has no xJobResult (its rows are the
 	** core's fields alone). */
 	int bRetire;
+
+	/* ---- version 5 ---- */
+	/* Job job's record is about to be freed (bRetire or bRetireMetrics):
+	** fold into the kind's state what xResults still needs of it and
+	** free what the kind hangs on it (job->svc).  WORLD_PASS keeps the
+	** record (it is freed at world_destroy); cannot fail. */
+	int (*xRetire)(struct world *w, void *state, struct world_job *job);
+	/* 1: a finished job of this kind is released as one of a bRetire
+	** kind (world.h, world_job; policy.h, version 9), but its record is
+	** freed only when the world keeps no result rows (metrics_only), so
+	** that the kind may keep an xJobResult: a store world keeps the
+	** record for the row, a policy sees the same in both. */
+	int bRetireMetrics;
 };
 
 /* A registration: a kind and its state.  Lives in struct world (stable
@@ -219,17 +232,25 @@ struct world_metric {
 	double value;
 };
 
-/* Job rows live in chunks of WORLD_JOB_CHUNK that never move.  A row holds
-** its job's record while the job is live (rec); a finished job of a kind
-** with bRetire gives its record back after the scheduling pass that
-** follows its end (world__retire_flush), and the row alone keeps what the
-** results and the view need of it (world.h, world_job). */
+/* Jobs live in chunks of WORLD_JOB_CHUNK indices that never move.  A
+** chunk holds its jobs' records while they are held (rec); a finished job
+** of a kind with bRetire (or bRetireMetrics) is released after the
+** scheduling pass that follows its end (world__retire_flush): its byte in
+** ks says so, with its kind and state, and its record is freed.  A world
+** that keeps result rows (not metrics_only) keeps a retired job's row
+** (struct world_jrow: what the results need) in the chunk's row array; a
+** metrics-only world keeps its ks byte alone, so that memory follows the
+** jobs held, not the trace: a chunk whose jobs are all released gives
+** back its record array, and one whose ks bytes are all equal is replaced
+** by the world's shared chunk of that byte (docs/PERFORMANCE.md, "Memory
+** bounded by the active set"). */
 #define WORLD_JOB_CHUNK_LOG2 10
 #define WORLD_JOB_CHUNK (1 << WORLD_JOB_CHUNK_LOG2)
+#define WORLD_KS_RELEASED 0x80        /* ks: released (kind << 3 | state) */
+#define WORLD_KS_VALUES 32            /* kind << 3 | state values */
 
+/* A retired job's row, in a world that keeps result rows. */
 struct world_jrow {
-	struct world_job *rec;        /* the record; NULL once retired */
-	/* set when retired: */
 	const char *id;               /* interned (struct world_strs) */
 	const char *model;            /* the trace's model name: the zoo's
 					 own string or interned */
@@ -245,6 +266,17 @@ struct world_jrow {
 	unsigned char opt, prec;      /* enum wl_optimizer, wl_precision */
 };
 
+struct world_jchunk {
+	struct world_job **rec;       /* WORLD_JOB_CHUNK records, NULL once
+					 freed; NULL: none held any more */
+	struct world_jrow *row;       /* retired jobs' rows; NULL in a
+					 metrics-only world */
+	int nheld;                    /* records in rec */
+	int shared;                   /* 1: one of world.uni (never freed
+					 alone, never written) */
+	unsigned char ks[WORLD_JOB_CHUNK];  /* 0 held, else released */
+};
+
 /* Interned strings: blocks that never move, freed at world_destroy. */
 struct world_strs {
 	struct world_strblk *head;    /* the block being filled */
@@ -257,7 +289,7 @@ struct world_strs {
 ** apart, as a const world's scratch. */
 #define WORLD_JOB_COPIES 8
 struct world_jcopies {
-	struct world_reg *train;      /* the kind of retired jobs */
+	struct world_reg *reg[3];     /* the kinds, by enum trace_kind */
 	struct world_job copy[WORLD_JOB_COPIES];
 	unsigned n;                   /* copies made */
 };
@@ -267,8 +299,12 @@ struct world {
 	const struct cluster_spec *cl;
 	struct gpu *gpus;
 	int ngpus;
-	struct world_jrow **rows;     /* chunks; njobs rows in all */
+	struct world_jchunk **chunks; /* njobs jobs in all */
 	int njobs, nchunks;
+	struct world_jchunk *uni[WORLD_KS_VALUES];  /* shared full chunks */
+	int lean;                     /* metrics_only: no rows kept */
+	sim_time rel_end_max;         /* lean: latest end of a released done
+					 job */
 	int nrecs, peak_recs;         /* job records held now, at most */
 	int *retire;                  /* finished jobs whose records go after
 					 the next pass (world__retire_flush) */
@@ -357,10 +393,26 @@ static inline void *world__kind_own(const struct world *w,
 	return state;
 }
 
-/* Job j's row (0 <= j < njobs). */
+/* Job j's chunk (0 <= j < njobs). */
+static inline struct world_jchunk *world__chunk(const struct world *w, int j)
+{
+	return w->chunks[j >> WORLD_JOB_CHUNK_LOG2];
+}
+
+/* Job j's record, NULL once freed (0 <= j < njobs). */
+static inline struct world_job *world__rec(const struct world *w, int j)
+{
+	const struct world_jchunk *c = world__chunk(w, j);
+
+	return c->rec != NULL ? c->rec[j & (WORLD_JOB_CHUNK - 1)] : NULL;
+}
+
+/* Retired job j's row, NULL in a metrics-only world (0 <= j < njobs). */
 static inline struct world_jrow *world__row(const struct world *w, int j)
 {
-	return &w->rows[j >> WORLD_JOB_CHUNK_LOG2][j & (WORLD_JOB_CHUNK - 1)];
+	const struct world_jchunk *c = world__chunk(w, j);
+
+	return c->row != NULL ? &c->row[j & (WORLD_JOB_CHUNK - 1)] : NULL;
 }
 
 /* A retired job's copy (struct world_jcopies): what world_job gives. */
@@ -372,7 +424,7 @@ struct world_job *world__job_copy(const struct world *w, int j);
 ** lost. */
 static inline struct world_job *world__job(const struct world *w, int j)
 {
-	struct world_job *rec = world__row(w, j)->rec;
+	struct world_job *rec = world__rec(w, j);
 
 	return rec != NULL ? rec : world__job_copy(w, j);
 }
@@ -380,15 +432,26 @@ static inline struct world_job *world__job(const struct world *w, int j)
 /* 1 when job j's record was given back (0 <= j < njobs). */
 static inline int world__retired(const struct world *w, int j)
 {
-	return world__row(w, j)->rec == NULL;
+	return world__rec(w, j) == NULL;
+}
+
+/* 1 when job j is released: past the pass after its end, for a kind
+** that retires its jobs, whether its record was freed or kept for its
+** result row (bRetireMetrics in a store world); the policy view answers
+** for it what policy.h, version 9, says (0 <= j < njobs). */
+static inline int world__released(const struct world *w, int j)
+{
+	return (world__chunk(w, j)->ks[j & (WORLD_JOB_CHUNK - 1)] &
+		WORLD_KS_RELEASED) != 0;
 }
 
 /* Job j's state, live or retired (0 <= j < njobs). */
 static inline enum job_state world__job_state(const struct world *w, int j)
 {
-	const struct world_jrow *r = world__row(w, j);
+	const struct world_job *rec = world__rec(w, j);
 
-	return r->rec != NULL ? r->rec->state : (enum job_state)r->state;
+	return rec != NULL ? rec->state : (enum job_state)
+		(world__chunk(w, j)->ks[j & (WORLD_JOB_CHUNK - 1)] & 7);
 }
 
 /* Job j just finished (done or failed): its record goes after the next

@@ -126,15 +126,19 @@ static int add_jobs(struct world *w, struct run_result *res)
 	if ((rc = run_result_reserve_jobs(res, (size_t)w->njobs)) != 0)
 		return rc;
 	for (j = 0; j < w->njobs; j++) {
-		const struct world_job *job = world__job(w, j);
+		const struct world_jrow *jr = world__retired(w, j) ?
+			world__row(w, j) : NULL;
+		const struct world_job *job;
 		struct res_job r;
 
-		if (world__retired(w, j)) {
-			retired_row(world__row(w, j), &r);
+		/* (a world with result rows keeps every retired job's row) */
+		if (jr != NULL) {
+			retired_row(jr, &r);
 			if ((rc = run_result_add_job(res, &r)) != 0)
 				return rc;
 			continue;
 		}
+		job = world__job(w, j);
 		memset(&r, 0, sizeof r);
 		snprintf(r.id, sizeof r.id, "%s", job->tj.id);
 		snprintf(r.kind, sizeof r.kind, "%s", kind_name(job->tj.kind));
@@ -197,8 +201,11 @@ int world_results(struct world *w, struct run_result *res,
 	for (j = 0; j < w->njobs; j++) {
 		enum job_state st = world__job_state(w, j);
 		if (st == JOB_DONE) {
-			sim_time end = world__retired(w, j) ?
-				world__row(w, j)->end_ns :
+			const struct world_jrow *jr = world__retired(w, j) ?
+				world__row(w, j) : NULL;
+			/* a lean world's released jobs: rel_end_max below */
+			sim_time end = jr != NULL ? jr->end_ns :
+				world__retired(w, j) ? 0 :
 				world__job(w, j)->end_ns;
 			done++;
 			if (end > t_end)
@@ -209,6 +216,8 @@ int world_results(struct world *w, struct run_result *res,
 			unfinished++;
 		}
 	}
+	if (w->rel_end_max > t_end)
+		t_end = w->rel_end_max;
 	if (unfinished > 0 || t_end == 0)
 		t_end = w->sim.now;
 	for (g = 0; g < w->ngpus; g++) {
