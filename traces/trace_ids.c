@@ -236,7 +236,7 @@ static int interval_new(struct trace_ids *s, int len, int64_t v, int p,
 long trace_ids_add(struct trace_ids *s, const char *id, long line)
 {
 	int64_t v = 0, lo = 0, hi = 0;
-	int len = 0, plen = split_id(id, &len, &v), p, h, rc;
+	int len = 0, plen = split_id(id, &len, &v), p, h = -1, rc;
 	struct trace_ids_iv *r = NULL;
 	long first;
 
