@@ -327,6 +327,40 @@ static void test_gittins(void)
 	tw_close(&r);
 }
 
+/* gittins e_floor: sizes {10, 30, 40} GPU-s, delta 20.  A new job takes
+** the entry at 10 - 1 = 9: i = 0, i' = 1 (30 > 29), P = 1/3 = 0.33333, E =
+** (10 + 20 x 2) / 3 = 16.66667: index 19999.796; with E floored (Python
+** 2's int division) E = 16: 20833.125.  A job that has attained 10 takes
+** the entry at 29: i = 1, i' = 2 (n - 1: 49 is past the largest), P =
+** 1/2, E = (30 + 20) / 2 = 25: 20000 either way.  One GPU, queues 10000:
+** A (100 s) at 0, B (5 s) at 10: real E keeps A (20000 > 19999.796),
+** B runs 100..105; floored, B preempts A (20833.125 > 20000): B 10..15,
+** A ends at 105. */
+static void test_gittins_e_floor(void)
+{
+	const char *dist = write_raw("dist2.csv", "duration\n10\n30\n40\n");
+	const char *body = "A,train,0,resnet50,32,,100,,,,1,,1000,,,,,,\n"
+			   "B,train,10,resnet50,32,,5,,,,1,,1000,,,,,,\n";
+	char params[700];
+	struct tw_world r;
+	int fl;
+
+	for (fl = 0; fl <= 1; fl++) {
+		snprintf(params, sizeof params,
+			 "queues=10000,delta=20,e_floor=%d,dist=%s", fl, dist);
+		CU_ASSERT_EQUAL_FATAL(tw_go(&r, "gitf.csv", body,
+					    pol_find("gittins"),
+					    "1x1:a100-80gb", params), 0);
+		CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), fl ? 10 : 100,
+				       1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), fl ? 15 : 105,
+				       1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), fl ? 105 : 100,
+				       1e-6);
+		tw_close(&r);
+	}
+}
+
 /* muri-s on one GPU: A and B of test_interleave_two, 10 iterations each
 ** (1.2 s solo).  Both arrive at 0: the slot A opens admits B; 2 GPUs
 ** asked of 1, so they are matched and run together at 120 / T each, T =
@@ -501,6 +535,7 @@ TEST_REGISTER(sched)
 		{ "tiresias demotes on attained GPU-time", test_tiresias },
 		{ "tiresias jump = tiresias: the peer's floor", test_tiresias_jump },
 		{ "gittins index from a distribution", test_gittins },
+		{ "gittins e_floor: Python 2's E", test_gittins_e_floor },
 		{ "muri-s interleaves complementary jobs", test_muri },
 		{ "muri importer", test_import_muri },
 		{ "optional trace columns", test_optional_columns },
