@@ -10,6 +10,12 @@
 #include <string.h>
 
 const char *const dlas_service_names[] = { "time", "gpu", NULL };
+const char *const dlas_jump_names[] = { "muri", "tiresias", NULL };
+
+/* jump = tiresias: the slack of its floor, s (docs/POLICIES.md,
+** "tiresias"): far below the peer's 1 s grain, far above the ns residue
+** of a preempted job's float progress. */
+#define DLAS_JUMP_EPS_S 1e-6
 
 /* "3250,7200" -> thresholds in seconds, increasing, > 0. */
 static int parse_queues(struct dlas *d, const char *s, struct sim_err *err)
@@ -155,6 +161,20 @@ static double next_jump_ns(struct dlas *d, struct world *w)
 			if (d->jump_round)
 				at = ceil(at);
 			t = at * 1e9 - x->exec_ns;
+			if (d->jump == DLAS_JUMP_TIRESIAS) {
+				/* run_sim.py: ceil((limit - executed) /
+				** num_gpu) on Python 2 ints, which floor
+				** first; a jump of 0 s before the crossing
+				** (the peer would spin) keeps the crossing.
+				** The peer's times are whole seconds: a
+				** residue under DLAS_JUMP_EPS_S (a finish
+				** 1 ns late) must not move the floor. */
+				double e_s = x->exec_ns / 1e9;
+				double r = floor((d->limit_s[x->klass] - e_s) /
+						 g + DLAS_JUMP_EPS_S);
+				if (r >= 1)
+					t = r * 1e9;
+			}
 		} else if (d->starvation > 0 && x->klass > 0 &&
 			   x->total_exec_ns > 0 && x->exec_ns > 0) {
 			t = x->exec_ns * d->starvation - x->pend_ns;

@@ -21,8 +21,13 @@
 **     placement (qsched.h); gittins orders inside a queue by its index;
 **   - a timer brings the next pass to the next demotion (or promotion),
 **     with the demotion instant rounded up to a whole second of executed
-**     time per GPU, ceil(threshold / GPUs), as both simulators do
-**     (`jump_round = 1`; 0: the exact instant).
+**     time per GPU, ceil(threshold / GPUs), as Muri's simulator does
+**     (`jump = muri`, `jump_round = 1`; 0: the exact instant); `jump =
+**     tiresias` sets the timer as Tiresias's simulator does instead,
+**     floor((threshold - executed) / GPUs) s after the pass (its Python 2
+**     integer division of a GPU-second threshold less wall seconds run),
+**     at or after the crossing for a job that has run (docs/POLICIES.md,
+**     "tiresias").
 */
 #ifndef COLOSIM_POLICIES_DLAS_H
 #define COLOSIM_POLICIES_DLAS_H
@@ -38,6 +43,7 @@ struct dlas {
 	double starvation;
 	int gpu_service;              /* 1: executed x GPUs (service = gpu) */
 	int jump_round;
+	int jump;                     /* DLAS_JUMP_MURI | DLAS_JUMP_TIRESIAS */
 	int placement;
 	/* derived */
 	int nq;                       /* queues: thresholds + 1 */
@@ -54,6 +60,9 @@ struct dlas {
 };
 
 extern const char *const dlas_service_names[];
+/* The `jump` choices, in dlas_jump_names order. */
+enum { DLAS_JUMP_MURI = 0, DLAS_JUMP_TIRESIAS = 1 };
+extern const char *const dlas_jump_names[];
 
 /* The shared parameter rows for a state type T whose struct dlas is the
 ** member `m` (docs/POLICIES.md, "tiresias"). */
@@ -69,7 +78,11 @@ extern const char *const dlas_service_names[];
 			 "(gpu) or alone (time)"),                           \
 	POL_PARAM_BOOL("jump_round", T, m.jump_round, "1",                   \
 		       "1: demote at ceil(threshold / GPUs) s of run time, " \
-		       "as the simulators; 0: at the exact crossing"),      \
+		       "as Muri's simulator; 0: at the exact crossing"),    \
+	POL_PARAM_CHOICE("jump", T, m.jump, dlas_jump_names, "muri",         \
+			 "next demotion: muri: at the crossing (jump_round " \
+			 "rounds it); tiresias: floor((threshold - executed)" \
+			 " / GPUs) s after the pass, as Tiresias's simulator"), \
 	POL_PARAM_CHOICE("placement", T, m.placement, qs_place_names, "any", \
 			 "any: any free GPUs (the peers' count); node: "     \
 			 "node-consolidated")

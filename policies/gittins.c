@@ -17,8 +17,9 @@
 ** d[0..n-1] with prefix sums: for attained a, i = the first with d[i] > a,
 ** i' = the first with d[i'] > a + delta (n - 1 past the largest), P =
 ** (i' - i) / (n - i) and E = (sum d[i..i') + delta (n - i')) / (n - i),
-** each rounded to 5 decimals, index = P 1e6 / E rounded to 4; a job's
-** index is the table's at the first size above its attained service
+** each rounded to 5 decimals (E's quotient floored first with e_floor = 1,
+** as Python 2 divides the simulator's ints), index = P 1e6 / E rounded to
+** 4; a job's index is the table's at the first size above its attained service
 ** (0 past the largest).
 **
 ** Cost per event: the qsched core's (policies/qsched.h, "Cost per
@@ -38,6 +39,7 @@ struct gittins {
 	struct dlas d;                /* first: the hooks pass it as the state */
 	double delta;                 /* parameters */
 	int window;
+	int e_floor;                  /* 1: E's quotient floored (Python 2) */
 	const char *dist;
 	int online;
 	double *data;                 /* sorted sizes, n of them */
@@ -57,6 +59,9 @@ static const struct pol_param_def git_params[] = {
 			 "the index's service quantum, GPU-s"),
 	POL_PARAM_INT("window", struct gittins, window, 2, 1000000, "1000",
 		      "online: the last this many finished jobs"),
+	POL_PARAM_BOOL("e_floor", struct gittins, e_floor, "0",
+		       "1: floor E's quotient, as Tiresias's run_sim.py under "
+		       "Python 2; 0: real (Python 3, Muri's copy)"),
 	POL_PARAM_END
 };
 
@@ -90,8 +95,11 @@ static double index_at(const struct gittins *g, double a)
 	i = upper(g, a);
 	id = a + g->delta > g->data[n - 1] - 1 ? n - 1 : upper(g, a + g->delta);
 	p = round_to((double)(id - i) / (double)(n - i), 1e5);
-	e = round_to((g->pre[id] - g->pre[i] + g->delta * (double)(n - id)) /
-		     (double)(n - i), 1e5);
+	e = (g->pre[id] - g->pre[i] + g->delta * (double)(n - id)) /
+		(double)(n - i);
+	if (g->e_floor)        /* Python 2: e_sum / (num - idx) on ints */
+		e = floor(e);
+	e = round_to(e, 1e5);
 	return e > 0 ? round_to(p * 1e6 / e, 1e4) : 0.0;
 }
 

@@ -232,6 +232,65 @@ static void test_tiresias(void)
 	tw_close(&r);
 }
 
+/* jump = tiresias: the timer as Tiresias's simulator sets it, floor((limit
+** - executed) / GPUs) s after the pass.  One node of 4 GPUs; A (4 GPUs,
+** 300 s) at 0, B (4 GPUs, 20 s) pending behind it in Q0 until A leaves Q0.
+**  1. queues 100, B at 10: the pass at 10 sets floor((100 - 10) / 4) =
+**     floor(22.5) = 22 s: A is demoted at 32 (attained 128), not at
+**     ceil(100 / 4) = 25 as with jump = muri; B runs 32..52; A resumes at
+**     52 with 268 s left: ends at 320.
+**  2. queues 102, B at 0: floor(102 / 4) = 25 s, and at 25 A has 100 <
+**     102 GPU-s: no demotion; floor((102 - 25) / 4) = 19 s more: demoted
+**     at 44 (muri: ceil(25.5) = 26); B 44..64; A ends at 320.
+**  3. queues 4.5, B at 0: floor(4.5 / 4) = 1 s; at 1 A has 4 < 4.5 and
+**     floor(3.5 / 4) = 0, a timer the simulator would spin on: the
+**     crossing is kept instead, ceil(4.5 / 4) = 2 s of run: B starts
+**     at 2.  B is demoted the same way at 4 (1 s, then the crossing, 2 s
+**     of run), behind A in the last queue: A runs 4..302, B 302..320. */
+static void test_tiresias_jump(void)
+{
+	static const struct {
+		const char *queues, *b_submit;
+		double b_start, b_end, a_end, b_start_muri;
+	} c[] = {
+		{ "100", "10", 32, 52, 320, 25 },
+		{ "102", "0", 44, 64, 320, 26 },
+		{ "4.5", "0", 2, 320, 302, 2 },
+	};
+	char body[256], params[64];
+	struct tw_world r;
+	size_t k;
+
+	for (k = 0; k < sizeof c / sizeof c[0]; k++) {
+		snprintf(body, sizeof body,
+			 "A,train,0,resnet50,32,,300,,,,4,,1000,,,,,,\n"
+			 "B,train,%s,resnet50,32,,20,,,,4,,1000,,,,,,\n",
+			 c[k].b_submit);
+		snprintf(params, sizeof params, "queues=%s,jump=tiresias",
+			 c[k].queues);
+		CU_ASSERT_EQUAL_FATAL(tw_go(&r, "tirj.csv", body,
+					    pol_find("tiresias"),
+					    "1x4:a100-80gb", params), 0);
+		CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), c[k].b_start,
+				       1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), c[k].b_end, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), c[k].a_end, 1e-6);
+		tw_close(&r);
+		/* the default, jump = muri, demotes at the crossing */
+		snprintf(params, sizeof params, "queues=%s", c[k].queues);
+		CU_ASSERT_EQUAL_FATAL(tw_go(&r, "tirj.csv", body,
+					    pol_find("tiresias"),
+					    "1x4:a100-80gb", params), 0);
+		CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), c[k].b_start_muri,
+				       1e-6);
+		tw_close(&r);
+	}
+	/* a choice it does not know is refused */
+	CU_ASSERT_NOT_EQUAL(tw_go(&r, "tirj.csv", body, pol_find("tiresias"),
+				  "1x4:a100-80gb", "jump=python3"), 0);
+	tw_close(&r);
+}
+
 /* gittins with a size distribution of {100, 100, 1000} GPU-s, delta 100:
 ** a job with 0 attained has index P/E with P = 2/3 (two of three finish
 ** within 100 more) and E = (100 + 100 + 100) / 3 = 100: 6666.6667; a job
@@ -257,6 +316,40 @@ static void test_gittins(void)
 	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), 150, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), 350, 1e-6);
 	tw_close(&r);
+}
+
+/* gittins e_floor: sizes {10, 30, 40} GPU-s, delta 20.  A new job takes
+** the entry at 10 - 1 = 9: i = 0, i' = 1 (30 > 29), P = 1/3 = 0.33333, E =
+** (10 + 20 x 2) / 3 = 16.66667: index 19999.796; with E floored (Python
+** 2's int division) E = 16: 20833.125.  A job that has attained 10 takes
+** the entry at 29: i = 1, i' = 2 (n - 1: 49 is past the largest), P =
+** 1/2, E = (30 + 20) / 2 = 25: 20000 either way.  One GPU, queues 10000:
+** A (100 s) at 0, B (5 s) at 10: real E keeps A (20000 > 19999.796),
+** B runs 100..105; floored, B preempts A (20833.125 > 20000): B 10..15,
+** A ends at 105. */
+static void test_gittins_e_floor(void)
+{
+	const char *dist = write_raw("dist2.csv", "duration\n10\n30\n40\n");
+	const char *body = "A,train,0,resnet50,32,,100,,,,1,,1000,,,,,,\n"
+			   "B,train,10,resnet50,32,,5,,,,1,,1000,,,,,,\n";
+	char params[700];
+	struct tw_world r;
+	int fl;
+
+	for (fl = 0; fl <= 1; fl++) {
+		snprintf(params, sizeof params,
+			 "queues=10000,delta=20,e_floor=%d,dist=%s", fl, dist);
+		CU_ASSERT_EQUAL_FATAL(tw_go(&r, "gitf.csv", body,
+					    pol_find("gittins"),
+					    "1x1:a100-80gb", params), 0);
+		CU_ASSERT_DOUBLE_EQUAL(tw_start_s(&r, "B"), fl ? 10 : 100,
+				       1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "B"), fl ? 15 : 105,
+				       1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), fl ? 105 : 100,
+				       1e-6);
+		tw_close(&r);
+	}
 }
 
 /* muri-s on one GPU: A and B of test_interleave_two, 10 iterations each
@@ -431,7 +524,9 @@ TEST_REGISTER(sched)
 		{ "srtf and srsf orders", test_srtf_srsf },
 		{ "node-consolidated placement", test_node_placement },
 		{ "tiresias demotes on attained GPU-time", test_tiresias },
+		{ "tiresias jump = tiresias: the peer's floor", test_tiresias_jump },
 		{ "gittins index from a distribution", test_gittins },
+		{ "gittins e_floor: Python 2's E", test_gittins_e_floor },
 		{ "muri-s interleaves complementary jobs", test_muri },
 		{ "muri importer", test_import_muri },
 		{ "optional trace columns", test_optional_columns },
