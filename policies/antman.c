@@ -26,9 +26,13 @@
 ** Cost per event (A active jobs, G GPUs, N nodes, n GPUs a job): a pass
 ** walks the active jobs twice (guaranteed, then opportunistic) and for
 ** each waiting one chooses GPUs by walking every node's GPUs, then every
-** GPU: O(A + waiting x G).  Not indexed yet (issue 20 item 1).  Worst
-** case: a long queue of jobs that fit nowhere (each tried every pass:
-** O(waiting x G) a pass).
+** GPU: O(A + waiting x G).  The preferred class is skipped, O(1), when the
+** cluster has fewer than n preferred GPUs (idle ones for a guaranteed job,
+** ones holding a guaranteed job for an opportunistic one: none at all on a
+** trace without priorities); a finish is O(n + A) (the GPUs of its last
+** placement, not every GPU).  Partly indexed (issue 20 item 1): the walks
+** of the nodes remain.  Worst case: a long queue of jobs that fit nowhere
+** (each tried every pass: O(waiting x G) a pass).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +41,7 @@
 
 struct am_job {
 	int active, guaranteed;
+	int *held, nheld;             /* the GPUs of its last placement */
 };
 
 struct antman {
@@ -47,8 +52,16 @@ struct antman {
 	int ngpus;
 	int *gt, *ot;                 /* per GPU: its guaranteed and
 					 opportunistic job; -1 */
+	int ngt;                      /* GPUs with a guaranteed job */
 	int *pick;
 };
+
+/* GPU g's guaranteed job is j (-1: none), counted in ngt. */
+static void set_gt(struct antman *a, int g, int j)
+{
+	a->ngt += (j >= 0) - (a->gt[g] >= 0);
+	a->gt[g] = j;
+}
 
 static const struct pol_param_def am_params[] = {
 	POL_PARAM_DOUBLE("guarantee", struct antman, guarantee, -1e9, 1e9,
@@ -73,6 +86,7 @@ static int am_init(struct world *w, void *s, const struct pol_params *p,
 	a->pick = malloc((size_t)(n + 1) * sizeof *a->pick);
 	if (a->gt == NULL || a->ot == NULL || a->pick == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	a->ngt = 0;
 	for (g = 0; g < n; g++) {
 		a->gt[g] = a->ot[g] = -1;
 		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS, err)) != 0)
@@ -85,7 +99,11 @@ static void am_fini(struct world *w, void *s)
 {
 	struct antman *a = s;
 
+	int j;
+
 	(void)w;
+	for (j = 0; j < a->njob; j++)
+		free(a->job[j].held);
 	free(a->job);
 	free(a->act);
 	free(a->gt);
@@ -144,7 +162,7 @@ static void unseat(struct antman *a, struct world *w, int j)
 		if (g < 0 || g >= a->ngpus)
 			continue;
 		if (a->gt[g] == j)
-			a->gt[g] = -1;
+			set_gt(a, g, -1);
 		if (a->ot[g] == j)
 			a->ot[g] = -1;
 	}
@@ -159,12 +177,18 @@ static int am_finish(struct world *w, void *s, int j)
 	if (j >= a->njob || !a->job[j].active)
 		return 0;
 	a->job[j].active = 0;
-	for (g = 0; g < a->ngpus; g++) {       /* it holds no GPU now */
+	/* it holds no GPU now: every entry of j is on the GPUs of its last
+	** placement (an eviction clears them, a placement records them) */
+	for (k = 0; k < a->job[j].nheld; k++) {
+		g = a->job[j].held[k];
 		if (a->gt[g] == j)
-			a->gt[g] = -1;
+			set_gt(a, g, -1);
 		if (a->ot[g] == j)
 			a->ot[g] = -1;
 	}
+	free(a->job[j].held);
+	a->job[j].held = NULL;
+	a->job[j].nheld = 0;
 	for (k = 0; k < a->nact && a->act[k] != j; k++)
 		;
 	if (k < a->nact) {
@@ -198,7 +222,10 @@ static int choose(struct antman *a, struct world *w, int j, int n, int guar)
 {
 	int cls, got, g, node, nn = pol_nnodes(w);
 
-	for (cls = 0; cls < 2; cls++) {
+	/* class 0 needs n preferred GPUs on one node: idle ones
+	** (guaranteed), ones with a guaranteed job (opportunistic); with
+	** fewer than n in the whole cluster it finds none */
+	for (cls = (guar ? pol_gpus_idle(w) : a->ngt) < n; cls < 2; cls++) {
 		/* on one node */
 		for (node = 0; node < nn; node++) {
 			struct pol_node_info ni = pol_node(w, node);
@@ -255,9 +282,19 @@ static int am_schedule(struct world *w, void *s)
 				continue;
 			if (rc != 0)
 				return rc;
+			if (a->job[j].nheld < n) {
+				int *h = realloc(a->job[j].held,
+						 (size_t)n * sizeof *h);
+				if (h == NULL)
+					return SIM_ENOMEM;
+				a->job[j].held = h;
+			}
+			memcpy(a->job[j].held, a->pick,
+			       (size_t)n * sizeof *a->pick);
+			a->job[j].nheld = n;
 			for (q = 0; q < n; q++) {
 				if (guar)
-					a->gt[a->pick[q]] = j;
+					set_gt(a, a->pick[q], j);
 				else
 					a->ot[a->pick[q]] = j;
 			}

@@ -22,11 +22,12 @@
 ** (every running job moved, paying the world's preempt cost; never while
 ** a swap copy is in flight), counted in gandiva_migrations.
 **
-** Cost per event: the qsched core's (policies/qsched.h, "Cost per
-** event": O(A) a pass plus the sort, O(G) a placement); a pass also walks the
-** time-slice groups (O(A)) and, at each slice timer, the what-if fit of
-** every active job (qs_whatif / qs_fits: O(A + N)).  Worst case: many
-** small jobs time-sharing a full cluster (every slice re-packs).
+** Cost per event: the qsched core's (policies/qsched.h, "Cost per event":
+** O(A) a pass plus the sort, O(A log N) the desired set under node
+** placement, O(n log G) a placement; nothing O(G) or O(N) an event); a pass
+** also walks the time-slice groups (O(A)) and, at each slice timer, the
+** what-if fit of every active job (qs_whatif / qs_fits: O(A log N)).  Worst
+** case: many small jobs time-sharing a full cluster (every slice re-packs).
 */
 #include <stdlib.h>
 #include <string.h>

@@ -22,10 +22,12 @@
 ** 4; a job's index is the table's at the first size above its attained service
 ** (0 past the largest).
 **
-** Cost per event: the qsched core's (policies/qsched.h, "Cost per
-** event": O(A) a pass plus the sort, O(G) a placement), plus per active job
-** and pass the Gittins index from the service distribution's table,
-** O(log T) in its T points (a bisection).  Worst case: as tiresias's.
+** Cost per event: the qsched core's (policies/qsched.h, "Cost per event":
+** O(A) a pass plus the sort, O(A log N) the desired set under node
+** placement, O(n log G) a placement; nothing O(G) or O(N) an event), plus
+** per active job and pass the Gittins index from the service distribution's
+** table, O(log T) in its T points (a bisection).  Worst case: as
+** tiresias's.
 */
 #include "policies/dlas.h"
 

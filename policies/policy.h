@@ -80,6 +80,9 @@
 **      metrics-only world (colosim replay) keeps nothing of a released
 **      job but a byte, and a policy sees the same in every world.  No
 **      built-in policy read more of a released job (docs/POLICIES.md).
+**  10  the node indexes pol_node_idle, pol_node_next_idle and
+**      pol_node_next_whole (a node-consolidated placement finds its node
+**      in O(log N), not a count of every GPU).
 **
 ** A hook returns 0, or a negative SIM_E* code that stops the run (after
 ** filling err), for broken invariants only: a placement that does not fit
@@ -97,7 +100,7 @@
 #include "sim/rng.h"
 #include "sim/time.h"
 
-#define POL_IFACE_VERSION 9
+#define POL_IFACE_VERSION 10
 
 struct world;
 
@@ -820,6 +823,13 @@ int pol_gpu_order_skip(const struct world *w, int dev,
 /* The GPUs of kind dev by free memory, most first (ties: highest index
 ** first): the first (before = -1), then the one after `before`. */
 int pol_gpu_most_free(const struct world *w, int dev, int before);
+/* Version 9.  Node n's GPUs with no tenant (0: no such node); the lowest
+** node >= from with at least k such GPUs; the lowest node >= from all of
+** whose GPUs have none and that has at most max_gpus GPUs; -1: none.
+** O(1), O(log N), O(log N). */
+int pol_node_idle(const struct world *w, int n);
+int pol_node_next_idle(const struct world *w, int from, int k);
+int pol_node_next_whole(const struct world *w, int from, int max_gpus);
 /* The GPUs whose tenants, memory or speeds changed since the last
 ** scheduling pass ended, each once: what a policy's own per-GPU index
 ** needs to look at again.  Emptied when a pass returns. */

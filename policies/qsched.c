@@ -3,8 +3,75 @@
 */
 #include "policies/qsched.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Node n's what-if free count is f: node_free and the two sets. */
+static void wi_set(struct qsched *q, int n, int f)
+{
+	q->node_free[n] = f;
+	sim_oset_update(&q->wi_free, q->wi_hfree[n], n, 0, -(int64_t)f);
+	sim_oset_update(&q->wi_whole, q->wi_hwhole[n], n, 0,
+			f == q->node_size[n] ? q->node_size[n] : INT64_MAX);
+	if (!q->wi_in_dirty[n]) {
+		q->wi_in_dirty[n] = 1;
+		q->wi_dirty[q->nwi_dirty++] = n;
+	}
+}
+
+/* The what-if cluster empty again: every node changed since the last
+** reset back to its size. */
+static void wi_reset(struct qsched *q)
+{
+	int k;
+
+	for (k = 0; k < q->nwi_dirty; k++) {
+		int n = q->wi_dirty[k];
+		q->node_free[n] = q->node_size[n];
+		sim_oset_update(&q->wi_free, q->wi_hfree[n], n, 0,
+				-(int64_t)q->node_size[n]);
+		sim_oset_update(&q->wi_whole, q->wi_hwhole[n], n, 0,
+				q->node_size[n]);
+		q->wi_in_dirty[n] = 0;
+	}
+	q->nwi_dirty = 0;
+}
+
+/* The lowest what-if node >= from with at least k free; -1. */
+static int wi_next_free(const struct qsched *q, int from, int k)
+{
+	int h = sim_oset_first_aux_le(&q->wi_free, from, 0, 0, -(int64_t)k);
+
+	return h < 0 ? -1 : sim_oset_id(&q->wi_free, h);
+}
+
+/* The lowest wholly free what-if node >= from of at most k GPUs; -1. */
+static int wi_next_whole(const struct qsched *q, int from, int k)
+{
+	int h = sim_oset_first_aux_le(&q->wi_whole, from, 0, 0, k);
+
+	return h < 0 ? -1 : sim_oset_id(&q->wi_whole, h);
+}
+
+int qs_index_check(const struct qsched *q)
+{
+	int n;
+
+	for (n = 0; n < q->nnodes; n++) {
+		int64_t whole = q->node_free[n] == q->node_size[n] ?
+			q->node_size[n] : INT64_MAX;
+		if (sim_oset_id(&q->wi_free, q->wi_hfree[n]) != n ||
+		    sim_oset_aux(&q->wi_free, q->wi_hfree[n]) !=
+		    -(int64_t)q->node_free[n] ||
+		    sim_oset_id(&q->wi_whole, q->wi_hwhole[n]) != n ||
+		    sim_oset_aux(&q->wi_whole, q->wi_hwhole[n]) != whole ||
+		    (!q->wi_in_dirty[n] &&
+		     q->node_free[n] != q->node_size[n]))
+			return n;
+	}
+	return -1;
+}
 
 int qs_init(struct qsched *q, struct world *w, int placement,
 	    struct sim_err *err)
@@ -19,9 +86,20 @@ int qs_init(struct qsched *q, struct world *w, int placement,
 	q->node_size = calloc((size_t)n, sizeof *q->node_size);
 	q->node_free = calloc((size_t)n, sizeof *q->node_free);
 	q->node_taken = calloc((size_t)n, sizeof *q->node_taken);
+	q->taken = calloc((size_t)n, sizeof *q->taken);
+	q->wi_hfree = calloc((size_t)n, sizeof *q->wi_hfree);
+	q->wi_hwhole = calloc((size_t)n, sizeof *q->wi_hwhole);
+	q->wi_dirty = calloc((size_t)n, sizeof *q->wi_dirty);
+	q->wi_in_dirty = calloc((size_t)n, 1);
+	q->fit_empty = calloc((size_t)(ng > 0 ? ng : 1) + 1, 1);
 	q->gpus = calloc((size_t)(ng > 0 ? ng : 1), sizeof *q->gpus);
+	sim_oset_init(&q->wi_free);
+	sim_oset_init(&q->wi_whole);
 	if (q->node_first == NULL || q->node_size == NULL ||
-	    q->node_free == NULL || q->node_taken == NULL || q->gpus == NULL)
+	    q->node_free == NULL || q->node_taken == NULL || q->gpus == NULL ||
+	    q->taken == NULL || q->wi_hfree == NULL || q->wi_hwhole == NULL ||
+	    q->wi_dirty == NULL || q->wi_in_dirty == NULL ||
+	    q->fit_empty == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = ng - 1; g >= 0; g--) {
 		struct pol_gpu_info gi = pol_gpu(w, g);
@@ -31,9 +109,17 @@ int qs_init(struct qsched *q, struct world *w, int placement,
 						   consecutive */
 		q->node_size[gi.node]++;
 	}
-	for (n = 0; n < q->nnodes; n++)
+	for (n = 0; n < q->nnodes; n++) {
 		if (q->node_size[n] > q->max_node)
 			q->max_node = q->node_size[n];
+		q->node_free[n] = q->node_size[n];
+		q->wi_hfree[n] = sim_oset_insert(&q->wi_free, n, 0, n,
+						 -(int64_t)q->node_size[n]);
+		q->wi_hwhole[n] = sim_oset_insert(&q->wi_whole, n, 0, n,
+						  q->node_size[n]);
+		if (q->wi_hfree[n] < 0 || q->wi_hwhole[n] < 0)
+			return sim_err_set(err, SIM_ENOMEM, "out of memory");
+	}
 	for (g = 0; g < ng; g++) {
 		int rc = pol_set_gpu_mode(w, g, POL_GPU_EXCLUSIVE, err);
 		if (rc != 0)
@@ -52,70 +138,100 @@ void qs_fini(struct qsched *q)
 	free(q->node_size);
 	free(q->node_free);
 	free(q->node_taken);
+	free(q->taken);
+	free(q->wi_hfree);
+	free(q->wi_hwhole);
+	free(q->wi_dirty);
+	free(q->wi_in_dirty);
+	free(q->fit_empty);
+	sim_oset_fini(&q->wi_free);
+	sim_oset_fini(&q->wi_whole);
 	free(q->gpus);
 	memset(q, 0, sizeof *q);
 }
 
-/* Takes g GPUs from the node free counts in q->node_free (the what-if or
-** the actual state); 1 if they fit.  With `use` set, consumes them and
-** records the chosen nodes in q->node_taken (1 whole, 2 partial). */
+/* Takes g GPUs from the what-if cluster, as the peers' yarn scheme: a job
+** of at most one node's GPUs on the lowest node with g free; a larger one
+** on the lowest wholly free nodes of at most the GPUs still to place (in
+** index order), the rest on the lowest other node with enough free.  1 if
+** they fit; with `use` set, consumes them. */
 static int take_nodes(struct qsched *q, int g, int use)
 {
-	int n, rem = g, last = -1;
+	int n, k, rem = g, ntaken = 0, last = -1, from = 0;
 
-	for (n = 0; n < q->nnodes; n++)
-		q->node_taken[n] = 0;
 	if (g <= q->max_node) {
-		for (n = 0; n < q->nnodes; n++)
-			if (q->node_free[n] >= g)
-				break;
-		if (n == q->nnodes)
+		if ((n = wi_next_free(q, 0, g)) < 0)
 			return 0;
-		if (use) {
-			q->node_free[n] -= g;
-			q->node_taken[n] = 2;
-		}
+		if (use)
+			wi_set(q, n, q->node_free[n] - g);
 		return 1;
 	}
+	while (rem > 0 && (n = wi_next_whole(q, from, rem)) >= 0) {
+		q->taken[ntaken++] = n;
+		q->node_taken[n] = 1;
+		rem -= q->node_size[n];
+		from = n + 1;
+	}
+	for (from = 0; rem > 0; from = n + 1) {
+		if ((n = wi_next_free(q, from, rem)) < 0)
+			break;
+		if (!q->node_taken[n]) {
+			last = n;
+			break;
+		}
+	}
+	for (k = 0; k < ntaken; k++)
+		q->node_taken[q->taken[k]] = 0;
+	if (rem > 0 && last < 0)
+		return 0;
+	if (!use)
+		return 1;
+	for (k = 0; k < ntaken; k++)
+		wi_set(q, q->taken[k], 0);
+	if (last >= 0)
+		wi_set(q, last, q->node_free[last] - rem);
+	return 1;
+}
+
+/* 1 if g GPUs fit the empty cluster's nodes under the node placement
+** (take_nodes on every node free), from a walk of the nodes once per
+** count. */
+static int fits_empty_nodes(struct qsched *q, int g)
+{
+	int n, rem = g;
+
+	if (q->fit_empty[g] != 0)
+		return q->fit_empty[g] == 1;
+	if (g <= q->max_node) {
+		q->fit_empty[g] = 1;
+		return 1;
+	}
+	for (n = 0; n < q->nnodes; n++)
+		q->node_taken[n] = 0;
 	for (n = 0; n < q->nnodes && rem > 0; n++)
-		if (q->node_free[n] == q->node_size[n] &&
-		    q->node_size[n] <= rem) {
+		if (q->node_size[n] <= rem) {
 			q->node_taken[n] = 1;
 			rem -= q->node_size[n];
 		}
-	if (rem > 0) {
-		for (n = 0; n < q->nnodes; n++)
-			if (!q->node_taken[n] && q->node_free[n] >= rem)
-				break;
-		if (n == q->nnodes)
-			return 0;
-		last = n;
-	}
-	if (!use)
-		return 1;
+	for (n = 0; rem > 0 && n < q->nnodes; n++)
+		if (!q->node_taken[n] && q->node_size[n] >= rem)
+			break;
+	q->fit_empty[g] = rem <= 0 || n < q->nnodes ? 1 : 2;
 	for (n = 0; n < q->nnodes; n++)
-		if (q->node_taken[n] == 1)
-			q->node_free[n] = 0;
-	if (last >= 0) {
-		q->node_free[last] -= rem;
-		q->node_taken[last] = 2;
-	}
-	return 1;
+		q->node_taken[n] = 0;
+	return q->fit_empty[g] == 1;
 }
 
 /* 1 if job j could run on the empty cluster under this placement. */
 static int fits_ever(struct qsched *q, struct world *w, int j)
 {
 	struct pol_job_info ji = pol_job(w, j);
-	int n;
 
 	if (ji.gpus > pol_ngpus(w) || !pol_job_fits_empty(w, j))
 		return 0;
 	if (q->placement != QS_PLACE_NODE)
 		return 1;
-	for (n = 0; n < q->nnodes; n++)
-		q->node_free[n] = q->node_size[n];
-	return take_nodes(q, ji.gpus, 0);
+	return fits_empty_nodes(q, ji.gpus);
 }
 
 int qs_arrive(struct qsched *q, struct world *w, int j, const char *policy)
@@ -217,45 +333,63 @@ void qs_sort(struct qsched *q)
 	}
 }
 
-/* The node free counts of the actual cluster (exclusive GPUs). */
-static void actual_free(struct qsched *q, struct world *w)
+/* Appends to q->gpus from *got the lowest `want` GPUs without tenants of
+** node n (the world's idle-GPU tree). */
+static void node_gpus(struct qsched *q, struct world *w, int n, int want,
+		      int *got)
 {
-	int n, g;
+	int g = q->node_first[n] - 1, end = q->node_first[n] + q->node_size[n];
 
-	for (n = 0; n < q->nnodes; n++) {
-		q->node_free[n] = 0;
-		for (g = q->node_first[n];
-		     g < q->node_first[n] + q->node_size[n]; g++)
-			q->node_free[n] += pol_gpu(w, g).ntenants == 0;
+	while (want > 0 &&
+	       (g = pol_gpu_next_fit(w, g + 1, 0, POL_FIT_IDLE)) >= 0 &&
+	       g < end) {
+		q->gpus[(*got)++] = g;
+		want--;
 	}
 }
 
-/* Chooses GPUs for job j on the actual cluster into q->gpus; 1 if found. */
-static int choose(struct qsched *q, struct world *w, int j, int need)
+/* Chooses `need` GPUs on the actual cluster (GPUs without tenants) into
+** q->gpus; 1 if found.  Any: the lowest idle GPUs.  Node: take_nodes's
+** rule over the world's node indexes (a node's idle GPUs are its free
+** ones); the whole nodes' GPUs first, in node order, then the rest's. */
+static int choose(struct qsched *q, struct world *w, int need)
 {
-	int n, g, got = 0, pass;
+	int n, k, g, got = 0, rem = need, ntaken = 0, last = -1, from = 0;
 
 	if (q->placement != QS_PLACE_NODE) {
-		for (g = 0; g < pol_ngpus(w) && got < need; g++)
-			if (pol_gpu(w, g).ntenants == 0)
-				q->gpus[got++] = g;
+		for (g = -1; got < need &&
+		     (g = pol_gpu_next_fit(w, g + 1, 0, POL_FIT_IDLE)) >= 0;)
+			q->gpus[got++] = g;
 		return got == need;
 	}
-	(void)j;
-	actual_free(q, w);
-	if (!take_nodes(q, need, 1))
-		return 0;
-	for (pass = 1; pass <= 2; pass++)       /* whole nodes, then the rest */
-		for (n = 0; n < q->nnodes; n++) {
-			int want = q->node_taken[n] != pass ? 0 : pass == 1 ?
-				q->node_size[n] : need - got;
-			for (g = q->node_first[n]; g < q->node_first[n] +
-			     q->node_size[n] && want > 0; g++)
-				if (pol_gpu(w, g).ntenants == 0) {
-					q->gpus[got++] = g;
-					want--;
-				}
+	if (need <= q->max_node) {
+		if ((n = pol_node_next_idle(w, 0, need)) < 0)
+			return 0;
+		node_gpus(q, w, n, need, &got);
+		return got == need;
+	}
+	while (rem > 0 && (n = pol_node_next_whole(w, from, rem)) >= 0) {
+		q->taken[ntaken++] = n;
+		q->node_taken[n] = 1;
+		rem -= q->node_size[n];
+		from = n + 1;
+	}
+	for (from = 0; rem > 0; from = n + 1) {
+		if ((n = pol_node_next_idle(w, from, rem)) < 0)
+			break;
+		if (!q->node_taken[n]) {
+			last = n;
+			break;
 		}
+	}
+	for (k = 0; k < ntaken; k++)
+		q->node_taken[q->taken[k]] = 0;
+	if (rem > 0 && last < 0)
+		return 0;
+	for (k = 0; k < ntaken; k++)
+		node_gpus(q, w, q->taken[k], q->node_size[q->taken[k]], &got);
+	if (last >= 0)
+		node_gpus(q, w, last, rem, &got);
 	return got == need;
 }
 
@@ -276,10 +410,7 @@ static int preempt_all(struct qsched *q, struct world *w, int *moved)
 
 void qs_whatif(struct qsched *q, struct world *w)
 {
-	int n;
-
-	for (n = 0; n < q->nnodes; n++)
-		q->node_free[n] = q->node_size[n];
+	wi_reset(q);
 	q->whatif_free = pol_ngpus(w);
 }
 
@@ -295,17 +426,16 @@ int qs_fits(struct qsched *q, int g)
 
 int qs_choose(struct qsched *q, struct world *w, int g)
 {
-	return choose(q, w, -1, g);
+	return choose(q, w, g);
 }
 
 int qs_apply(struct qsched *q, struct world *w)
 {
 	struct sim_err e = { 0, "" };
-	int k, n, rc, free_gpus = pol_ngpus(w), repacked = 0, moved = 0;
+	int k, rc, free_gpus = pol_ngpus(w), repacked = 0, moved = 0;
 
 	/* the desired set, on an empty cluster */
-	for (n = 0; n < q->nnodes; n++)
-		q->node_free[n] = q->node_size[n];
+	wi_reset(q);
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k], g = pol_job(w, j).gpus;
 		if (pol_job(w, j).state == POL_JOB_SWAPPING_OUT) {
@@ -334,7 +464,7 @@ again:
 		if (!q->job[j].want || (ji.state != POL_JOB_PENDING &&
 					ji.state != POL_JOB_PREEMPTED))
 			continue;          /* running, or a swap copy in flight */
-		if (!choose(q, w, j, ji.gpus)) {
+		if (!choose(q, w, ji.gpus)) {
 			/* Fits the empty cluster but not around the running
 			** jobs: re-pack once.  (GPUs a swap copy holds make
 			** even that fail: the job waits for the copy.) */

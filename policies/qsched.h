@@ -26,16 +26,22 @@
 ** Cost: no structure holds a finished job.
 **
 ** Cost per event (A active jobs: pending and running, finished ones gone;
-** G GPUs, N nodes, n GPUs a job; not indexed yet, issue 20 item 1):
-**   pass                O(A) to settle and the desired set, the stable
-**                       insertion sort O(A + inversions) (O(A^2) when the
-**                       order turns over, e.g. srsf's keys crossing), and
-**                       per job placed O(G) (node placement: the free
-**                       counts of every node, then a walk of the nodes)
+** G GPUs, N nodes, n GPUs a job; indexed, issue 20 item 1):
+**   pass                O(A) to settle, the stable insertion sort
+**                       O(A + inversions) (O(A^2) when the order turns
+**                       over, e.g. srsf's keys crossing), the desired set
+**                       O(A) (any) or O(A log N) (node: the what-if
+**                       cluster's ordered sets; its reset O(nodes the
+**                       last one changed x log N)), and per job placed
+**                       O(n log G) (any: the world's idle-GPU tree) or
+**                       O((n + nodes taken) log G) (node: the world's node
+**                       indexes, pol_node_next_idle / _next_whole)
+**   arrival             O(1) amortised (whether its GPU count fits the
+**                       empty cluster's nodes: O(N) once per count)
 **   finish              O(A) (the active list, kept in pass order)
-** Worst case: a long queue on a full cluster whose order changes every
-** pass (O(A^2 + placed x G) a pass), and node placement on many nodes
-** (every placement recounts every node's free GPUs: O(G)).
+** Nothing is O(G) or O(N) per event: the cluster's size enters through
+** log factors only.  Worst case: a long queue on a full cluster whose order
+** changes every pass (O(A^2 + A log N) a pass).
 */
 #ifndef COLOSIM_POLICIES_QSCHED_H
 #define COLOSIM_POLICIES_QSCHED_H
@@ -72,10 +78,27 @@ struct qsched {
 	/* the cluster's nodes: first GPU and size of each */
 	int nnodes, max_node;
 	int *node_first, *node_size;
+	/* the what-if cluster (qs_apply's desired set, qs_whatif): free
+	** GPUs per node, and two ordered sets over the nodes, keyed by node
+	** index, for "the lowest node with k free" (aux: -free) and "the
+	** lowest wholly free node of at most k GPUs" (aux: its size when
+	** wholly free, else INT64_MAX); a reset restores only the nodes
+	** changed since the last (wi_dirty) */
+	int *node_free;
+	struct sim_oset wi_free, wi_whole;
+	int *wi_hfree, *wi_hwhole;    /* per node: its handles */
+	int *wi_dirty, nwi_dirty;
+	unsigned char *wi_in_dirty;
+	unsigned char *fit_empty;     /* per GPU count: 0 unknown, 1 fits
+					 the empty cluster's nodes, 2 not */
 	/* scratch */
-	int *node_free, *node_taken, *gpus;
+	int *node_taken, *taken, *gpus;
 	int whatif_free;              /* qs_whatif: free GPUs (any) */
 };
+
+/* The what-if index against node_free: -1, or the first node whose
+** entries differ (tests/test_index.c). */
+int qs_index_check(const struct qsched *q);
 
 /* Sets up for world w with the given placement; 0 or SIM_ENOMEM. */
 int qs_init(struct qsched *q, struct world *w, int placement,

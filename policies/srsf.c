@@ -7,11 +7,12 @@
 ** fit-first; `placement` = node (default: the peers' yarn scheme) | any.
 ** Remaining times are on GPU 0's device, as the baselines' srtf.
 **
-** Cost per event: the qsched core's (policies/qsched.h, "Cost per
-** event": O(A) a pass plus the sort, O(G) a placement) with one pass per
-** arrival and finish; the keys (remaining service, remaining time) are
-** recomputed for the A active jobs each pass.  Worst case: srsf's keys
-** crossing as running jobs progress, re-ordering the sort each pass.
+** Cost per event: the qsched core's (policies/qsched.h, "Cost per event":
+** O(A) a pass plus the sort, O(A log N) the desired set under node
+** placement, O(n log G) a placement; nothing O(G) or O(N) an event) with
+** one pass per arrival and finish; the keys (remaining service, remaining
+** time) are recomputed for the A active jobs each pass.  Worst case: srsf's
+** keys crossing as running jobs progress, re-ordering the sort each pass.
 */
 #include "policies/qsched.h"
 

@@ -16,11 +16,12 @@
 ** A job placed or re-chosen when its lease expired holds a new lease of
 ** lease_s.  Remaining times are on GPU 0's device, as srtf's.
 **
-** Cost per event: the qsched core's (policies/qsched.h, "Cost per
-** event": O(A) a pass plus the sort, O(G) a placement); each round (lease timer) also
-** computes every active job's finish-time fairness, O(A) with the
-** spread-cost model per job.  Worst case: a long queue (the auction's
-** order over every active job each round).
+** Cost per event: the qsched core's (policies/qsched.h, "Cost per event":
+** O(A) a pass plus the sort, O(A log N) the desired set under node
+** placement, O(n log G) a placement; nothing O(G) or O(N) an event); each
+** round (lease timer) also computes every active job's finish-time
+** fairness, O(A) with the spread-cost model per job.  Worst case: a long
+** queue (the auction's order over every active job each round).
 */
 #include <stdlib.h>
 #include <string.h>

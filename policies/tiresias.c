@@ -7,11 +7,12 @@
 ** (GPU-seconds), starvation 0 (off), service gpu | time, jump_round 1,
 ** placement any (their "count") | node.
 **
-** Cost per event: the qsched core's (policies/qsched.h, "Cost per
-** event": O(A) a pass plus the sort, O(G) a placement), with a pass at
-** every arrival, finish and queue-demotion timer (dlas.c: the timers of
-** the jobs about to cross a threshold, O(log A) each).  Worst case: many
-** jobs crossing thresholds at distinct times (one pass each).
+** Cost per event: the qsched core's (policies/qsched.h, "Cost per event":
+** O(A) a pass plus the sort, O(A log N) the desired set under node
+** placement, O(n log G) a placement; nothing O(G) or O(N) an event), with a
+** pass at every arrival, finish and queue-demotion timer (dlas.c: the
+** timers of the jobs about to cross a threshold, O(log A) each).  Worst
+** case: many jobs crossing thresholds at distinct times (one pass each).
 */
 #include "policies/dlas.h"
 

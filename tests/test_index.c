@@ -17,6 +17,7 @@
 #include "policies/gslice.h"
 #include "policies/llm_harvest.h"
 #include "policies/policy.h"
+#include "policies/qsched.h"
 #include "sim/maxtree.h"
 #include "sim/oset.h"
 #include "sim/rng.h"
@@ -427,6 +428,66 @@ out:
 	free(has);
 }
 
+/* The node indexes (policy interface v9) against a count of every GPU:
+** each node's idle GPUs, and the lowest node from every start with k idle
+** or wholly idle of at most k GPUs. */
+static void check_nodes(struct probe *p, const struct world *w)
+{
+	int N = pol_nnodes(w), G = pol_ngpus(w), n, g, k, from, want, mx = 0;
+	int *idle = calloc((size_t)(N ? N : 1), sizeof *idle);
+	int *size = calloc((size_t)(N ? N : 1), sizeof *size);
+
+	if (idle == NULL || size == NULL) {
+		fail(p, w, "out of memory");
+		goto out;
+	}
+	for (g = 0; g < G; g++) {
+		n = pol_gpu(w, g).node;
+		if (n < 0 || n >= N)
+			continue;
+		size[n]++;
+		idle[n] += pol_gpu_ntenants(w, g) == 0;
+	}
+	for (n = 0; n < N; n++) {
+		if (pol_node_idle(w, n) != idle[n])
+			fail(p, w, "pol_node_idle");
+		if (size[n] > mx)
+			mx = size[n];
+	}
+	for (from = 0; from <= N; from++)
+		for (k = 0; k <= mx + 1; k++) {
+			for (want = from; want < N && idle[want] < k; want++)
+				;
+			if (pol_node_next_idle(w, from, k) !=
+			    (want < N ? want : -1))
+				fail(p, w, "pol_node_next_idle");
+			for (want = from; want < N && (idle[want] != size[want]
+						       || size[want] > k);
+			     want++)
+				;
+			if (pol_node_next_whole(w, from, k) !=
+			    (want < N && k > 0 ? want : -1))
+				fail(p, w, "pol_node_next_whole");
+		}
+out:
+	free(idle);
+	free(size);
+}
+
+/* The policies whose state begins with the queue schedulers' core
+** (policies/qsched.h): their what-if index against its counts. */
+static int is_qsched(const char *name)
+{
+	static const char *const names[] = { "srtf", "srsf", "tiresias",
+		"gittins", "themis", "gandiva", "muri-s", "muri-l", NULL };
+	int k;
+
+	for (k = 0; names[k] != NULL; k++)
+		if (strcmp(name, names[k]) == 0)
+			return 1;
+	return 0;
+}
+
 static int on_pass(void *ctx, struct world *w)
 {
 	struct probe *p = ctx;
@@ -442,6 +503,10 @@ static int on_pass(void *ctx, struct world *w)
 		fail(p, w, "llm_harvest_index_check");
 	if (strncmp(w->pol->zName, "distmind", 8) == 0)
 		check_route(p, w);
+	if (is_qsched(w->pol->zName) &&
+	    qs_index_check((const struct qsched *)w->pol_state) >= 0)
+		fail(p, w, "qs_index_check");
+	check_nodes(p, w);
 	if (strcmp(w->pol->zName, "gslice") == 0 &&
 	     gslice_index_check(w, w->pol_state) >= 0)
 		fail(p, w, "gslice_index_check");
@@ -543,6 +608,51 @@ static void test_world_indexes(void)
 	CU_ASSERT(ran >= 10);
 }
 
+/* The queue schedulers, node-consolidated, on nodes of 8, 4 and 2 GPUs
+** with jobs of up to 16 (whole nodes plus a rest): after every pass the
+** node indexes and the what-if index equal their scans. */
+static void test_qsched_nodes(void)
+{
+	static const char *const kv[] = {
+		"seed", "9", "jobs", "80", "rate", "0.05", "infer-frac", "0",
+		"dur-median-s", "1800", "gpus", "1:4,2:2,4:2,8:1,12:1,16:1",
+		NULL, NULL };
+	static const char *const pols[] = { "srtf", "srsf", "tiresias",
+		"gittins", "themis", "gandiva", NULL };
+	const char *trace = gen_trace("index-nodes.csv", kv);
+	int k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(trace);
+	for (k = 0; pols[k] != NULL; k++) {
+		struct exp_sim_args a = tw_sim_args(trace, pols[k],
+						    "2x8:a100-80gb,3x4:a100-80gb,"
+						    "2x2:v100-32gb", 3);
+		struct pol_param pv[1] = { { "placement", "node", "test" } };
+		struct pol_params pp = { 1, pv };
+		struct probe p;
+		struct run_result res;
+		struct sim_err err;
+		int rc;
+
+		memset(&p, 0, sizeof p);
+		a.params = &pp;
+		a.on_pass = on_pass;
+		a.pass_ctx = &p;
+		run_result_init(&res);
+		sim_err_clear(&err);
+		rc = exp_simulate_args(&a, &res, &err);
+		if (rc != 0)
+			fprintf(stderr, "\n  %s: %s", pols[k], err.msg);
+		CU_ASSERT_EQUAL(rc, 0);
+		if (p.bad != 0)
+			fprintf(stderr, "\n  %s: %d index mismatches, first: %s",
+				pols[k], p.bad, p.first);
+		CU_ASSERT_EQUAL(p.bad, 0);
+		CU_ASSERT(p.passes > 10);
+		run_result_fini(&res);
+	}
+}
+
 TEST_REGISTER(index)
 {
 	static const struct test_case cases[] = {
@@ -551,6 +661,8 @@ TEST_REGISTER(index)
 		{ "maxtree against an array", test_maxtree_random },
 		{ "world GPU indexes against scans, every policy",
 		  test_world_indexes },
+		{ "queue schedulers' node indexes on mixed node sizes",
+		  test_qsched_nodes },
 		{ NULL, NULL }
 	};
 	return test_add_suite("index", cases);

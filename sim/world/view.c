@@ -831,6 +831,21 @@ int pol_gpus_idle(const struct world *w) { return world_gpus_idle(w); }
 int pol_slices_free(const struct world *w) { return world_slices_free(w); }
 int pol_gpu_dev(const struct world *w, int g) { return world_gpu_dev(w, g); }
 
+int pol_node_idle(const struct world *w, int n)
+{
+	return world_node_idle(w, n);
+}
+
+int pol_node_next_idle(const struct world *w, int from, int k)
+{
+	return world_node_next_idle(w, from, k);
+}
+
+int pol_node_next_whole(const struct world *w, int from, int max_gpus)
+{
+	return world_node_next_whole(w, from, max_gpus);
+}
+
 int pol_gpu_next_fit(const struct world *w, int from, uint64_t bytes,
 		     enum pol_fit how)
 {

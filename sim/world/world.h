@@ -347,6 +347,13 @@ int world_gpu_order_skip(const struct world *w, int d, enum world_order ord,
 /* The GPUs of kind d by free memory, most first: the first (before -1)
 ** and the one after `before`; -1 at the end.  O(log G). */
 int world_gpu_most_free(const struct world *w, int d, int before);
+/* Nodes (the cluster's, 0..nnodes-1): node n's GPUs with no tenant (0 for
+** no such node); the lowest node >= from with at least k of them; the
+** lowest node >= from all of whose GPUs have no tenant and that has at
+** most max_gpus GPUs; -1: none.  O(1), O(log N), O(log N). */
+int world_node_idle(const struct world *w, int n);
+int world_node_next_idle(const struct world *w, int from, int k);
+int world_node_next_whole(const struct world *w, int from, int max_gpus);
 /* The GPUs whose tenants, memory or speeds changed since the last
 ** scheduling pass ended (each once, in order of their first change). */
 int world_nchanged(const struct world *w);

@@ -18,7 +18,12 @@
 **     capacity, as integers, and a bitmap of the GPUs whose SM use is not
 **     0: a sample adds the busy GPUs' SM use in index order, which is the
 **     same double sum, bit for bit, as adding every GPU's;
-**   - the GPUs changed since the last scheduling pass ended.
+**   - the GPUs changed since the last scheduling pass ended;
+**   - per node, its idle GPUs, and two max trees over node indices: of
+**     the idle count ("the lowest node from n on with k idle GPUs") and,
+**     for a node all of whose GPUs are idle, of max_node + 1 - its size
+**     ("the lowest wholly idle node of at most k GPUs"), in O(log N):
+**     the queue schedulers' node-consolidated placement (policies/qsched.c).
 ** An update costs O(log G) per tree and ordered set whose key changed (a
 ** unit that begins or ends changes none of them); a GPU change that only
 ** moves speeds touches the SM bitmap alone.
@@ -58,12 +63,34 @@ struct world_gix {
 	int *oh[2];                   /* per GPU: its handle */
 	int *chg, nchg;               /* changed since the last pass */
 	unsigned char *in_chg;
+	int nnodes, max_node;         /* nodes; the most GPUs on one */
+	int *node_idle, *node_size;   /* per node: idle GPUs, GPUs */
+	struct sim_maxtree t_nidle;   /* per node: idle GPUs */
+	struct sim_maxtree t_nwhole;  /* per node: max_node + 1 - size when
+					 every GPU is idle, else 0 */
 	int failed;                   /* an ordered set could not grow */
 };
 
 /* A tree's value for a GPU that is in it with v bytes (0: not in it),
 ** so that "at least B bytes" is ">= B + 1" and 0 bytes still counts. */
 static int64_t member(int64_t v) { return v + 1; }
+
+/* Node n's entries in the node trees, from its idle count. */
+static void node_set(struct world_gix *x, int n)
+{
+	sim_maxtree_set(&x->t_nidle, n, x->node_idle[n]);
+	sim_maxtree_set(&x->t_nwhole, n, x->node_size[n] > 0 &&
+			x->node_idle[n] == x->node_size[n] ?
+			x->max_node + 1 - x->node_size[n] : 0);
+}
+
+/* GPU g's node, or -1 outside the node table. */
+static int gpu_node(const struct world *w, int g)
+{
+	int n = w->gpus[g].node;
+
+	return n >= 0 && n < w->gix->nnodes ? n : -1;
+}
 
 static void gix_values(const struct gpu *gp, struct gix_gpu *o)
 {
@@ -136,6 +163,8 @@ static void add_gpu(struct world *w, int g)
 	x->nidle += v->nt == 0;
 	sim_maxtree_set(&x->t_slice, g, v->slmax >= 0 ? member(v->slmax) : 0);
 	x->nslices_free += v->nslfree;
+	if (gpu_node(w, g) >= 0)
+		x->node_idle[gpu_node(w, g)] += v->nt == 0;
 }
 
 int world__index_init(struct world *w, struct sim_err *err)
@@ -155,13 +184,27 @@ int world__index_init(struct world *w, struct sim_err *err)
 	x->smnz = calloc((n + 63) / 64, sizeof *x->smnz);
 	x->chg = malloc(n * sizeof *x->chg);
 	x->in_chg = calloc(n, 1);
+	x->nnodes = w->cl != NULL && w->cl->nnodes > 0 ? w->cl->nnodes : 0;
+	x->node_idle = calloc((size_t)(x->nnodes ? x->nnodes : 1),
+			      sizeof *x->node_idle);
+	x->node_size = calloc((size_t)(x->nnodes ? x->nnodes : 1),
+			      sizeof *x->node_size);
 	if (x->gpu_dev == NULL || x->g == NULL || x->smnz == NULL ||
-	    x->chg == NULL || x->in_chg == NULL ||
+	    x->chg == NULL || x->in_chg == NULL || x->node_idle == NULL ||
+	    x->node_size == NULL ||
 	    sim_maxtree_init(&x->t_free, w->ngpus, 0) != 0 ||
 	    sim_maxtree_init(&x->t_idle, w->ngpus, 0) != 0 ||
-	    sim_maxtree_init(&x->t_slice, w->ngpus, 0) != 0)
+	    sim_maxtree_init(&x->t_slice, w->ngpus, 0) != 0 ||
+	    sim_maxtree_init(&x->t_nidle, x->nnodes, 0) != 0 ||
+	    sim_maxtree_init(&x->t_nwhole, x->nnodes, 0) != 0)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory for the "
 				   "GPU indexes of %d GPUs", w->ngpus);
+	for (g = 0; g < w->ngpus; g++)
+		if (gpu_node(w, g) >= 0)
+			x->node_size[gpu_node(w, g)]++;
+	for (d = 0; d < x->nnodes; d++)
+		if (x->node_size[d] > x->max_node)
+			x->max_node = x->node_size[d];
 	for (g = 0; g < w->ngpus; g++) {
 		const struct dev_profile *dp = w->gpus[g].dev;
 		for (d = 0; d < x->ndevs && x->devs[d] != dp; d++)
@@ -178,6 +221,8 @@ int world__index_init(struct world *w, struct sim_err *err)
 		x->cap_sum += dp->hbm_bytes;
 		add_gpu(w, g);
 	}
+	for (d = 0; d < x->nnodes; d++)
+		node_set(x, d);
 	return 0;
 }
 
@@ -196,6 +241,10 @@ void world__index_fini(struct world *w)
 	sim_maxtree_fini(&x->t_free);
 	sim_maxtree_fini(&x->t_idle);
 	sim_maxtree_fini(&x->t_slice);
+	sim_maxtree_fini(&x->t_nidle);
+	sim_maxtree_fini(&x->t_nwhole);
+	free(x->node_idle);
+	free(x->node_size);
 	free(x->gpu_dev);
 	free(x->g);
 	free(x->smnz);
@@ -227,6 +276,11 @@ void world__index_gpu(struct world *w, int g)
 		sim_maxtree_set(&x->t_free, g, member(nv.free));
 		sim_maxtree_set(&x->t_idle, g, nv.nt == 0 ? member(nv.free) : 0);
 		x->nidle += (nv.nt == 0) - (ov->nt == 0);
+		if ((nv.nt == 0) != (ov->nt == 0) && gpu_node(w, g) >= 0) {
+			int n = gpu_node(w, g);
+			x->node_idle[n] += (nv.nt == 0) - (ov->nt == 0);
+			node_set(x, n);
+		}
 		for (o = 0; o < 2; o++) {
 			int64_t k1, k2;
 			if (!x->have[o])
@@ -241,6 +295,33 @@ void world__index_gpu(struct world *w, int g)
 				member(nv.slmax) : 0);
 	x->nslices_free += nv.nslfree - ov->nslfree;
 	*ov = nv;
+}
+
+/* The node counts and trees against a count of every GPU: -1, or
+** w->ngpus on a difference. */
+static int node_check(const struct world *w)
+{
+	const struct world_gix *x = w->gix;
+	int *idle = calloc((size_t)(x->nnodes ? x->nnodes : 1), sizeof *idle);
+	int *size = calloc((size_t)(x->nnodes ? x->nnodes : 1), sizeof *size);
+	int g, n, bad = idle == NULL || size == NULL;
+
+	for (g = 0; g < w->ngpus && !bad; g++)
+		if ((n = gpu_node(w, g)) >= 0) {
+			size[n]++;
+			idle[n] += w->gpus[g].ntenants == 0;
+		}
+	for (n = 0; n < x->nnodes && !bad; n++) {
+		int64_t whole = size[n] > 0 && idle[n] == size[n] ?
+			x->max_node + 1 - size[n] : 0;
+		bad = idle[n] != x->node_idle[n] ||
+			size[n] != x->node_size[n] ||
+			sim_maxtree_get(&x->t_nidle, n) != idle[n] ||
+			sim_maxtree_get(&x->t_nwhole, n) != whole;
+	}
+	free(idle);
+	free(size);
+	return bad ? w->ngpus : -1;
 }
 
 int world__index_check(const struct world *w)
@@ -281,7 +362,42 @@ int world__index_check(const struct world *w)
 	if (idle != x->nidle || slfree != x->nslices_free ||
 	    used != x->used_sum)
 		return w->ngpus;
-	return -1;
+	return node_check(w);
+}
+
+/* ---- nodes ------------------------------------------------------------------ */
+
+int world_node_idle(const struct world *w, int n)
+{
+	const struct world_gix *x = w->gix;
+
+	return n >= 0 && n < x->nnodes ? x->node_idle[n] : 0;
+}
+
+int world_node_next_idle(const struct world *w, int from, int k)
+{
+	const struct world_gix *x = w->gix;
+
+	if (from < 0)
+		from = 0;
+	if (from >= x->nnodes)
+		return -1;
+	return sim_maxtree_first_ge(&x->t_nidle, from, k > 0 ? k : 0);
+}
+
+int world_node_next_whole(const struct world *w, int from, int max_gpus)
+{
+	const struct world_gix *x = w->gix;
+	int64_t bound;
+
+	if (from < 0)
+		from = 0;
+	if (from >= x->nnodes || max_gpus < 1)
+		return -1;
+	/* size <= max_gpus  <=>  max_node + 1 - size >= max_node + 1 -
+	** max_gpus; a node not wholly idle holds 0, below every bound */
+	bound = (int64_t)x->max_node + 1 - max_gpus;
+	return sim_maxtree_first_ge(&x->t_nwhole, from, bound > 1 ? bound : 1);
 }
 
 /* ---- device kinds ---------------------------------------------------------- */
