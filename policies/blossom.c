@@ -458,10 +458,66 @@ static int on_found_edge(struct bl_graph *g, const struct bl_e *e)
 	return 0;
 }
 
+/* Scans outer vertex u's edges in vertex order: a tight one is found
+** (1 if it augmented), the others update their ends' slack.  The arrays
+** are held in locals (their contents change, through on_found_edge, but
+** never where they are); only on_found_edge changes st and S. */
+static int scan_vertex(struct bl_graph *g, int u)
+{
+	/* vertex-vertex edges are never rewritten (blossoms are n+1..):
+	** E(u, v) joins u and v, its slack the sum below */
+	const struct bl_e *row = &E(g, u, 0);
+	const double *lab = g->lab;
+	const int *st = g->st, *S = g->S;
+	int *slack = g->slack, n = g->n, xu = st[u];
+	double *sd = g->sd, lu = lab[u];
+	unsigned long long *sdgen = g->sdgen, labgen = g->labgen;
+
+	g->scan++;
+	for (int v = 1; v <= n; v++) {
+		double wv = row[v].w, s;
+		int xv;
+		if (!(wv > 0))
+			continue;
+		xv = st[v];
+		if (xu == xv)
+			continue;
+		s = lu + lab[v] - wv * 2.0;
+		if (!(s > 0)) {                 /* !gt(s, 0) */
+			if (on_found_edge(g, &row[v]))
+				return 1;
+			g->scan++;              /* blossoms may change */
+			xu = st[u];
+		} else if (S[xv] == 1) {
+			/* an inner x's slack is never used while it is inner
+			** (d takes outer and free ones; its edge found tight
+			** does nothing) and is reset when it leaves */
+		} else if (xv == v) {
+			/* update_slack(u, v): dist(E(u, v)) is s, the same
+			** sum */
+			if (slack[v] != 0 && sdgen[v] != labgen) {
+				sd[v] = dist(g, &E(g, slack[v], v));
+				sdgen[v] = labgen;
+			}
+			if (slack[v] == 0 || s < sd[v]) {
+				slack[v] = u;
+				sd[v] = s;
+				sdgen[v] = labgen;
+			}
+		} else if (g->seen[xv] != g->scan) {
+			/* once per blossom and scan: the same edge E(u, xv),
+			** the same outcome */
+			g->seen[xv] = g->scan;
+			update_slack(g, u, xv);
+		}
+	}
+	return 0;
+}
+
 /* One search: 1 if it augmented the matching. */
 static int matching(struct bl_graph *g)
 {
-	int x, u, v, b;
+	int x, u, b;
 
 	for (x = 0; x <= g->nx; x++) {
 		g->S[x] = -1;
@@ -479,51 +535,11 @@ static int matching(struct bl_graph *g)
 	for (;;) {
 		double d = HUGE_VAL;
 		while (g->qh < g->qt) {
-			const struct bl_e *row;
-			double lu;
 			u = g->q[g->qh++];
 			if (g->S[g->st[u]] == 1)
 				continue;
-			/* vertex-vertex edges are never rewritten (blossoms
-			** are n+1..): E(u, v) joins u and v, its slack the
-			** sum below */
-			row = &E(g, u, 0);
-			lu = g->lab[u];
-			g->scan++;
-			for (v = 1; v <= g->n; v++) {
-				double wv = row[v].w, s;
-				int xv;
-				if (!(wv > 0))
-					continue;
-				xv = g->st[v];
-				if (g->st[u] == xv)
-					continue;
-				s = lu + g->lab[v] - wv * 2.0;
-				if (!(s > 0)) {         /* !gt(s, 0) */
-					if (on_found_edge(g, &row[v]))
-						return 1;
-					g->scan++;      /* blossoms may change */
-				} else if (g->S[xv] == 1) {
-					/* an inner x's slack is never used
-					** while it is inner (d takes outer and
-					** free ones; its edge found tight does
-					** nothing) and is reset when it leaves */
-				} else if (xv == v) {
-					/* update_slack(u, v): dist(E(u, v)) is
-					** s, the same sum */
-					if (g->slack[v] == 0 ||
-					    s < slack_dist(g, v)) {
-						g->slack[v] = u;
-						g->sd[v] = s;
-						g->sdgen[v] = g->labgen;
-					}
-				} else if (g->seen[xv] != g->scan) {
-					/* once per blossom and scan: the same
-					** edge E(u, xv), the same outcome */
-					g->seen[xv] = g->scan;
-					update_slack(g, u, xv);
-				}
-			}
+			if (scan_vertex(g, u))
+				return 1;
 		}
 		for (b = g->n + 1; b <= g->nx; b++)
 			if (g->st[b] == b && g->S[b] == 1 && g->lab[b] / 2 < d)
