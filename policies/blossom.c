@@ -23,6 +23,7 @@ struct bl_e {
 
 struct bl_graph {
 	int n, nx, cap;               /* vertices; vertices + blossoms; rows */
+	int nmax;                     /* the n created for (bl_reset) */
 	struct bl_e *g;               /* cap x cap */
 	double *lab;
 	int *match, *slack, *st, *pa, *S, *vis, t;
@@ -33,7 +34,12 @@ struct bl_graph {
 	/* the slack of x's edge from slack[x], memoised while the labels
 	** stay (sdgen[x] == labgen): the same sum, computed once */
 	double *sd;
-	unsigned *sdgen, labgen;
+	unsigned long long *sdgen, labgen;
+	unsigned long long *seen, scan; /* the search: blossom x's slack
+					 updated in this scan (seen[x] ==
+					 scan) */
+	double *db;                   /* add_blossom: dist of E(b, x), */
+	char *dbok;                   /* known when dbok[x] */
 };
 
 #define E(gr, a, b) ((gr)->g[(size_t)(a) * (size_t)(gr)->cap + (size_t)(b)])
@@ -51,6 +57,14 @@ static int gt(double x, double y)
 	return x > y;
 }
 
+/* Entry (a, b) as a new graph holds it: no edge, endpoints a and b. */
+static void e_fresh(struct bl_graph *g, int a, int b)
+{
+	E(g, a, b).u = a;
+	E(g, a, b).v = b;
+	E(g, a, b).w = 0;
+}
+
 struct bl_graph *bl_create(int n)
 {
 	struct bl_graph *g = calloc(1, sizeof *g);
@@ -59,6 +73,7 @@ struct bl_graph *bl_create(int n)
 	if (g == NULL || n < 1)
 		return free(g), NULL;
 	g->n = n;
+	g->nmax = n;
 	g->cap = 2 * n + 2;
 	c = (size_t)g->cap;
 	g->g = calloc(c * c, sizeof *g->g);
@@ -76,18 +91,36 @@ struct bl_graph *bl_create(int n)
 	g->tmp = calloc(c * 4, sizeof *g->tmp);
 	g->sd = calloc(c, sizeof *g->sd);
 	g->sdgen = calloc(c, sizeof *g->sdgen);
-	if (!g->sd || !g->sdgen || !g->g || !g->lab || !g->match || !g->slack || !g->st || !g->pa ||
+	g->db = calloc(c, sizeof *g->db);
+	g->seen = calloc(c, sizeof *g->seen);
+	g->dbok = calloc(c, sizeof *g->dbok);
+	if (!g->db || !g->dbok || !g->seen || !g->sd || !g->sdgen || !g->g || !g->lab || !g->match || !g->slack || !g->st || !g->pa ||
 	    !g->S || !g->vis || !g->flo || !g->nflo || !g->from || !g->q ||
 	    !g->tmp) {
 		bl_destroy(g);
 		return NULL;
 	}
 	for (int u = 0; u < g->cap; u++)
-		for (int v = 0; v < g->cap; v++) {
-			E(g, u, v).u = u;
-			E(g, u, v).v = v;
-		}
+		for (int v = 0; v < g->cap; v++)
+			e_fresh(g, u, v);
 	return g;
+}
+
+/* The state a new graph of n vertices has, as far as a solve can read
+** it: the vertex rows and columns 0..n fresh here; a blossom's row and
+** column when the solve first takes its number (add_blossom), before
+** which no entry of them is written or read.  The other arrays are
+** written before they are read (bl_solve, matching, add_blossom), but
+** for the slack cache, which labgen (never reset) keeps valid. */
+int bl_reset(struct bl_graph *g, int n)
+{
+	if (g == NULL || n < 1 || n > g->nmax)
+		return -1;
+	g->n = n;
+	for (int u = 0; u <= n; u++)
+		for (int v = 0; v <= n; v++)
+			e_fresh(g, u, v);
+	return 0;
 }
 
 void bl_destroy(struct bl_graph *g)
@@ -109,6 +142,9 @@ void bl_destroy(struct bl_graph *g)
 	free(g->tmp);
 	free(g->sd);
 	free(g->sdgen);
+	free(g->db);
+	free(g->dbok);
+	free(g->seen);
 	free(g);
 }
 
@@ -118,8 +154,14 @@ void bl_edge(struct bl_graph *g, int u, int v, double w)
 	E(g, v + 1, u + 1).w = w;
 }
 
+/* The slack of edge e.  An entry of positive weight is a copy of the
+** vertex-vertex entry (e->u, e->v) (those are never rewritten), so its
+** weight is that one's; others (none, or a blossom's entry between
+** rewrites) read it there. */
 static double dist(const struct bl_graph *g, const struct bl_e *e)
 {
+	if (e->w > 0)
+		return g->lab[e->u] + g->lab[e->v] - e->w * 2.0;
 	return g->lab[e->u] + g->lab[e->v] - E(g, e->u, e->v).w * 2.0;
 }
 
@@ -144,12 +186,30 @@ static void update_slack(struct bl_graph *g, int u, int x)
 	}
 }
 
+/* slack[x]: the least-slack edge to top-level x from an outer vertex
+** outside it, the first of equals.  Read along row x: for a vertex u
+** outside x, E(x, u) is E(u, x) mirrored (the two are written together,
+** from mirrored entries), the same weight and the same sum. */
 static void set_slack(struct bl_graph *g, int x)
 {
-	g->slack[x] = 0;
+	const struct bl_e *row = &E(g, x, 0);
+	double best = 0;
+	int su = 0;
+
 	for (int u = 1; u <= g->n; u++)
-		if (E(g, u, x).w > 0 && g->st[u] != x && g->S[g->st[u]] == 0)
-			update_slack(g, u, x);
+		if (row[u].w > 0 && g->st[u] != x && g->S[g->st[u]] == 0) {
+			double du = g->lab[row[u].u] + g->lab[row[u].v] -
+				row[u].w * 2.0;
+			if (su == 0 || du < best) {
+				su = u;
+				best = du;
+			}
+		}
+	g->slack[x] = su;
+	if (su != 0) {
+		g->sd[x] = best;
+		g->sdgen[x] = g->labgen;
+	}
 }
 
 /* Pushes the vertices of x (x itself, or a blossom's leaves breadth
@@ -259,14 +319,36 @@ static int get_lca(struct bl_graph *g, int u, int v)
 	return 0;
 }
 
+/* FROM(b, x) = xs for every vertex x in xs (breadth first, as q_push). */
+static void from_leaves(struct bl_graph *g, int b, int xs)
+{
+	int h = 0, t = 0;
+
+	g->tmp[t++] = xs;
+	while (h < t) {
+		int y = g->tmp[h++];
+		if (y <= g->n) {
+			FROM(g, b, y) = xs;
+			continue;
+		}
+		for (int i = 0; i < g->nflo[y]; i++)
+			g->tmp[t++] = FLO(g, y)[i];
+	}
+}
+
 static void add_blossom(struct bl_graph *g, int u, int lca, int v)
 {
 	int b = g->n + 1, x, y, *f;
 
 	while (b <= g->nx && g->st[b] != 0)
 		b++;
-	if (b > g->nx)
+	if (b > g->nx) {              /* first use of b: fresh (bl_reset) */
 		g->nx++;
+		for (x = 0; x < g->cap; x++) {
+			e_fresh(g, b, x);
+			e_fresh(g, x, b);
+		}
+	}
 	g->lab[b] = 0;
 	g->S[b] = 0;
 	g->match[b] = g->match[lca];
@@ -291,17 +373,36 @@ static void add_blossom(struct bl_graph *g, int u, int lca, int v)
 	}
 	for (x = 1; x <= g->n; x++)
 		FROM(g, b, x) = 0;
+	/* the labels stay through this loop: the dist of E(b, x), once
+	** computed or copied with its edge, is kept in db[x] (gt(w, 0)
+	** is w > 0: |w| <= 1e-5 |w| only at w = 0) */
+	memset(g->dbok, 0, (size_t)g->nx + 1);
 	for (int i = 0; i < g->nflo[b]; i++) {
 		int xs = f[i];
-		for (x = 1; x <= g->nx; x++)
-			if (!gt(E(g, b, x).w, 0) ||
-			    dist(g, &E(g, xs, x)) < dist(g, &E(g, b, x))) {
+		for (x = 1; x <= g->nx; x++) {
+			double dx;
+			if (!(E(g, b, x).w > 0)) {
 				E(g, b, x) = E(g, xs, x);
 				E(g, x, b) = E(g, x, xs);
+				g->dbok[x] = 0;
+				continue;
 			}
-		for (x = 1; x <= g->n; x++)
-			if (FROM(g, xs, x) != 0)
-				FROM(g, b, x) = xs;
+			dx = dist(g, &E(g, xs, x));
+			if (!g->dbok[x]) {
+				g->db[x] = dist(g, &E(g, b, x));
+				g->dbok[x] = 1;
+			}
+			if (dx < g->db[x]) {
+				E(g, b, x) = E(g, xs, x);
+				E(g, x, b) = E(g, x, xs);
+				/* at x = b the second copy overwrites the
+				** first: E(b, b) is then E(b, xs) */
+				g->db[x] = dx;
+				g->dbok[x] = x != b;
+			}
+		}
+		/* FROM(xs, x) != 0 exactly for the vertices x in xs */
+		from_leaves(g, b, xs);
 	}
 	set_slack(g, b);
 }
@@ -357,10 +458,66 @@ static int on_found_edge(struct bl_graph *g, const struct bl_e *e)
 	return 0;
 }
 
+/* Scans outer vertex u's edges in vertex order: a tight one is found
+** (1 if it augmented), the others update their ends' slack.  The arrays
+** are held in locals (their contents change, through on_found_edge, but
+** never where they are); only on_found_edge changes st and S. */
+static int scan_vertex(struct bl_graph *g, int u)
+{
+	/* vertex-vertex edges are never rewritten (blossoms are n+1..):
+	** E(u, v) joins u and v, its slack the sum below */
+	const struct bl_e *row = &E(g, u, 0);
+	const double *lab = g->lab;
+	const int *st = g->st, *S = g->S;
+	int *slack = g->slack, n = g->n, xu = st[u];
+	double *sd = g->sd, lu = lab[u];
+	unsigned long long *sdgen = g->sdgen, labgen = g->labgen;
+
+	g->scan++;
+	for (int v = 1; v <= n; v++) {
+		double wv = row[v].w, s;
+		int xv;
+		if (!(wv > 0))
+			continue;
+		xv = st[v];
+		if (xu == xv)
+			continue;
+		s = lu + lab[v] - wv * 2.0;
+		if (!(s > 0)) {                 /* !gt(s, 0) */
+			if (on_found_edge(g, &row[v]))
+				return 1;
+			g->scan++;              /* blossoms may change */
+			xu = st[u];
+		} else if (S[xv] == 1) {
+			/* an inner x's slack is never used while it is inner
+			** (d takes outer and free ones; its edge found tight
+			** does nothing) and is reset when it leaves */
+		} else if (xv == v) {
+			/* update_slack(u, v): dist(E(u, v)) is s, the same
+			** sum */
+			if (slack[v] != 0 && sdgen[v] != labgen) {
+				sd[v] = dist(g, &E(g, slack[v], v));
+				sdgen[v] = labgen;
+			}
+			if (slack[v] == 0 || s < sd[v]) {
+				slack[v] = u;
+				sd[v] = s;
+				sdgen[v] = labgen;
+			}
+		} else if (g->seen[xv] != g->scan) {
+			/* once per blossom and scan: the same edge E(u, xv),
+			** the same outcome */
+			g->seen[xv] = g->scan;
+			update_slack(g, u, xv);
+		}
+	}
+	return 0;
+}
+
 /* One search: 1 if it augmented the matching. */
 static int matching(struct bl_graph *g)
 {
-	int x, u, v, b;
+	int x, u, b;
 
 	for (x = 0; x <= g->nx; x++) {
 		g->S[x] = -1;
@@ -378,27 +535,11 @@ static int matching(struct bl_graph *g)
 	for (;;) {
 		double d = HUGE_VAL;
 		while (g->qh < g->qt) {
-			const struct bl_e *row;
-			double lu;
 			u = g->q[g->qh++];
 			if (g->S[g->st[u]] == 1)
 				continue;
-			/* vertex-vertex edges are never rewritten (blossoms
-			** are n+1..): E(u, v) joins u and v, its slack the
-			** sum below */
-			row = &E(g, u, 0);
-			lu = g->lab[u];
-			for (v = 1; v <= g->n; v++) {
-				double wv = row[v].w;
-				if (wv > 0 && g->st[u] != g->st[v]) {
-					if (!gt(lu + g->lab[v] - wv * 2.0, 0)) {
-						if (on_found_edge(g, &row[v]))
-							return 1;
-					} else {
-						update_slack(g, u, g->st[v]);
-					}
-				}
-			}
+			if (scan_vertex(g, u))
+				return 1;
 		}
 		for (b = g->n + 1; b <= g->nx; b++)
 			if (g->st[b] == b && g->S[b] == 1 && g->lab[b] / 2 < d)

@@ -23,6 +23,10 @@ struct bl_graph;
 /* n vertices 0..n-1 (n >= 1), no edges; NULL when out of memory. */
 struct bl_graph *bl_create(int n);
 void bl_destroy(struct bl_graph *g);
+/* Empties g for n vertices (1 <= n <= the n it was created for), as
+** bl_create(n) would return it: the same matching, tie order included,
+** without the allocation.  0, or -1 when n is out of range. */
+int bl_reset(struct bl_graph *g, int n);
 
 /* Sets the weight of edge (u, v) (u != v; w > 0; symmetric). */
 void bl_edge(struct bl_graph *g, int u, int v, double w);

@@ -29,6 +29,17 @@
 ** GPUs are in interleave mode (models/gpu.h): a group's jobs run at their
 ** solo iteration time over the group's round time.  Jobs without
 ** per-resource times (res_*_ms) run alone (a group of one).
+**
+** Cost per event (A active jobs, G GPUs; n a GPU count's candidates,
+** at most 4 G / its GPU count, 232 on Muri's trace4): the qsched core's
+** pass (qsched.h), then per round and GPU count the graph's key O(n), a
+** matching memoised by it (MURI_GC slots, 80 % of trace4's graphs) or
+** else the graph O(n^2) (round times memoised by job types) and the
+** maximum-weight matching O(n^3) (blossom.c, one reused graph), which is
+** most of the time: trace4 (2,638 jobs, 61 k matchings, 10.8 k solved)
+** 20-27 CPU-s, trace2 10-14 (docs/PERFORMANCE.md, "Cluster
+** schedulers").  Worst case: a long queue of one GPU count (n = 4 G
+** every event).
 */
 #include "policies/qsched.h"
 
@@ -56,7 +67,9 @@ struct mpack {
 /* Round times memoised by the group's job types (jobs with the same
 ** per-resource and iteration times share a type): the matching asks for
 ** the same few groups many times a pass. */
-#define MURI_MEMO 4096
+#define MURI_MEMO 4096                /* type table slots */
+#define MURI_RMEMO 65536              /* round-time slots (a miss costs
+					 pol_interleave_round_ms) */
 struct memo_slot {
 	int key[IL_MAX_JOBS];         /* sorted type ids, -1 padded; key[0]
 					 == -2: empty */
@@ -98,10 +111,17 @@ struct muri {
 	struct mpack *pk, *pk2;       /* groups; the next round's */
 	int npk, npk2, cap;
 	int *used, *mate, *cand;
+	int *agpus, *aflag;           /* per active index, this pass: GPUs,
+					 AF_* flags (candidates) */
 	int nkeys, keys[MURI_KEYS];
 	int *gpus_of;                 /* per pack: its GPUs (max GPUs each) */
 	int *placed;                  /* per pack: 1 when placed this pass */
 	struct gc_ent *gc;            /* matchings by graph (MURI_GC slots) */
+	struct bl_graph *bg;          /* the matcher, reused (bl_reset) */
+	int bg_n;                     /* the n it was created for */
+	double pused[512];            /* this graph: pack's resource sum, */
+	double pterm[512][IL_MAX_JOBS]; /* its jobs' terms, */
+	uint64_t pmem[512];           /* its memory sum */
 	int64_t gkey[512 * GC_W];     /* scratch: this graph's key */
 };
 
@@ -123,15 +143,15 @@ static int muri_init_common(struct world *w, struct muri *m, const char *name,
 
 	(void)p;
 	m->name = name;
-	m->memo = malloc(MURI_MEMO * sizeof *m->memo);
+	m->memo = malloc(MURI_RMEMO * sizeof *m->memo);
 	m->types = malloc(MURI_MEMO * sizeof *m->types);
 	m->gc = calloc(MURI_GC, sizeof *m->gc);
 	if (m->memo == NULL || m->types == NULL || m->gc == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	for (g = 0; g < MURI_MEMO; g++) {
+	for (g = 0; g < MURI_RMEMO; g++)
 		m->memo[g].key[0] = -2;
+	for (g = 0; g < MURI_MEMO; g++)
 		m->types[g].id = -1;
-	}
 	if ((rc = qs_init(&m->q, w, m->placement, err)) != 0)
 		return rc;
 	for (g = 0; g < pol_ngpus(w); g++)
@@ -165,6 +185,7 @@ static void muri_fini(struct world *w, void *s)
 		free(m->gc[k].mate);
 	}
 	free(m->gc);
+	bl_destroy(m->bg);
 	free(m->memo);
 	free(m->types);
 	free(m->type_of);
@@ -175,6 +196,8 @@ static void muri_fini(struct world *w, void *s)
 	free(m->cand);
 	free(m->gpus_of);
 	free(m->placed);
+	free(m->agpus);
+	free(m->aflag);
 }
 
 static struct il_job il_of(struct world *w, int j);
@@ -249,6 +272,8 @@ static int muri_finish(struct world *w, void *s, int j)
 	return 0;
 }
 
+enum { AF_SWAP_OUT = 1, AF_GROUPABLE = 2 };
+
 static int grow(struct muri *m, struct world *w)
 {
 	int n = m->q.nact + 1;
@@ -263,6 +288,10 @@ static int grow(struct muri *m, struct world *w)
 	free(m->cand);
 	free(m->gpus_of);
 	free(m->placed);
+	free(m->agpus);
+	free(m->aflag);
+	m->agpus = malloc((size_t)n * sizeof *m->agpus);
+	m->aflag = malloc((size_t)n * sizeof *m->aflag);
 	m->pk = malloc((size_t)n * sizeof *m->pk);
 	m->pk2 = malloc((size_t)n * sizeof *m->pk2);
 	m->used = malloc((size_t)n * sizeof *m->used);
@@ -273,6 +302,7 @@ static int grow(struct muri *m, struct world *w)
 	m->placed = malloc((size_t)n * sizeof *m->placed);
 	m->cap = n;
 	return m->pk && m->pk2 && m->used && m->mate && m->cand &&
+		m->agpus && m->aflag &&
 		m->gpus_of && m->placed ? 0 : SIM_ENOMEM;
 }
 
@@ -332,7 +362,7 @@ static double pack_round(struct muri *m, struct world *w,
 	h = 2166136261u;
 	for (i = 0; i < IL_MAX_JOBS; i++)
 		h = (h ^ (unsigned)(key[i] + 2)) * 16777619u;
-	e = &m->memo[h & (MURI_MEMO - 1)];
+	e = &m->memo[h & (MURI_RMEMO - 1)];
 	if (e->key[0] != -2 && memcmp(e->key, key, sizeof key) == 0)
 		return e->tt;
 	memcpy(e->key, key, sizeof key);        /* direct-mapped: replace */
@@ -340,38 +370,41 @@ static double pack_round(struct muri *m, struct world *w,
 	return e->tt;
 }
 
-static double used_ratio(struct muri *m, struct world *w,
-			 const struct mpack *a, const struct mpack *b)
+/* used_ratio of packs idx[u] and idx[v] of this graph, from the sums
+** pack_sums kept: the same additions in the same order. */
+static double used_ratio_uv(struct muri *m, struct world *w, const int *idx,
+			    int u, int v)
 {
-	double used = 0, tt;
+	const struct mpack *a = &m->pk[idx[u]], *b = &m->pk[idx[v]];
+	double used = m->pused[u], tt;
 	int i;
 
-	for (i = 0; i < a->n; i++) {
-		struct il_job x = il_of(w, a->job[i]);
-		used += x.res[0] + x.res[1] + x.res[2];
-	}
-	for (i = 0; i < b->n; i++) {
-		struct il_job x = il_of(w, b->job[i]);
-		used += x.res[0] + x.res[1] + x.res[2];
-	}
+	for (i = 0; i < b->n; i++)
+		used += m->pterm[v][i];
 	tt = pack_round(m, w, a, b);
 	return tt > 0 ? used / (tt * 4.0) : 0;
 }
 
-/* 1 if the union of packs a and b fits one GPU's memory (GPU 0's
-** device, the yardstick of every comparison here): Muri's simulator does
-** not model GPU memory; colosim does not pair jobs that cannot share. */
-static int mem_fits(struct world *w, const struct mpack *a,
-		    const struct mpack *b)
+/* The per-pack sums of this graph's packs idx[0..n) (n <= 512): the
+** resource-use sum of the weight and the memory (GPU 0's device, the
+** yardstick of every comparison here: a pair is an edge only if its
+** union fits one GPU; Muri's simulator does not model GPU memory,
+** colosim does not pair jobs that cannot share). */
+static void pack_sums(struct muri *m, struct world *w, const int *idx, int n)
 {
-	uint64_t sum = 0;
-	int i;
+	int u, i;
 
-	for (i = 0; i < a->n; i++)
-		sum += pol_job_mem(w, a->job[i], 0);
-	for (i = 0; i < b->n; i++)
-		sum += pol_job_mem(w, b->job[i], 0);
-	return sum <= pol_gpu(w, 0).hbm_bytes;
+	for (u = 0; u < n; u++) {
+		const struct mpack *p = &m->pk[idx[u]];
+		m->pused[u] = 0;
+		m->pmem[u] = 0;
+		for (i = 0; i < p->n; i++) {
+			struct il_job x = il_of(w, p->job[i]);
+			m->pterm[u][i] = x.res[0] + x.res[1] + x.res[2];
+			m->pused[u] += m->pterm[u][i];
+			m->pmem[u] += pol_job_mem(w, p->job[i], 0);
+		}
+	}
 }
 
 static int key_index(struct muri *m, int gpus)
@@ -415,28 +448,34 @@ static long candidates(struct muri *m, struct world *w)
 	int k, i;
 	long need = 0;
 
+	/* the jobs' GPUs and flags, read once: nothing changes in this
+	** step (the walk below reads them O(A) times a job) */
 	m->nkeys = 0;
 	for (k = 0; k < m->q.nact; k++) {
+		int j = m->q.act[k];
 		m->used[k] = 0;
-		key_index(m, pol_job(w, m->q.act[k]).gpus);
+		m->agpus[k] = pol_job(w, j).gpus;
+		m->aflag[k] = (swapping_out(w, j) ? AF_SWAP_OUT : 0) |
+			(groupable(w, j) ? AF_GROUPABLE : 0);
+		key_index(m, m->agpus[k]);
 	}
 	qs_whatif(&m->q, w);
 	m->npk = 0;
 	for (k = 0; k < m->q.nact; k++) {
-		int j = m->q.act[k], g = pol_job(w, j).gpus;
+		int g = m->agpus[k];
 		int ki = key_index(m, g), taken = 0;
-		if (m->used[k] || ki < 0 || swapping_out(w, j) ||
+		if (m->used[k] || ki < 0 || (m->aflag[k] & AF_SWAP_OUT) ||
 		    !qs_fits(&m->q, g))
 			continue;
 		/* admit the next max_pack jobs of this GPU count (this one
 		** first: the earlier ones are taken already) */
 		for (i = k; i < m->q.nact && taken < m->max_pack; i++) {
 			int jj = m->q.act[i];
-			if (m->used[i] || pol_job(w, jj).gpus != g ||
-			    swapping_out(w, jj))
+			if (m->used[i] || m->agpus[i] != g ||
+			    (m->aflag[i] & AF_SWAP_OUT))
 				continue;
-			if (taken > 0 && (!groupable(w, jj) ||
-					  !groupable(w, j)))
+			if (taken > 0 && (!(m->aflag[i] & AF_GROUPABLE) ||
+					  !(m->aflag[k] & AF_GROUPABLE)))
 				break;     /* without resource times: alone */
 			m->used[i] = 1;
 			m->cand[m->npk] = ki;
@@ -522,6 +561,21 @@ static int gc_store(struct gc_ent *e, struct muri *m, int n)
 	return 0;
 }
 
+/* The matcher emptied for n vertices: one graph kept and reset (the
+** same matching as a new one, blossom.h); NULL when out of memory. */
+static struct bl_graph *matcher(struct muri *m, int n)
+{
+	if (n > m->bg_n) {
+		int c = n < 64 ? 64 : n;
+		bl_destroy(m->bg);
+		m->bg_n = 0;
+		if ((m->bg = bl_create(c)) == NULL)
+			return NULL;
+		m->bg_n = c;
+	}
+	return bl_reset(m->bg, n) == 0 ? m->bg : NULL;
+}
+
 /* Step 2, one round: per GPU count, match the current packs (m->pk, key
 ** index in m->cand) and merge matched pairs while *need > cluster GPUs.
 ** The next round's packs are written to m->pk2, then swapped in.  The
@@ -546,18 +600,22 @@ static int blossom_round(struct muri *m, struct world *w, long *need)
 			m->mate[u] = -1;
 		if (n > 1 && gc_find(m, w, idx, n, &e))
 			goto matched;
-		g = n > 1 ? bl_create(n) : NULL;
-		if (n > 1 && g == NULL)
+		g = NULL;
+		if (n > 1 && (g = matcher(m, n)) == NULL)
 			return SIM_ENOMEM;
+		if (g != NULL)
+			pack_sums(m, w, idx, n);
 		for (u = 0; g != NULL && u < n; u++)
 			for (v = u + 1; v < n; v++) {
 				const struct mpack *a = &m->pk[idx[u]];
 				const struct mpack *b = &m->pk[idx[v]];
 				double wt;
+				/* mem_fits(a, b), from the sums */
 				if (a->n + b->n > m->max_pack ||
-				    !mem_fits(w, a, b))
+				    m->pmem[u] + m->pmem[v] >
+				    pol_gpu(w, 0).hbm_bytes)
 					continue;
-				wt = used_ratio(m, w, a, b);
+				wt = used_ratio_uv(m, w, idx, u, v);
 				if (wt > 0 && !(wt <= 1e-5 * wt)) {
 					bl_edge(g, u, v, wt);
 					any = 1;
@@ -565,7 +623,6 @@ static int blossom_round(struct muri *m, struct world *w, long *need)
 			}
 		if (any)
 			bl_solve(g, m->mate);
-		bl_destroy(g);
 		if (e != NULL && gc_store(e, m, n) != 0)
 			return SIM_ENOMEM;
 matched:

@@ -12,6 +12,7 @@
 
 #include "models/interleave.h"
 #include "policies/blossom.h"
+#include "policies/dlas.h"
 #include "policies/policy.h"
 #include "sim/world/world.h"
 #include "tests/util.h"
@@ -291,6 +292,120 @@ static void test_tiresias_jump(void)
 	tw_close(&r);
 }
 
+/* ---- dlas: a superseded timer runs no pass ---------------------------- */
+
+/* A probe policy: tiresias's dlas with an order hook that notes the time
+** of every pass that orders a job (the state is the world's, so the
+** notes live here; one probe run at a time). */
+static struct {
+	sim_time at[64];
+	int n;
+} dlas_passes;
+
+struct dlas_probe {
+	struct dlas d;
+};
+
+static const struct pol_param_def dlas_probe_params[] = {
+	DLAS_PARAMS(struct dlas_probe, d),
+	POL_PARAM_END
+};
+
+static void dlas_probe_order(struct dlas *d, struct world *w, int j)
+{
+	sim_time now = pol_now(w);
+
+	(void)d;
+	(void)j;
+	if (dlas_passes.n < 64 &&
+	    (dlas_passes.n == 0 || dlas_passes.at[dlas_passes.n - 1] != now))
+		dlas_passes.at[dlas_passes.n++] = now;
+}
+
+static int dlas_probe_init(struct world *w, void *s,
+			   const struct pol_params *p, struct sim_err *err)
+{
+	struct dlas_probe *x = s;
+
+	(void)p;
+	x->d.order = dlas_probe_order;
+	return dlas_init(&x->d, w, "dlas-probe", err);
+}
+
+static void dlas_probe_fini(struct world *w, void *s)
+{
+	(void)w;
+	dlas_fini(s);
+}
+
+static int dlas_probe_arrival(struct world *w, void *s, int j)
+{
+	return dlas_arrival(s, w, j);
+}
+
+static int dlas_probe_finish(struct world *w, void *s, int j)
+{
+	(void)w;
+	dlas_finish(s, j);
+	return 0;
+}
+
+static int dlas_probe_timer(struct world *w, void *s, uint64_t tag)
+{
+	return dlas_timer(s, w, tag);
+}
+
+static int dlas_probe_schedule(struct world *w, void *s)
+{
+	return dlas_pass(s, w);
+}
+
+static const struct pol_ops dlas_probe_ops = {
+	.iVersion = POL_IFACE_VERSION,
+	.zName = "dlas-probe",
+	.zDesc = "test: dlas noting its passes",
+	.szState = sizeof(struct dlas_probe),
+	.xInit = dlas_probe_init,
+	.xFini = dlas_probe_fini,
+	.xOnArrival = dlas_probe_arrival,
+	.xOnFinish = dlas_probe_finish,
+	.xOnTimer = dlas_probe_timer,
+	.xSchedule = dlas_probe_schedule,
+	.aParam = dlas_probe_params,
+};
+
+/* 2 GPUs, one threshold at 100 s of run time.  C (1 GPU, 10,000 s) is
+** demoted at 100 s to the last queue (no jump of its own after).  A (1
+** GPU, 50 s) arrives at 200: its jump at 300 sets a timer.  A ends at
+** 250; that pass sets no timer (C has no jump) but supersedes A's: at
+** 300 no pass may run (before the fix, the timer of the pass at 200 was
+** still the latest one, fired, and re-sorted at 300).  The passes that
+** order a job: 0, 100, 200, 250. */
+static void test_dlas_stale_timer(void)
+{
+	const char *body =
+		"C,train,0,resnet50,32,,10000,,,,1,,1000,,,,,,\n"
+		"A,train,200,resnet50,32,,50,,,,1,,1000,,,,,,\n";
+	static const double want_s[] = { 0, 100, 200, 250 };
+	struct tw_world r;
+	int k, at300 = 0;
+
+	dlas_passes.n = 0;
+	CU_ASSERT_EQUAL_FATAL(tw_go(&r, "dlas_stale.csv", body,
+				    &dlas_probe_ops, "1x2:a100-80gb",
+				    "queues=100,service=time"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tw_end_s(&r, "A"), 250, 1e-6);
+	for (k = 0; k < dlas_passes.n; k++)
+		if (fabs((double)dlas_passes.at[k] / 1e9 - 300) < 1e-3)
+			at300++;
+	CU_ASSERT_EQUAL(at300, 0);
+	CU_ASSERT_EQUAL_FATAL(dlas_passes.n >= 4, 1);
+	for (k = 0; k < 4; k++)
+		CU_ASSERT_DOUBLE_EQUAL((double)dlas_passes.at[k] / 1e9,
+				       want_s[k], 1e-6);
+	tw_close(&r);
+}
+
 /* gittins with a size distribution of {100, 100, 1000} GPU-s, delta 100:
 ** a job with 0 attained has index P/E with P = 2/3 (two of three finish
 ** within 100 more) and E = (100 + 100 + 100) / 3 = 100: 6666.6667; a job
@@ -525,6 +640,8 @@ TEST_REGISTER(sched)
 		{ "node-consolidated placement", test_node_placement },
 		{ "tiresias demotes on attained GPU-time", test_tiresias },
 		{ "tiresias jump = tiresias: the peer's floor", test_tiresias_jump },
+		{ "dlas: a superseded timer runs no pass",
+		  test_dlas_stale_timer },
 		{ "gittins index from a distribution", test_gittins },
 		{ "gittins e_floor: Python 2's E", test_gittins_e_floor },
 		{ "muri-s interleaves complementary jobs", test_muri },
