@@ -9,6 +9,16 @@
 ** between two trees, and otherwise adjusts the duals by the least slack d;
 ** it ends when no augmenting path exists or an outer vertex's label would
 ** reach 0 (a maximum-weight, not maximum-cardinality, matching).
+**
+** Muri's decisions depend on the tie order, so every shortcut here keeps
+** the order of operations, and the floating-point sums, of the plain
+** implementation (tests/test_blossom.c holds it, as of fb140d9, and
+** checks the same matching on tie-heavy graphs): a blossom's slack is
+** found along its row (the mirror of its column), once per scanned
+** vertex; an inner vertex's slack is not kept (never read while inner);
+** add_blossom keeps the slack of the blossom's entries; bl_reset reuses a
+** graph, fresh wherever a solve reads it.  Cost: O(n^3) a solve, the
+** scan of every outer vertex's n edges per augmentation most of it.
 */
 #include "policies/blossom.h"
 

@@ -37,8 +37,9 @@
 ** else the graph O(n^2) (round times memoised by job types) and the
 ** maximum-weight matching O(n^3) (blossom.c, one reused graph), which is
 ** most of the time: trace4 (2,638 jobs, 61 k matchings, 10.8 k solved)
-** 20-27 CPU-s, trace2 10-14 (docs/PERFORMANCE.md, "Cluster
-** schedulers").  Worst case: a long queue of one GPU count (n = 4 G
+** 21-23 CPU-s muri-s, 29-36 muri-l; trace2 12-15 and 15-19, on a loaded
+** machine (docs/PERFORMANCE.md, "Cluster schedulers": short of 100x
+** Muri's simulator there).  Worst case: a long queue of one GPU count (n = 4 G
 ** every event).
 */
 #include "policies/qsched.h"
