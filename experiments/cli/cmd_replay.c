@@ -247,8 +247,10 @@ static int run(int argc, char **argv)
 	}
 	a->params = &r.params;
 	a->llm = &r.llm;
-	/* it prints the metrics alone: no job rows or placements held */
-	a->metrics_only = 1;
+	/* it prints the metrics alone: no job rows or placements held,
+	** unless a timeline is written, which names every job by its id
+	** (a metrics-only world keeps a released job's index alone) */
+	a->metrics_only = a->timeline_path == NULL;
 	run_result_init(&res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = exp_simulate_args(a, &res, &err);
