@@ -150,6 +150,52 @@ void qs_fini(struct qsched *q)
 	memset(q, 0, sizeof *q);
 }
 
+/* The node walk of the yarn rule for more than one node's GPUs, over
+** either index (the what-if sets or the world's node indexes; the two
+** differ only in where "wholly free" and "k free" are looked up): the
+** lowest wholly free nodes of at most the GPUs still to place, in index
+** order, into q->taken (their number in *ntaken), then the lowest other
+** node with enough free for the rest (*last, -1 when none is needed).
+** Returns the GPUs left to place on *last (0 when whole nodes sufficed),
+** or -1 when they do not fit. */
+static int walk_nodes(struct qsched *q, const void *ctx, int g,
+		      int (*whole)(const void *, int, int),
+		      int (*free_k)(const void *, int, int),
+		      int *ntaken, int *last)
+{
+	int n, k, rem = g, from = 0;
+
+	*ntaken = 0;
+	*last = -1;
+	while (rem > 0 && (n = whole(ctx, from, rem)) >= 0) {
+		q->taken[(*ntaken)++] = n;
+		q->node_taken[n] = 1;
+		rem -= q->node_size[n];
+		from = n + 1;
+	}
+	for (from = 0; rem > 0; from = n + 1) {
+		if ((n = free_k(ctx, from, rem)) < 0)
+			break;
+		if (!q->node_taken[n]) {
+			*last = n;
+			break;
+		}
+	}
+	for (k = 0; k < *ntaken; k++)
+		q->node_taken[q->taken[k]] = 0;
+	return rem > 0 && *last < 0 ? -1 : rem;
+}
+
+static int wi_whole_at(const void *ctx, int from, int rem)
+{
+	return wi_next_whole(ctx, from, rem);
+}
+
+static int wi_free_at(const void *ctx, int from, int rem)
+{
+	return wi_next_free(ctx, from, rem);
+}
+
 /* Takes g GPUs from the what-if cluster, as the peers' yarn scheme: a job
 ** of at most one node's GPUs on the lowest node with g free; a larger one
 ** on the lowest wholly free nodes of at most the GPUs still to place (in
@@ -157,7 +203,7 @@ void qs_fini(struct qsched *q)
 ** they fit; with `use` set, consumes them. */
 static int take_nodes(struct qsched *q, int g, int use)
 {
-	int n, k, rem = g, ntaken = 0, last = -1, from = 0;
+	int n, k, rem, ntaken, last;
 
 	if (g <= q->max_node) {
 		if ((n = wi_next_free(q, 0, g)) < 0)
@@ -166,23 +212,8 @@ static int take_nodes(struct qsched *q, int g, int use)
 			wi_set(q, n, q->node_free[n] - g);
 		return 1;
 	}
-	while (rem > 0 && (n = wi_next_whole(q, from, rem)) >= 0) {
-		q->taken[ntaken++] = n;
-		q->node_taken[n] = 1;
-		rem -= q->node_size[n];
-		from = n + 1;
-	}
-	for (from = 0; rem > 0; from = n + 1) {
-		if ((n = wi_next_free(q, from, rem)) < 0)
-			break;
-		if (!q->node_taken[n]) {
-			last = n;
-			break;
-		}
-	}
-	for (k = 0; k < ntaken; k++)
-		q->node_taken[q->taken[k]] = 0;
-	if (rem > 0 && last < 0)
+	if ((rem = walk_nodes(q, q, g, wi_whole_at, wi_free_at, &ntaken,
+			      &last)) < 0)
 		return 0;
 	if (!use)
 		return 1;
@@ -348,13 +379,23 @@ static void node_gpus(struct qsched *q, struct world *w, int n, int want,
 	}
 }
 
+static int world_whole_at(const void *ctx, int from, int rem)
+{
+	return pol_node_next_whole(ctx, from, rem);
+}
+
+static int world_idle_at(const void *ctx, int from, int rem)
+{
+	return pol_node_next_idle(ctx, from, rem);
+}
+
 /* Chooses `need` GPUs on the actual cluster (GPUs without tenants) into
 ** q->gpus; 1 if found.  Any: the lowest idle GPUs.  Node: take_nodes's
 ** rule over the world's node indexes (a node's idle GPUs are its free
 ** ones); the whole nodes' GPUs first, in node order, then the rest's. */
 static int choose(struct qsched *q, struct world *w, int need)
 {
-	int n, k, g, got = 0, rem = need, ntaken = 0, last = -1, from = 0;
+	int n, k, g, got = 0, rem, ntaken, last;
 
 	if (q->placement != QS_PLACE_NODE) {
 		for (g = -1; got < need &&
@@ -368,23 +409,8 @@ static int choose(struct qsched *q, struct world *w, int need)
 		node_gpus(q, w, n, need, &got);
 		return got == need;
 	}
-	while (rem > 0 && (n = pol_node_next_whole(w, from, rem)) >= 0) {
-		q->taken[ntaken++] = n;
-		q->node_taken[n] = 1;
-		rem -= q->node_size[n];
-		from = n + 1;
-	}
-	for (from = 0; rem > 0; from = n + 1) {
-		if ((n = pol_node_next_idle(w, from, rem)) < 0)
-			break;
-		if (!q->node_taken[n]) {
-			last = n;
-			break;
-		}
-	}
-	for (k = 0; k < ntaken; k++)
-		q->node_taken[q->taken[k]] = 0;
-	if (rem > 0 && last < 0)
+	if ((rem = walk_nodes(q, w, need, world_whole_at, world_idle_at,
+			      &ntaken, &last)) < 0)
 		return 0;
 	for (k = 0; k < ntaken; k++)
 		node_gpus(q, w, q->taken[k], q->node_size[q->taken[k]], &got);
