@@ -140,11 +140,26 @@ int world_job_fits_empty(const struct world *w, int j)
 	return job->fits_empty_ == 1;
 }
 
+int world__check_gpu(const struct world *w, const int *gpus, int k,
+		     const char *what, struct sim_err *err)
+{
+	int i;
+
+	if (gpus[k] < 0 || gpus[k] >= w->ngpus)
+		return sim_err_set(err, SIM_EINVAL, "%s: no GPU %d", what,
+				   gpus[k]);
+	for (i = 0; i < k; i++)
+		if (gpus[i] == gpus[k])
+			return sim_err_set(err, SIM_EINVAL, "%s: GPU %d twice",
+					   what, gpus[k]);
+	return 0;
+}
+
 static int check_place(const struct world *w, const struct world_job *job,
 		       const int *gpus, int n, const struct world_place_opts *o,
 		       struct sim_err *err)
 {
-	int k, i;
+	int k, rc;
 
 	if (job->state != JOB_PENDING && job->state != JOB_PREEMPTED)
 		return sim_err_set(err, SIM_ESTATE, "place: job %s is %s",
@@ -160,15 +175,9 @@ static int check_place(const struct world *w, const struct world_job *job,
 	if (o->sm_cap < 0 || o->sm_cap > 1)
 		return sim_err_set(err, SIM_EINVAL, "place: SM share %g not "
 				   "in (0, 1]", o->sm_cap);
-	for (k = 0; k < n; k++) {
-		if (gpus[k] < 0 || gpus[k] >= w->ngpus)
-			return sim_err_set(err, SIM_EINVAL, "place: no GPU %d",
-					   gpus[k]);
-		for (i = 0; i < k; i++)
-			if (gpus[i] == gpus[k])
-				return sim_err_set(err, SIM_EINVAL, "place: GPU "
-						   "%d twice", gpus[k]);
-	}
+	for (k = 0; k < n; k++)
+		if ((rc = world__check_gpu(w, gpus, k, "place", err)) != 0)
+			return rc;
 	return 0;
 }
 

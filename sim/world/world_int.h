@@ -204,6 +204,11 @@ int world__offer_place(struct world *w, struct world_job *job,
 		       struct sim_err *err);
 int world__offer_preempt(struct world *w, struct world_job *job,
 			 struct sim_err *err);
+/* Checks entry k of a GPU list for a `what` action ("place", "resize"):
+** a GPU of this world, not already in gpus[0..k-1]; 0, or SIM_EINVAL
+** with "WHAT: no GPU g" / "WHAT: GPU g twice" (world_act.c). */
+int world__check_gpu(const struct world *w, const int *gpus, int k,
+		     const char *what, struct sim_err *err);
 /* Every kind's xLeave for job (world__free_placement calls it). */
 void world__kinds_leave(struct world *w, struct world_job *job);
 
@@ -507,8 +512,6 @@ static inline int world__ask_route(struct world *w, int j, int *to)
 	rc = w->pol->xOnRequest(w, w->pol_state, j, to);
 	return rc < 0 ? world__hook_rc(w, rc, "on_request") : 0;
 }
-/* A training job's total solo time on device d with this placement
-** (docs/MODEL.md, "Training jobs"). */
 /* wl_train_profile_measured of a training job at max batch on device d,
 ** with the model's fit from the world's memo (world_train.c): the same
 ** profile without the fitted table's scan. */
@@ -522,6 +525,8 @@ void world__train_res(const struct world_job *job,
 		      struct gpu_work_profile *prof);
 /* An elastic job's gradient noise scale, in samples (world.c). */
 double world__job_noise(const struct world_job *job);
+/* A training job's total solo time on device d with this placement
+** (docs/MODEL.md, "Training jobs"). */
 double world__train_total_ns(const struct world *w,
 			     const struct world_job *job,
 			     const struct dev_profile *d, const int *gpus,

@@ -54,7 +54,7 @@ static int check_resize(const struct world *w, const struct world_job *job,
 			const int *gpus, int n, sim_time restart_ns,
 			struct sim_err *err)
 {
-	int k, i;
+	int k, i, rc;
 
 	if (job->state != JOB_RUNNING || job->tj.kind != TRACE_TRAIN ||
 	    job->nplaced == 0)
@@ -83,13 +83,8 @@ static int check_resize(const struct world *w, const struct world_job *job,
 		uint64_t own = 0, need;
 		int others;
 
-		if (gpus[k] < 0 || gpus[k] >= w->ngpus)
-			return sim_err_set(err, SIM_EINVAL, "resize: no GPU %d",
-					   gpus[k]);
-		for (i = 0; i < k; i++)
-			if (gpus[i] == gpus[k])
-				return sim_err_set(err, SIM_EINVAL, "resize: "
-						   "GPU %d twice", gpus[k]);
+		if ((rc = world__check_gpu(w, gpus, k, "resize", err)) != 0)
+			return rc;
 		for (i = 0; i < job->nplaced; i++)
 			if (job->gpu_ids[i] == gpus[k])
 				own = job->tenants[i].mem_bytes;
