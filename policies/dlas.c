@@ -65,19 +65,19 @@ int dlas_arrival(struct dlas *d, struct world *w, int j)
 
 	if (rc <= 0)
 		return rc;
-	d->q.job[j].klass = 0;
-	d->q.job[j].seq = ++d->counter;
+	qs_job(w, j)->klass = 0;
+	qs_job(w, j)->seq = ++d->counter;
 	return 0;
 }
 
-void dlas_finish(struct dlas *d, int j)
+void dlas_finish(struct dlas *d, struct world *w, int j)
 {
-	qs_finish(&d->q, j);
+	qs_finish(&d->q, w, j);
 }
 
 double dlas_attained_s(const struct dlas *d, struct world *w, int j)
 {
-	double s = d->q.job[j].exec_ns / 1e9;
+	double s = qs_job(w, j)->exec_ns / 1e9;
 
 	return d->gpu_service ? s * (double)pol_job(w, j).gpus : s;
 }
@@ -111,7 +111,7 @@ static int requeue(struct dlas *d, struct world *w)
 	d->nev = 0;
 	for (k = 0; k < d->q.nact; k++) {
 		int j = d->q.act[k];
-		struct qs_job *x = &d->q.job[j];
+		struct qs_job *x = qs_job(w, j);
 		int run = pol_job(w, j).state == POL_JOB_RUNNING;
 		if (run && x->klass < d->nq - 1 &&
 		    dlas_attained_s(d, w, j) >= d->limit_s[x->klass])
@@ -128,7 +128,7 @@ static int requeue(struct dlas *d, struct world *w)
 	if (d->nev > 1)
 		qsort(d->ev, (size_t)d->nev, sizeof *d->ev, cmp_int);
 	for (k = 0; k < d->nev; k++) {
-		struct qs_job *x = &d->q.job[d->ev[k]];
+		struct qs_job *x = qs_job(w, d->ev[k]);
 		if (pol_job(w, d->ev[k]).state == POL_JOB_RUNNING) {
 			x->klass++;
 		} else {
@@ -150,7 +150,7 @@ static double next_jump_ns(struct dlas *d, struct world *w)
 
 	for (k = 0; k < d->q.nact; k++) {
 		int j = d->q.act[k];
-		const struct qs_job *x = &d->q.job[j];
+		const struct qs_job *x = qs_job(w, j);
 		double t = -1;
 		if (pol_job(w, j).state == POL_JOB_RUNNING) {
 			double g = d->gpu_service ? pol_job(w, j).gpus : 1;
@@ -201,19 +201,19 @@ int dlas_pass(struct dlas *d, struct world *w)
 	if ((rc = requeue(d, w)) != 0)
 		return rc;
 	for (k = 0; k < d->q.nact; k++) {
-		struct qs_job *x = &d->q.job[d->q.act[k]];
+		struct qs_job *x = qs_job(w, d->q.act[k]);
 		x->key = x->key2 = 0;
 		if (d->order != NULL)
 			d->order(d, w, d->q.act[k]);
 	}
-	qs_sort(&d->q);
+	qs_sort(&d->q, w);
 	if ((rc = qs_apply(&d->q, w)) != 0)
 		return rc;
 	/* each queue's pending jobs go behind its running ones (the order
 	** is the pass's: qs_apply does not reorder it) */
 	for (k = 0; k < d->q.nact; k++)
 		if (pol_job(w, d->q.act[k]).state != POL_JOB_RUNNING)
-			d->q.job[d->q.act[k]].seq = ++d->counter;
+			qs_job(w, d->q.act[k])->seq = ++d->counter;
 	/* every pass supersedes the previous pass's timer: a jump it set
 	** for a job that has since finished or stopped must not fire (the
 	** simulators recompute next_job_jump at every event; a stale pass

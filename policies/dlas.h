@@ -92,7 +92,7 @@ int dlas_init(struct dlas *d, struct world *w, const char *name,
 	      struct sim_err *err);
 void dlas_fini(struct dlas *d);
 int dlas_arrival(struct dlas *d, struct world *w, int j);
-void dlas_finish(struct dlas *d, int j);
+void dlas_finish(struct dlas *d, struct world *w, int j);
 /* One pass (settle, demote, promote, order, apply, re-queue, timer). */
 int dlas_pass(struct dlas *d, struct world *w);
 /* The timer hook: a pass when tag is the latest timer's. */

@@ -44,12 +44,16 @@ struct gd_job {
 	int want;
 };
 
+/* A job's pol_job_priv: qsched's state, then gandiva's. */
+struct gd_priv {
+	struct qs_job q;
+	struct gd_job g;
+};
+
 struct gandiva {
 	struct qsched q;
 	double round_s;               /* parameters */
 	int placement, pack;
-	struct gd_job *gj;
-	int ngj;
 	long round;
 	uint64_t gen;
 	int armed;                    /* a round timer is pending */
@@ -92,9 +96,17 @@ static void gd_fini(struct world *w, void *s)
 
 	(void)w;
 	qs_fini(&g->q);
-	free(g->gj);
 	free(g->unit);
 	free(g->ord);
+}
+
+/* Job j's gd_job (its pol_job_priv's), for a job whose record lives
+** and that arrived active (qs_arrive made the record: never NULL then). */
+static struct gd_job *gd_of(const struct world *w, int j)
+{
+	struct gd_priv *p = pol_job_priv(w, j);
+
+	return &p->g;
 }
 
 static int gd_arrival(struct world *w, void *s, int j)
@@ -104,41 +116,32 @@ static int gd_arrival(struct world *w, void *s, int j)
 
 	if (rc <= 0)
 		return rc;
-	if (j >= g->ngj) {
-		int n = g->ngj ? 2 * g->ngj : 256;
-		struct gd_job *p;
-		while (n <= j)
-			n *= 2;
-		p = realloc(g->gj, (size_t)n * sizeof *p);
-		if (p == NULL)
-			return SIM_ENOMEM;
-		g->gj = p;
-		g->ngj = n;
-	}
-	g->gj[j] = (struct gd_job){ .partner = -1, .bad = -1, .ran = -1 };
+	*gd_of(w, j) = (struct gd_job){ .partner = -1, .bad = -1, .ran = -1 };
 	return 0;
 }
 
-static void split(struct gandiva *g, int j)
+/* Active job j and its partner (active too: a job is split from its
+** partner when it finishes) unpaired. */
+static void split(struct world *w, int j)
 {
-	int p = g->gj[j].partner;
+	struct gd_job *x = gd_of(w, j);
+	int p = x->partner;
 
 	if (p >= 0) {
-		g->gj[p].partner = -1;
-		g->gj[p].co = 0;
+		gd_of(w, p)->partner = -1;
+		gd_of(w, p)->co = 0;
 	}
-	g->gj[j].partner = -1;
-	g->gj[j].co = 0;
+	x->partner = -1;
+	x->co = 0;
 }
 
 static int gd_finish(struct world *w, void *s, int j)
 {
 	struct gandiva *g = s;
 
-	(void)w;
-	if (j < g->ngj && j < g->q.njob && g->q.job[j].active)
-		split(g, j);
-	qs_finish(&g->q, j);
+	if (qs_active(w, j))
+		split(w, j);
+	qs_finish(&g->q, w, j);
 	return 0;
 }
 
@@ -168,39 +171,42 @@ static void pair_jobs(struct gandiva *g, struct world *w)
 	uint64_t hbm = pol_gpu(w, 0).hbm_bytes;
 
 	for (k = 0; k < g->q.nact; k++) {
-		int j = g->q.act[k], p = g->gj[j].partner;
+		int j = g->q.act[k];
+		struct gd_job *x = gd_of(w, j);
+		int p = x->partner;
 		demand += pol_job(w, j).gpus;
-		if (p < 0 || p < j || !g->gj[j].co ||
-		    pol_now(w) <= g->gj[j].co_ns)
+		if (p < 0 || p < j || !x->co || pol_now(w) <= x->co_ns)
 			continue;
 		/* introspection: the pair has run together */
 		if (running(w, j) && running(w, p)) {
 			if (speed(w, j) + speed(w, p) < 1) {
-				g->gj[j].bad = p;
-				g->gj[p].bad = j;
-				split(g, j);
+				x->bad = p;
+				gd_of(w, p)->bad = j;
+				split(w, j);
 				pol_add_metric(w, "gandiva_unpacks", 1);
 			}
 		}
 	}
 	if (demand <= pol_ngpus(w) || !g->pack) {
 		for (k = 0; k < g->q.nact; k++)
-			split(g, g->q.act[k]);
+			split(w, g->q.act[k]);
 		return;
 	}
 	for (k = 0; k < g->q.nact; k++) {
 		int j = g->q.act[k], gj = pol_job(w, j).gpus;
-		if (g->gj[j].partner >= 0)
+		struct gd_job *x = gd_of(w, j);
+		if (x->partner >= 0)
 			continue;
 		for (i = k + 1; i < g->q.nact; i++) {
 			int p = g->q.act[i];
-			if (g->gj[p].partner >= 0 || g->gj[j].bad == p ||
-			    g->gj[p].bad == j || pol_job(w, p).gpus != gj ||
+			struct gd_job *y = gd_of(w, p);
+			if (y->partner >= 0 || x->bad == p || y->bad == j ||
+			    pol_job(w, p).gpus != gj ||
 			    pol_job_mem(w, j, 0) + pol_job_mem(w, p, 0) > hbm)
 				continue;
-			g->gj[j].partner = p;
-			g->gj[p].partner = j;
-			g->gj[j].co = g->gj[p].co = 0;
+			x->partner = p;
+			y->partner = j;
+			x->co = y->co = 0;
 			break;
 		}
 	}
@@ -253,28 +259,29 @@ static int gd_pass(struct gandiva *g, struct world *w, int full)
 		return rc;
 	/* the units, by their lead (the earlier job of a pair) */
 	for (k = 0; k < g->q.nact; k++) {
-		int j = g->q.act[k], p = g->gj[j].partner;
-		g->gj[j].want = 0;
-		if (p < 0 || g->q.job[p].active == 0 || j < p)
+		int j = g->q.act[k], p = gd_of(w, j)->partner;
+		gd_of(w, j)->want = 0;
+		if (p < 0 || !qs_active(w, p) || j < p)
 			g->unit[n++] = j;
 	}
 	/* order: (between rounds, running units first), then the round
 	** each last ran in, oldest first; ties in arrival order */
 	for (k = 0; k < n; k++) {
-		int j = g->unit[k], p = g->gj[j].partner;
-		long r = g->gj[j].ran;
+		int j = g->unit[k], p = gd_of(w, j)->partner;
+		long r = gd_of(w, j)->ran;
 		int run = running(w, j) || (p >= 0 && running(w, p));
-		if (p >= 0 && g->gj[p].ran > r)
-			r = g->gj[p].ran;
+		struct qs_job *x = qs_job(w, j);
+		if (p >= 0 && gd_of(w, p)->ran > r)
+			r = gd_of(w, p)->ran;
 		g->ord[k] = j;
-		g->q.job[j].klass = full ? 0 : !run;
-		g->q.job[j].key = (double)r;
+		x->klass = full ? 0 : !run;
+		x->key = (double)r;
 	}
 	for (k = 1; k < n; k++) {              /* stable insertion sort */
 		int j = g->ord[k];
+		const struct qs_job *b = qs_job(w, j);
 		for (i = k; i > 0; i--) {
-			const struct qs_job *a = &g->q.job[g->ord[i - 1]];
-			const struct qs_job *b = &g->q.job[j];
+			const struct qs_job *a = qs_job(w, g->ord[i - 1]);
 			if (a->klass != b->klass ? a->klass < b->klass :
 			    a->key <= b->key)
 				break;
@@ -284,33 +291,33 @@ static int gd_pass(struct gandiva *g, struct world *w, int full)
 	}
 	qs_whatif(&g->q, w);
 	for (k = 0; k < n; k++) {
-		int j = g->ord[k], p = g->gj[j].partner;
+		int j = g->ord[k], p = gd_of(w, j)->partner;
 		if (pol_job(w, j).state == POL_JOB_SWAPPING_OUT ||
 		    (p >= 0 && pol_job(w, p).state == POL_JOB_SWAPPING_OUT))
 			continue;
 		if (qs_fits(&g->q, pol_job(w, j).gpus)) {
-			g->gj[j].want = 1;
+			gd_of(w, j)->want = 1;
 			if (p >= 0)
-				g->gj[p].want = 1;
+				gd_of(w, p)->want = 1;
 		}
 	}
 	/* preempt what is not wanted, and a partner not on its lead's GPUs */
 	for (k = 0; k < g->q.nact; k++) {
-		int j = g->q.act[k], p = g->gj[j].partner, off = 0;
+		int j = g->q.act[k], p = gd_of(w, j)->partner, off = 0;
 		if (!running(w, j))
 			continue;
-		if (g->gj[j].want && p >= 0 && p < j && running(w, p))
+		if (gd_of(w, j)->want && p >= 0 && p < j && running(w, p))
 			off = pol_job_tenant(w, j, 0).gpu !=
 				pol_job_tenant(w, p, 0).gpu;
-		if ((!g->gj[j].want || off) &&
+		if ((!gd_of(w, j)->want || off) &&
 		    (rc = pol_preempt(w, j, &e)) != 0)
 			return rc;
 	}
 again:
 	for (k = 0; k < n; k++) {
-		int j = g->ord[k], p = g->gj[j].partner, lead = j, other = p;
+		int j = g->ord[k], p = gd_of(w, j)->partner, lead = j, other = p;
 		struct pol_job_info ji = pol_job(w, j);
-		if (!g->gj[j].want)
+		if (!gd_of(w, j)->want)
 			continue;
 		if (!running(w, j) && p >= 0 && running(w, p)) {
 			lead = p;
@@ -350,13 +357,14 @@ again:
 	if (repacked)
 		pol_add_metric(w, "gandiva_migrations", moved);
 	for (k = 0; k < g->q.nact; k++) {
-		int j = g->q.act[k], p = g->gj[j].partner;
+		int j = g->q.act[k];
+		struct gd_job *x = gd_of(w, j);
+		int p = x->partner;
 		if (running(w, j))
-			g->gj[j].ran = g->round;
-		if (p >= 0 && running(w, j) && running(w, p) &&
-		    !g->gj[j].co) {
-			g->gj[j].co = 1;
-			g->gj[j].co_ns = pol_now(w);
+			x->ran = g->round;
+		if (p >= 0 && running(w, j) && running(w, p) && !x->co) {
+			x->co = 1;
+			x->co_ns = pol_now(w);
 		}
 	}
 	if ((full || !g->armed) && g->q.nact > 0) {
@@ -388,6 +396,7 @@ const struct pol_ops pol_gandiva = {
 	.zDesc = "Gandiva: introspective packing and time-slicing rounds, "
 		 "migration to defragment (OSDI'18, as Gavel's simulator)",
 	.szState = sizeof(struct gandiva),
+	.szJob = sizeof(struct gd_priv),
 	.xInit = gd_init,
 	.xFini = gd_fini,
 	.xOnArrival = gd_arrival,

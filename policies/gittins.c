@@ -226,7 +226,7 @@ static double rank_of(const struct gittins *g, double a)
 static void git_order(struct dlas *d, struct world *w, int j)
 {
 	struct gittins *g = (struct gittins *)d;
-	struct qs_job *x = &d->q.job[j];
+	struct qs_job *x = qs_job(w, j);
 	double a = floor(dlas_attained_s(d, w, j));
 
 	x->key = g->n >= 2 ? -rank_of(g, a) : 0;
@@ -272,10 +272,10 @@ static int git_finish(struct world *w, void *s, int j)
 {
 	struct gittins *g = s;
 
-	if (g->online && j < g->d.q.njob && g->d.q.job[j].active) {
+	if (g->online && qs_active(w, j)) {
 		/* it ran until now: add the last stretch by hand (the world
 		** has marked it done already) */
-		struct qs_job *x = &g->d.q.job[j];
+		struct qs_job *x = qs_job(w, j);
 		double s_ = (x->exec_ns + (double)(pol_now(w) - x->last_ns)) /
 			1e9;
 		if (g->d.gpu_service)
@@ -286,7 +286,7 @@ static int git_finish(struct world *w, void *s, int j)
 			g->nring++;
 		g->dirty = 1;
 	}
-	dlas_finish(&g->d, j);
+	dlas_finish(&g->d, w, j);
 	return 0;
 }
 
@@ -308,6 +308,7 @@ const struct pol_ops pol_gittins = {
 	.zDesc = "Tiresias's Gittins-index variant: 2D-LAS queues ordered by "
 		 "the Gittins index of attained GPU-time",
 	.szState = sizeof(struct gittins),
+	.szJob = QS_SZJOB,
 	.xInit = git_init,
 	.xFini = git_fini,
 	.xOnArrival = git_arrival,

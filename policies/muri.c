@@ -96,13 +96,25 @@ struct type_slot {
 	int id;                       /* -1: empty */
 };
 
+/* A job's pol_job_priv: qsched's state, then its type id. */
+struct mu_priv {
+	struct qs_job q;
+	int type;                     /* type_id's; -1: none */
+};
+
+/* Active job j's type id (-1: none). */
+static int type_of(const struct world *w, int j)
+{
+	const struct mu_priv *p = pol_job_priv(w, j);
+
+	return p != NULL ? p->type : -1;
+}
+
 struct muri {
 	struct qsched q;
 	struct memo_slot *memo;
 	struct type_slot *types;
 	int ntypes;
-	int *type_of;                 /* per job */
-	int ntype_of;
 	int attained;                 /* muri-l */
 	const char *name;
 	int placement;                /* parameters */
@@ -189,7 +201,6 @@ static void muri_fini(struct world *w, void *s)
 	bl_destroy(m->bg);
 	free(m->memo);
 	free(m->types);
-	free(m->type_of);
 	free(m->pk);
 	free(m->pk2);
 	free(m->used);
@@ -246,30 +257,20 @@ static int muri_arrival(struct world *w, void *s, int j)
 	struct muri *m = s;
 	int rc = qs_arrive(&m->q, w, j, m->name);
 
+	int type;
+
 	if (rc < 0)
 		return rc;
-	if (j >= m->ntype_of) {
-		int n = m->ntype_of ? 2 * m->ntype_of : 256, k;
-		int *p;
-		while (n <= j)
-			n *= 2;
-		p = realloc(m->type_of, (size_t)n * sizeof *p);
-		if (p == NULL)
-			return SIM_ENOMEM;
-		for (k = m->ntype_of; k < n; k++)
-			p[k] = -1;
-		m->type_of = p;
-		m->ntype_of = n;
-	}
-	m->type_of[j] = type_id(m, w, j);
+	type = type_id(m, w, j);        /* every arrival's: ids in order */
+	if (rc > 0)
+		((struct mu_priv *)pol_job_priv(w, j))->type = type;
 	return 0;
 }
 
 static int muri_finish(struct world *w, void *s, int j)
 {
 	struct muri *m = s;
-	(void)w;
-	qs_finish(&m->q, j);
+	qs_finish(&m->q, w, j);
 	return 0;
 }
 
@@ -348,9 +349,9 @@ static double pack_round(struct muri *m, struct world *w,
 	struct memo_slot *e;
 
 	for (i = 0; i < a->n; i++)
-		key[n++] = m->type_of[a->job[i]];
+		key[n++] = type_of(w, a->job[i]);
 	for (i = 0; b != NULL && i < b->n; i++)
-		key[n++] = m->type_of[b->job[i]];
+		key[n++] = type_of(w, b->job[i]);
 	for (i = 0; i < n; i++)
 		if (key[i] < 0)
 			return pack_round_raw(m, w, a, b);
@@ -482,7 +483,7 @@ static long candidates(struct muri *m, struct world *w)
 			m->cand[m->npk] = ki;
 			m->pk[m->npk].n = 1;
 			m->pk[m->npk].job[0] = jj;
-			m->pk[m->npk].key = m->q.job[jj].key;
+			m->pk[m->npk].key = qs_job(w, jj)->key;
 			m->pk[m->npk].gpus = g;
 			m->npk++;
 			taken++;
@@ -503,7 +504,7 @@ static int gc_key(struct muri *m, struct world *w, const int *idx, int n)
 		int64_t *k = &m->gkey[(size_t)u * GC_W];
 		uint64_t mem = 0;
 		for (i = 0; i < IL_MAX_JOBS; i++) {
-			k[i] = i < p->n ? m->type_of[p->job[i]] : -1;
+			k[i] = i < p->n ? type_of(w, p->job[i]) : -1;
 			if (i < p->n && k[i] < 0)
 				return 0;
 		}
@@ -673,7 +674,7 @@ static void autopack(struct muri *m, struct world *w)
 		if (m->autopack && p->n > 1 && pack_round(m, w, p, NULL) / sum > 1)
 			for (i = 0; i < p->n; i++) {
 				struct mpack one = { 1, { p->job[i] },
-						     m->q.job[p->job[i]].key,
+						     qs_job(w, p->job[i])->key,
 						     p->gpus };
 				m->pk2[n2++] = one;
 			}
@@ -752,16 +753,17 @@ static int realise(struct muri *m, struct world *w)
 		m->pk[i] = x;
 	}
 	for (k = 0; k < m->q.nact; k++)
-		m->q.job[m->q.act[k]].want = 0;
+		qs_job(w, m->q.act[k])->want = 0;
 	for (k = 0; k < m->npk; k++) {
 		m->placed[k] = intact(m, w, &m->pk[k]);
 		for (i = 0; i < m->pk[k].n; i++)
-			m->q.job[m->pk[k].job[i]].want = 1 + m->placed[k];
+			qs_job(w, m->pk[k].job[i])->want =
+				1 + m->placed[k];
 	}
 	/* off: jobs not chosen, and members of packs not running as such */
 	for (k = 0; k < m->q.nact; k++) {
 		int j = m->q.act[k];
-		if (m->q.job[j].want != 2 &&
+		if (qs_job(w, j)->want != 2 &&
 		    pol_job(w, j).state == POL_JOB_RUNNING &&
 		    (rc = pol_preempt(w, j, &e)) != 0)
 			return rc;
@@ -807,10 +809,11 @@ static int muri_schedule(struct world *w, void *s)
 	for (k = 0; k < m->q.nact; k++) {
 		int j = m->q.act[k];
 		double g = (double)pol_job(w, j).gpus;
-		m->q.job[j].key = m->attained ? m->q.job[j].total_exec_ns * g :
+		struct qs_job *x = qs_job(w, j);
+		x->key = m->attained ? x->total_exec_ns * g :
 			pol_job_remaining_ns(w, j, 0) * g;
 	}
-	qs_sort(&m->q);
+	qs_sort(&m->q, w);
 	need = candidates(m, w);
 	/* the first round always runs (its matching orders the packs), the
 	** next ones while the candidates need more GPUs than there are */
@@ -831,6 +834,7 @@ const struct pol_ops pol_muri_s = {
 		 "jobs, blossom-matched, shortest remaining service first "
 		 "(SIGCOMM'22)",
 	.szState = sizeof(struct muri),
+	.szJob = sizeof(struct mu_priv),
 	.xInit = muris_init,
 	.xFini = muri_fini,
 	.xOnArrival = muri_arrival,
@@ -845,6 +849,7 @@ const struct pol_ops pol_muri_l = {
 	.zDesc = "Muri-L: multi-resource interleaving, blossom-matched, least "
 		 "attained service first (durations unknown; SIGCOMM'22)",
 	.szState = sizeof(struct muri),
+	.szJob = sizeof(struct mu_priv),
 	.xInit = muril_init,
 	.xFini = muri_fini,
 	.xOnArrival = muri_arrival,

@@ -132,8 +132,8 @@ const char *const qs_place_names[] = { "any", "node", NULL };
 
 void qs_fini(struct qsched *q)
 {
-	free(q->job);
 	free(q->act);
+	free(q->actx);
 	free(q->node_first);
 	free(q->node_size);
 	free(q->node_free);
@@ -265,23 +265,25 @@ static int fits_ever(struct qsched *q, struct world *w, int j)
 	return fits_empty_nodes(q, ji.gpus);
 }
 
+struct qs_job *qs_job(const struct world *w, int j)
+{
+	return pol_job_priv(w, j);
+}
+
+int qs_active(const struct world *w, int j)
+{
+	const struct qs_job *x = qs_job(w, j);
+
+	return x != NULL && x->active;
+}
+
 int qs_arrive(struct qsched *q, struct world *w, int j, const char *policy)
 {
 	struct pol_job_info ji = pol_job(w, j);
+	struct qs_job *x;
 	char why[96];
+	int n;
 
-	if (j >= q->njob) {
-		int n = q->njob ? 2 * q->njob : 256;
-		struct qs_job *p;
-		while (n <= j)
-			n *= 2;
-		p = realloc(q->job, (size_t)n * sizeof *p);
-		if (p == NULL)
-			return SIM_ENOMEM;
-		memset(p + q->njob, 0, (size_t)(n - q->njob) * sizeof *p);
-		q->job = p;
-		q->njob = n;
-	}
 	if (ji.kind != POL_TRAIN || ji.gpus == 0) {
 		snprintf(why, sizeof why, "%s schedules training jobs on "
 			 "GPUs only", policy);
@@ -295,28 +297,35 @@ int qs_arrive(struct qsched *q, struct world *w, int j, const char *policy)
 			     "the cluster has");
 		return 0;
 	}
+	if ((x = qs_job(w, j)) == NULL)
+		return SIM_ENOMEM;
 	if (q->nact == q->act_cap) {
-		int n = q->act_cap ? 2 * q->act_cap : 256;
-		int *p = realloc(q->act, (size_t)n * sizeof *p);
-		if (p == NULL)
+		int *p;
+		struct qs_job **px;
+		n = q->act_cap ? 2 * q->act_cap : 256;
+		if ((p = realloc(q->act, (size_t)n * sizeof *p)) == NULL)
 			return SIM_ENOMEM;
 		q->act = p;
+		if ((px = realloc(q->actx, (size_t)n * sizeof *px)) == NULL)
+			return SIM_ENOMEM;
+		q->actx = px;
 		q->act_cap = n;
 	}
-	memset(&q->job[j], 0, sizeof q->job[j]);
-	q->job[j].active = 1;
-	q->job[j].last_ns = pol_now(w);
+	memset(x, 0, sizeof *x);
+	x->active = 1;
+	x->last_ns = pol_now(w);
 	q->act[q->nact++] = j;
 	return 1;
 }
 
-void qs_finish(struct qsched *q, int j)
+void qs_finish(struct qsched *q, struct world *w, int j)
 {
+	struct qs_job *x = qs_job(w, j);
 	int k;
 
-	if (j < 0 || j >= q->njob || !q->job[j].active)
+	if (x == NULL || !x->active)
 		return;
-	q->job[j].active = 0;
+	x->active = 0;
 	for (k = 0; k < q->nact && q->act[k] != j; k++)
 		;
 	if (k < q->nact) {
@@ -332,7 +341,7 @@ void qs_settle(struct qsched *q, struct world *w)
 	int k;
 
 	for (k = 0; k < q->nact; k++) {
-		struct qs_job *x = &q->job[q->act[k]];
+		struct qs_job *x = qs_job(w, q->act[k]);
 		double dt = (double)(now - x->last_ns);
 		if (pol_job(w, q->act[k]).state == POL_JOB_RUNNING) {
 			x->exec_ns += dt;
@@ -344,23 +353,27 @@ void qs_settle(struct qsched *q, struct world *w)
 	}
 }
 
-void qs_sort(struct qsched *q)
+void qs_sort(struct qsched *q, struct world *w)
 {
 	int k, i;
 
+	for (k = 0; k < q->nact; k++)           /* each record looked up once */
+		q->actx[k] = qs_job(w, q->act[k]);
 	for (k = 1; k < q->nact; k++) {        /* insertion sort: stable */
 		int j = q->act[k];
-		const struct qs_job *x = &q->job[j];
+		struct qs_job *x = q->actx[k];
 		for (i = k; i > 0; i--) {
-			const struct qs_job *y = &q->job[q->act[i - 1]];
+			const struct qs_job *y = q->actx[i - 1];
 			if (y->klass != x->klass ? y->klass < x->klass :
 			    y->key != x->key ? y->key < x->key :
 			    y->key2 != x->key2 ? y->key2 < x->key2 :
 			    y->seq <= x->seq)
 				break;
 			q->act[i] = q->act[i - 1];
+			q->actx[i] = q->actx[i - 1];
 		}
 		q->act[i] = j;
+		q->actx[i] = x;
 	}
 }
 
@@ -464,21 +477,22 @@ int qs_apply(struct qsched *q, struct world *w)
 	wi_reset(q);
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k], g = pol_job(w, j).gpus;
+		struct qs_job *x = qs_job(w, j);
 		if (pol_job(w, j).state == POL_JOB_SWAPPING_OUT) {
-			q->job[j].want = 0;     /* on its way out */
+			x->want = 0;            /* on its way out */
 			continue;
 		}
 		if (q->placement == QS_PLACE_NODE) {
-			q->job[j].want = take_nodes(q, g, 1);
+			x->want = take_nodes(q, g, 1);
 		} else {
-			q->job[j].want = g <= free_gpus;
-			if (q->job[j].want)
+			x->want = g <= free_gpus;
+			if (x->want)
 				free_gpus -= g;
 		}
 	}
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k];
-		if (!q->job[j].want &&
+		if (!qs_job(w, j)->want &&
 		    pol_job(w, j).state == POL_JOB_RUNNING &&
 		    (rc = pol_preempt(w, j, &e)) != 0)
 			return rc;
@@ -487,7 +501,7 @@ again:
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k];
 		struct pol_job_info ji = pol_job(w, j);
-		if (!q->job[j].want || (ji.state != POL_JOB_PENDING &&
+		if (!qs_job(w, j)->want || (ji.state != POL_JOB_PENDING &&
 					ji.state != POL_JOB_PREEMPTED))
 			continue;          /* running, or a swap copy in flight */
 		if (!choose(q, w, ji.gpus)) {

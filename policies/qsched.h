@@ -23,7 +23,12 @@
 ** afresh (the peers re-place every job at every event, for free), counted
 ** in the run metric qsched_repacks.
 **
-** Cost: no structure holds a finished job.
+** Memory: a job's struct qs_job is its pol_job_priv (the policy's szJob
+** is QS_SZJOB, or the size of its own per-job struct whose first member
+** is a struct qs_job), made when it arrives and freed with the job's
+** record: qsched's bytes follow the active jobs (~100 B each with the
+** allocator's header, and 4 + 8 B in the active order and its scratch),
+** whatever the trace length.  Cost: no structure holds a finished job.
 **
 ** Cost per event (A active jobs: pending and running, finished ones gone;
 ** G GPUs, N nodes, n GPUs a job; indexed, issue 20 item 1):
@@ -52,7 +57,7 @@
 
 enum { QS_PLACE_ANY = 0, QS_PLACE_NODE = 1 };
 
-/* Per job (indexed by job), kept for the active ones. */
+/* Per job: the job's pol_job_priv (qs_job), made at its arrival. */
 struct qs_job {
 	double exec_ns;               /* wall time spent running since the
 					 last reset (Tiresias's executed) */
@@ -71,9 +76,8 @@ struct qs_job {
 
 struct qsched {
 	int placement;                /* QS_PLACE_* */
-	struct qs_job *job;           /* per job; grows with arrivals */
-	int njob;
 	int *act;                     /* active jobs, in priority order */
+	struct qs_job **actx;         /* scratch (qs_sort): act's records */
 	int nact, act_cap;
 	/* the cluster's nodes: first GPU and size of each */
 	int nnodes, max_node;
@@ -96,6 +100,19 @@ struct qsched {
 	int whatif_free;              /* qs_whatif: free GPUs (any) */
 };
 
+/* The szJob of a policy built on qsched with no per-job state of its
+** own. */
+#define QS_SZJOB sizeof(struct qs_job)
+
+/* Job j's state (its pol_job_priv): zeroed until it arrives; NULL for no
+** such job, once the job's record is released (after its xOnFinish and
+** the pass that follows), when out of memory, or when the policy's szJob
+** is 0.  O(1). */
+struct qs_job *qs_job(const struct world *w, int j);
+/* 1 if job j is in the active order (its state says so; a released job
+** is not). */
+int qs_active(const struct world *w, int j);
+
 /* The what-if index against node_free: -1, or the first node whose
 ** entries differ (tests/test_index.c). */
 int qs_index_check(const struct qsched *q);
@@ -110,16 +127,18 @@ extern const char *const qs_place_names[];
 
 /* A job arrived: a training job that could ever run joins the active
 ** order at its end (1); anything else is failed with a reason naming
-** `policy` (0).  Negative on error. */
+** `policy` (0).  Negative on error (SIM_ENOMEM also when the policy's
+** szJob is under QS_SZJOB). */
 int qs_arrive(struct qsched *q, struct world *w, int j, const char *policy);
-/* A job finished: it leaves the active order. */
-void qs_finish(struct qsched *q, int j);
+/* A job finished: it leaves the active order (call it from xOnFinish,
+** while its record lives). */
+void qs_finish(struct qsched *q, struct world *w, int j);
 
 /* Settles every active job's times (exec, total, pending) up to now. */
 void qs_settle(struct qsched *q, struct world *w);
 
 /* Sorts the active order by (klass, key, key2, seq), stable. */
-void qs_sort(struct qsched *q);
+void qs_sort(struct qsched *q, struct world *w);
 
 /* A what-if cluster for policies that choose their own sets: qs_whatif
 ** empties it; qs_fits takes g GPUs from it under the placement (1) or

@@ -68,8 +68,7 @@ static int srsf_arrival(struct world *w, void *s, int j)
 static int srsf_finish(struct world *w, void *s, int j)
 {
 	struct srsf *st = s;
-	(void)w;
-	qs_finish(&st->q, j);
+	qs_finish(&st->q, w, j);
 	return 0;
 }
 
@@ -81,10 +80,10 @@ static int srsf_schedule(struct world *w, void *s)
 	for (k = 0; k < st->q.nact; k++) {
 		int j = st->q.act[k];
 		double rem = pol_job_remaining_ns(w, j, 0);
-		st->q.job[j].key = st->gpu_weighted ?
+		qs_job(w, j)->key = st->gpu_weighted ?
 			rem * (double)pol_job(w, j).gpus : rem;
 	}
-	qs_sort(&st->q);
+	qs_sort(&st->q, w);
 	return qs_apply(&st->q, w);
 }
 
@@ -94,6 +93,7 @@ const struct pol_ops pol_srsf = {
 	.zDesc = "shortest remaining service (time x GPUs) first, preemptive "
 		 "(Muri's and Tiresias's simulators)",
 	.szState = sizeof(struct srsf),
+	.szJob = QS_SZJOB,
 	.xInit = srsf_init,
 	.xFini = srsf_fini,
 	.xOnArrival = srsf_arrival,
@@ -108,6 +108,7 @@ const struct pol_ops pol_srtf = {
 	.zDesc = "shortest remaining time first, preemptive, every job "
 		 "re-decided at every event (Muri's and Tiresias's simulators)",
 	.szState = sizeof(struct srsf),
+	.szJob = QS_SZJOB,
 	.xInit = srtf_init,
 	.xFini = srsf_fini,
 	.xOnArrival = srsf_arrival,

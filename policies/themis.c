@@ -35,12 +35,16 @@ struct th_job {
 	sim_time lease_end;           /* running: lease until; 0: none */
 };
 
+/* A job's pol_job_priv: qsched's state, then themis's. */
+struct th_priv {
+	struct qs_job q;
+	struct th_job t;
+};
+
 struct themis {
 	struct qsched q;
 	int placement;                /* parameter: QS_PLACE_* */
 	double lease_s;               /* parameter */
-	struct th_job *tj;
-	int ntj;
 	sim_time last_ns;             /* the last pass */
 	int last_n;                   /* active jobs since then */
 	uint64_t timer_gen;
@@ -72,7 +76,15 @@ static void th_fini(struct world *w, void *s)
 
 	(void)w;
 	qs_fini(&t->q);
-	free(t->tj);
+}
+
+/* Job j's th_job (its pol_job_priv's), for a job whose record lives
+** and that arrived active (qs_arrive made the record: never NULL then). */
+static struct th_job *th_of(const struct world *w, int j)
+{
+	struct th_priv *p = pol_job_priv(w, j);
+
+	return &p->t;
 }
 
 static int th_arrival(struct world *w, void *s, int j)
@@ -80,23 +92,14 @@ static int th_arrival(struct world *w, void *s, int j)
 	struct themis *t = s;
 	int rc = qs_arrive(&t->q, w, j, "themis");
 
+	struct th_job *x;
+
 	if (rc <= 0)
 		return rc;
-	if (j >= t->ntj) {
-		int n = t->ntj ? 2 * t->ntj : 256;
-		struct th_job *p;
-		while (n <= j)
-			n *= 2;
-		p = realloc(t->tj, (size_t)n * sizeof *p);
-		if (p == NULL)
-			return SIM_ENOMEM;
-		memset(p + t->ntj, 0, (size_t)(n - t->ntj) * sizeof *p);
-		t->tj = p;
-		t->ntj = n;
-	}
-	memset(&t->tj[j], 0, sizeof t->tj[j]);
-	t->tj[j].solo_s = pol_job_remaining_ns(w, j, 0) / 1e9;
-	t->tj[j].since = pol_now(w);
+	x = th_of(w, j);                /* there: qs_arrive made it */
+	memset(x, 0, sizeof *x);
+	x->solo_s = pol_job_remaining_ns(w, j, 0) / 1e9;
+	x->since = pol_now(w);
 	return 0;
 }
 
@@ -108,7 +111,7 @@ static void settle_seen(struct themis *t, struct world *w)
 	int k;
 
 	for (k = 0; k < t->q.nact; k++) {
-		struct th_job *x = &t->tj[t->q.act[k]];
+		struct th_job *x = th_of(w, t->q.act[k]);
 		sim_time from = x->since > t->last_ns ? x->since : t->last_ns;
 		if (now > from)
 			x->seen += (double)t->last_n * (double)(now - from) / 1e9;
@@ -121,15 +124,15 @@ static int th_finish(struct world *w, void *s, int j)
 	struct themis *t = s;
 
 	settle_seen(t, w);
-	t->last_n = t->q.nact - (j < t->q.njob && t->q.job[j].active);
-	qs_finish(&t->q, j);
+	t->last_n = t->q.nact - qs_active(w, j);
+	qs_finish(&t->q, w, j);
 	return 0;
 }
 
 /* Job j's finish-time fairness now. */
 static double rho(const struct themis *t, struct world *w, int j, int G)
 {
-	const struct th_job *x = &t->tj[j];
+	const struct th_job *x = th_of(w, j);
 	double now_s = (double)pol_now(w) / 1e9;
 	double life = (double)(pol_now(w) - x->since) / 1e9;
 	double c = life > 0 ? x->seen / life : (double)t->q.nact;
@@ -155,20 +158,20 @@ static int th_pass(struct themis *t, struct world *w)
 	qs_settle(&t->q, w);
 	for (k = 0; k < t->q.nact; k++) {
 		int j = t->q.act[k];
-		struct qs_job *x = &t->q.job[j];
+		struct qs_job *x = qs_job(w, j);
 		int held = pol_job(w, j).state == POL_JOB_RUNNING &&
-			t->tj[j].lease_end > now;
+			th_of(w, j)->lease_end > now;
 		x->klass = held ? 0 : 1;
 		x->key = held ? 0 : -rho(t, w, j, G);
 		x->key2 = 0;
 	}
-	qs_sort(&t->q);
+	qs_sort(&t->q, w);
 	if ((rc = qs_apply(&t->q, w)) != 0)
 		return rc;
 	t->last_n = t->q.nact;
 	for (k = 0; k < t->q.nact; k++) {
 		int j = t->q.act[k];
-		struct th_job *x = &t->tj[j];
+		struct th_job *x = th_of(w, j);
 		if (pol_job(w, j).state != POL_JOB_RUNNING) {
 			x->lease_end = 0;
 			continue;
@@ -203,6 +206,7 @@ const struct pol_ops pol_themis = {
 	.zDesc = "Themis: finish-time fairness with leases, the worst-off "
 		 "jobs first (NSDI'20, its auction simplified)",
 	.szState = sizeof(struct themis),
+	.szJob = sizeof(struct th_priv),
 	.xInit = th_init,
 	.xFini = th_fini,
 	.xOnArrival = th_arrival,

@@ -45,8 +45,7 @@ static int tir_arrival(struct world *w, void *s, int j)
 
 static int tir_finish(struct world *w, void *s, int j)
 {
-	(void)w;
-	dlas_finish(s, j);
+	dlas_finish(s, w, j);
 	return 0;
 }
 
@@ -66,6 +65,7 @@ const struct pol_ops pol_tiresias = {
 	.zDesc = "Tiresias: discretized 2D-LAS queues on attained GPU-time, "
 		 "preemptive (NSDI'19 simulator)",
 	.szState = sizeof(struct tiresias),
+	.szJob = QS_SZJOB,
 	.xInit = tir_init,
 	.xFini = tir_fini,
 	.xOnArrival = tir_arrival,

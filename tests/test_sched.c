@@ -345,8 +345,7 @@ static int dlas_probe_arrival(struct world *w, void *s, int j)
 
 static int dlas_probe_finish(struct world *w, void *s, int j)
 {
-	(void)w;
-	dlas_finish(s, j);
+	dlas_finish(s, w, j);
 	return 0;
 }
 
@@ -365,6 +364,7 @@ static const struct pol_ops dlas_probe_ops = {
 	.zName = "dlas-probe",
 	.zDesc = "test: dlas noting its passes",
 	.szState = sizeof(struct dlas_probe),
+	.szJob = QS_SZJOB,
 	.xInit = dlas_probe_init,
 	.xFini = dlas_probe_fini,
 	.xOnArrival = dlas_probe_arrival,
