@@ -270,6 +270,11 @@ struct qs_job *qs_job(const struct world *w, int j)
 	return pol_job_priv(w, j);
 }
 
+size_t qs_job_bytes(const struct qsched *q)
+{
+	return (size_t)q->act_cap * (sizeof *q->act + sizeof *q->actx);
+}
+
 int qs_active(const struct world *w, int j)
 {
 	const struct qs_job *x = qs_job(w, j);

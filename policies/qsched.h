@@ -113,6 +113,12 @@ struct qs_job *qs_job(const struct world *w, int j);
 ** is not). */
 int qs_active(const struct world *w, int j);
 
+/* Bytes qsched holds for its jobs beside their records: the active order
+** and its scratch, by capacity (O(peak active jobs)); each active job's
+** struct qs_job is its pol_job_priv, the world's (world_live_privs).
+** O(1). */
+size_t qs_job_bytes(const struct qsched *q);
+
 /* The what-if index against node_free: -1, or the first node whose
 ** entries differ (tests/test_index.c). */
 int qs_index_check(const struct qsched *q);

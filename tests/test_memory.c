@@ -12,14 +12,20 @@
 ** keep their latencies after its samples are given back.  A metrics-only
 ** world (replay's) on a mixed trace holds records for live jobs alone,
 ** services included, and a job table of a few bytes a job, with no
-** interned strings.
+** interned strings.  The queue schedulers built on policies/qsched.c keep
+** their per-job state in the job's pol_job_priv: after every pass the
+** states held never exceed the live jobs by more than the ones finished
+** at that instant, and qsched's own arrays stay at a few bytes per job
+** active at most, not a slot per job index.
 */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "policies/policy.h"
+#include "policies/qsched.h"
 #include "sim/time.h"
+#include "sim/world/world_int.h"
 #include "tests/util.h"
 #include "tests/world_util.h"
 #include "traces/gen.h"
@@ -319,6 +325,79 @@ static void test_lean_world_bounded(void)
 	tw_close(&b);
 }
 
+struct qs_probe {
+	int passes;
+	int max_live;                 /* live jobs at a pass, at most */
+	int max_privs;                /* per-job states held, at most */
+	int max_excess;               /* states - live jobs, at most */
+	size_t max_bytes;             /* qs_job_bytes, at most */
+};
+
+/* After each pass: the per-job states the world holds for the policy and
+** qsched's own bytes, against the live jobs. */
+static int qs_probe(void *ctx, struct world *w)
+{
+	struct qs_probe *p = ctx;
+	const struct qsched *q = w->pol_state;  /* the state begins with it */
+	int live = world_live_jobs(w), privs = world_live_privs(w);
+	size_t b = qs_job_bytes(q);
+
+	p->passes++;
+	if (live > p->max_live)
+		p->max_live = live;
+	if (privs > p->max_privs)
+		p->max_privs = privs;
+	if (privs - live > p->max_excess)
+		p->max_excess = privs - live;
+	if (b > p->max_bytes)
+		p->max_bytes = b;
+	return 0;
+}
+
+/* srtf, tiresias, themis, gandiva and muri-s (every layout of the
+** per-job record: qsched's alone, with themis's, gandiva's, muri's type)
+** on the 3,000-job training trace: a few dozen jobs live at once, and the
+** per-job memory follows them.  The old table (80 B per job index,
+** doubling from 256) held 320 KB by the end; its scratch and active order
+** are bounded here by 12 B per slot of the order's capacity (256, then
+** twice the most active). */
+static void test_qsched_follows_live_jobs(void)
+{
+	static const char *const names[] = { "srtf", "tiresias", "themis",
+		"gandiva", "muri-s", NULL };
+	const char *path = gen_trace("mem-qs.csv", "0");
+	int k;
+
+	for (k = 0; names[k] != NULL; k++) {
+		struct tw_world t;
+		struct qs_probe p;
+		struct world_config cfg = tw_config(pol_find(names[k]));
+		size_t cap;
+
+		memset(&p, 0, sizeof p);
+		cfg.metrics_only = 1;
+		cfg.on_pass = qs_probe;
+		cfg.pass_ctx = &p;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.policy);
+		CU_ASSERT_EQUAL_FATAL(tw_simulate(&t, path, "125x8:a100-80gb",
+						  &cfg, NULL), 0);
+		CU_ASSERT(p.passes > MEM_JOBS);
+		CU_ASSERT(p.max_live > 5 && p.max_live < MEM_JOBS / 10);
+		/* the active jobs' states are there, and no more than the
+		** live jobs' and those finished at this instant */
+		CU_ASSERT(p.max_privs >= p.max_live / 2);
+		CU_ASSERT(p.max_excess <= 8);
+		CU_ASSERT(world_live_privs(t.w) <= 8);
+		cap = (size_t)(p.max_live > 128 ? 2 * p.max_live : 256);
+		CU_ASSERT(p.max_bytes > 0 && p.max_bytes <= cap * 12);
+		if (p.max_excess > 8 || p.max_bytes > cap * 12)
+			fprintf(stderr, "%s: live %d, states %d (excess %d), "
+				"qsched %zu B\n", names[k], p.max_live,
+				p.max_privs, p.max_excess, p.max_bytes);
+		tw_close(&t);
+	}
+}
+
 TEST_REGISTER(memory)
 {
 	static const struct test_case cases[] = {
@@ -329,6 +408,8 @@ TEST_REGISTER(memory)
 		  test_done_service_keeps_latency },
 		{ "metrics only: records and table follow the live jobs",
 		  test_lean_world_bounded },
+		{ "qsched's per-job state follows the live jobs",
+		  test_qsched_follows_live_jobs },
 		{ NULL, NULL }
 	};
 	return test_add_suite("memory", cases);

@@ -894,8 +894,9 @@ void *pol_job_priv(const struct world *w, int j)
 	    j >= w->njobs || world__retired(w, j) || world__released(w, j))
 		return NULL;
 	job = world__job(w, j);
-	if (job->pol_priv_ == NULL)
-		job->pol_priv_ = calloc(1, w->pol->szJob);
+	if (job->pol_priv_ == NULL &&
+	    (job->pol_priv_ = calloc(1, w->pol->szJob)) != NULL)
+		world__chunk(w, j)->nprivs++;   /* world_live_privs */
 	return job->pol_priv_;
 }
 

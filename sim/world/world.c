@@ -815,6 +815,7 @@ static void retire(struct world *w, int j)
 	free(job->gpu_ids);
 	free(job->tenants);
 	free(job->work0_);
+	ch->nprivs -= job->pol_priv_ != NULL;
 	free(job->pol_priv_);
 	free(job);
 	ch->rec[i] = NULL;
@@ -881,6 +882,16 @@ struct world_job *world__job_copy(const struct world *w, int j)
 int world_live_records(const struct world *w) { return w->nrecs; }
 int world_live_jobs(const struct world *w) { return w->live_jobs; }
 int world_peak_records(const struct world *w) { return w->peak_recs; }
+
+int world_live_privs(const struct world *w)
+{
+	int c, n = 0;
+
+	for (c = 0; c < w->nchunks; c++)
+		if (!w->chunks[c]->shared)
+			n += w->chunks[c]->nprivs;
+	return n;
+}
 size_t world_interned_bytes(const struct world *w) { return w->strs.bytes; }
 
 size_t world_job_table_bytes(const struct world *w)

@@ -259,6 +259,9 @@ int world_live_records(const struct world *w);
 /* Jobs arrived and neither done nor failed now. */
 int world_live_jobs(const struct world *w);
 int world_peak_records(const struct world *w);
+/* The policy's per-job states (pol_job_priv) held now: made on first
+** use, freed with their records.  O(jobs / WORLD_JOB_CHUNK). */
+int world_live_privs(const struct world *w);
 size_t world_interned_bytes(const struct world *w);
 /* Bytes of the job table: the chunks of records' pointers, released
 ** jobs' bytes and (a world with result rows) retired jobs' rows, shared

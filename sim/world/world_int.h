@@ -277,6 +277,7 @@ struct world_jchunk {
 	struct world_jrow *row;       /* retired jobs' rows; NULL in a
 					 metrics-only world */
 	int nheld;                    /* records in rec */
+	int nprivs;                   /* of them, with a pol_job_priv */
 	int shared;                   /* 1: one of world.uni (never freed
 					 alone, never written) */
 	unsigned char ks[WORLD_JOB_CHUNK];  /* 0 held, else released */
