@@ -31,6 +31,14 @@
 
 #include "policies/policy.h"
 
+/* A job's pol_job_priv: its profile's SM saturation on device kind
+** dev1 - 1 (a profile walks the model's layers; residents asks per pass),
+** freed with the job's record; dev1 0: none yet. */
+struct colti_job {
+	double sat;
+	int dev1;
+};
+
 struct colti {
 	enum pol_gpu_mode mode;
 	/* parameters (filled by the engine from colti_params) */
@@ -40,12 +48,6 @@ struct colti {
 	int use_fit, use_share;
 	int use_duty;
 	int *cand;
-	/* per job: its profile's SM saturation on device kind satdev[j] (a
-	** profile walks the model's layers; residents asks per pass);
-	** satdev -1: none yet */
-	double *sat;
-	int *satdev;
-	int nsat;
 	/* The GPUs that could take one more job besides empty ones: fewer
 	** than max_tenants tenants, not empty, residents' SM demand at most
 	** sm_threshold ("open"), in two ordered sets: by that demand (a
@@ -112,8 +114,6 @@ static void colti_fini(struct world *w, void *state)
 	struct colti *c = state;
 	(void)w;
 	free(c->cand);
-	free(c->sat);
-	free(c->satdev);
 	free(c->h_sat);
 	free(c->h_gpu);
 	free(c->gsat);
@@ -151,34 +151,15 @@ static double sm_demand(const struct world *w, const struct colti *c, int j,
 
 static double job_sat(struct world *w, struct colti *c, int j, int d)
 {
+	struct colti_job *x = pol_job_priv(w, j);
 	double v;
 
-	if (j >= c->nsat) {
-		/* doubling: growing to pol_njobs on each new job copied
-		** the whole array at every arrival */
-		int n = pol_njobs(w) > j ? pol_njobs(w) : j + 1, k;
-		double *s;
-		int *sd;
-
-		if (n < 2 * c->nsat)
-			n = 2 * c->nsat;
-		s = realloc(c->sat, (size_t)n * sizeof *s);
-		if (s != NULL)
-			c->sat = s;
-		sd = s ? realloc(c->satdev, (size_t)n * sizeof *sd) : NULL;
-		if (sd != NULL) {
-			c->satdev = sd;
-			for (k = c->nsat; k < n; k++)
-				sd[k] = -1;
-			c->nsat = n;
-		}
-	}
-	if (j < c->nsat && c->satdev[j] == d)
-		return c->sat[j];
+	if (x != NULL && x->dev1 == d + 1)
+		return x->sat;
 	v = sm_demand(w, c, j, d);
-	if (j < c->nsat) {
-		c->satdev[j] = d;
-		c->sat[j] = v;
+	if (x != NULL) {                /* NULL: out of memory, uncached */
+		x->dev1 = d + 1;
+		x->sat = v;
 	}
 	return v;
 }
@@ -481,6 +462,7 @@ const struct pol_ops pol_colti = {
 	.zDesc = "COLTI: co-locate jobs on idle SMs when memory fits or can "
 		 "be shared",
 	.szState = sizeof(struct colti),
+	.szJob = sizeof(struct colti_job),
 	.aParam = colti_params,
 	.xInit = colti_init,
 	.xFini = colti_fini,

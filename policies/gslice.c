@@ -93,6 +93,18 @@ struct gsvc {
 	int pos;                  /* this tick: its position in the tick */
 };
 
+/* The gsvc of jobs [k GS_CHUNK, (k + 1) GS_CHUNK), NULL where none. */
+#define GS_CHUNK 128
+struct gs_chunk {
+	int n;                    /* non-NULL entries */
+	struct gsvc *v[GS_CHUNK];
+};
+
+/* tick order's entry: a service by first GPU, then position */
+struct gs_grp {
+	int gpu0, pos, j;
+};
+
 struct gslice {
 	/* parameters (filled by the engine from gs_params) */
 	double period_ms, step_pct, min_pct, knee_tol, init_pct;
@@ -101,13 +113,17 @@ struct gslice {
 	int adapt_batch, tune;
 	/* derived: the percentages as fractions */
 	double step, min_share, init_share;
-	struct gsvc *sv;
-	int nsv;
+	struct gs_chunk **ch;     /* the services' gsvc, GS_CHUNK jobs a
+				     chunk (freed when none left) */
+	int nch;
+	int nsv;                  /* the old per-job table's size: jobs
+				     below it are known (gs_finish) */
+	int cap;                  /* order, grp, act: capacity */
 	int timer_armed;
 	int *cand;
 	double *free_share;       /* per GPU, scratch */
 	int *order;               /* scratch */
-	int *grp;                 /* scratch: order grouped by first GPU */
+	struct gs_grp *grp;       /* scratch: order grouped by first GPU */
 	int *act;                 /* the active services (act_dirty: unsorted) */
 	int nact, act_dirty;
 	/* the GPUs a service may use (no training job): by free share, most
@@ -116,6 +132,74 @@ struct gslice {
 	struct sim_oset fs;
 	int *gh;
 };
+
+/* Service j's gsvc: NULL when it has none (never placed, or done: as the
+** zeroed entry of the per-job table this replaced); an active service's
+** is never NULL.  O(1). */
+static struct gsvc *sv_of(const struct gslice *s, int j)
+{
+	const struct gs_chunk *c;
+
+	if (j < 0 || j / GS_CHUNK >= s->nch ||
+	    (c = s->ch[j / GS_CHUNK]) == NULL)
+		return NULL;
+	return c->v[j % GS_CHUNK];
+}
+
+/* An active service's gsvc (sv_of without the checks: never NULL). */
+static struct gsvc *sv_at(const struct gslice *s, int j)
+{
+	return s->ch[j / GS_CHUNK]->v[j % GS_CHUNK];
+}
+
+/* Service j's gsvc, made zeroed when it has none; NULL: out of memory. */
+static struct gsvc *sv_make(struct gslice *s, int j)
+{
+	struct gs_chunk *c;
+	struct gsvc *v;
+	int k = j / GS_CHUNK;
+
+	if ((v = sv_of(s, j)) != NULL)
+		return v;
+	if (k >= s->nch) {
+		int n = s->nch ? 2 * s->nch : 16;
+		struct gs_chunk **p;
+		while (n <= k)
+			n *= 2;
+		if ((p = realloc(s->ch, (size_t)n * sizeof *p)) == NULL)
+			return NULL;
+		memset(p + s->nch, 0, (size_t)(n - s->nch) * sizeof *p);
+		s->ch = p;
+		s->nch = n;
+	}
+	if (s->ch[k] == NULL && (s->ch[k] = calloc(1, sizeof *c)) == NULL)
+		return NULL;
+	c = s->ch[k];
+	if ((v = calloc(1, sizeof *v)) == NULL)
+		return NULL;
+	c->v[j % GS_CHUNK] = v;
+	c->n++;
+	return v;
+}
+
+/* Service j done: its gsvc and knee table freed, and its chunk when it
+** held no other. */
+static void sv_drop(struct gslice *s, int j)
+{
+	struct gs_chunk *c;
+	struct gsvc *v = sv_of(s, j);
+
+	if (v == NULL)
+		return;
+	c = s->ch[j / GS_CHUNK];
+	free(v->knee);
+	free(v);
+	c->v[j % GS_CHUNK] = NULL;
+	if (--c->n == 0) {
+		free(c);
+		s->ch[j / GS_CHUNK] = NULL;
+	}
+}
 
 #define GS_PARAM(key, field, lo, hi, def, help) \
 	POL_PARAM_DOUBLE(key, struct gslice, field, lo, hi, def, help)
@@ -162,8 +246,8 @@ static double committed(const struct gslice *s, struct world *w, int g)
 		const struct gsvc *v;
 		if (pol_job(w, t.job).kind != POL_INFER || t.job >= s->nsv)
 			return -1;
-		v = &s->sv[t.job];
-		sum += fmax(v->share, v->target);
+		if ((v = sv_of(s, t.job)) != NULL)  /* NULL: done, share 0 */
+			sum += fmax(v->share, v->target);
 	}
 	return sum;
 }
@@ -255,12 +339,19 @@ static int gs_init(struct world *w, void *state, const struct pol_params *p,
 static void gs_fini(struct world *w, void *state)
 {
 	struct gslice *s = state;
-	int j;
+	int k;
 
 	(void)w;
-	for (j = 0; j < s->nsv; j++)
-		free(s->sv[j].knee);
-	free(s->sv);
+	for (k = 0; k < s->nch; k++) {  /* the services not done */
+		int i;
+		for (i = 0; s->ch[k] != NULL && i < GS_CHUNK; i++)
+			if (s->ch[k]->v[i] != NULL) {
+				free(s->ch[k]->v[i]->knee);
+				free(s->ch[k]->v[i]);
+			}
+		free(s->ch[k]);
+	}
+	free(s->ch);
 	free(s->cand);
 	free(s->free_share);
 	free(s->order);
@@ -270,34 +361,34 @@ static void gs_fini(struct world *w, void *state)
 	sim_oset_fini(&s->fs);
 }
 
-/* Grows the per-job table to cover job j. */
+/* Service j is about to be placed: nsv covers it (doubling from 16, the
+** size the per-job table had, which decides what gs_finish refreshes),
+** and the active services' arrays have room for one more. */
 static int ensure(struct gslice *s, int j)
 {
-	struct gsvc *p;
+	struct gs_grp *gp;
 	int *o;
 	int n;
 
-	if (j < s->nsv)
+	if (j >= s->nsv) {
+		n = s->nsv ? 2 * s->nsv : 16;
+		while (n <= j)
+			n *= 2;
+		s->nsv = n;
+	}
+	if (s->nact < s->cap)
 		return 0;
-	n = s->nsv ? 2 * s->nsv : 16;
-	while (n <= j)
-		n *= 2;
-	p = realloc(s->sv, (size_t)n * sizeof *p);
-	if (p == NULL)
-		return SIM_ENOMEM;
-	memset(p + s->nsv, 0, (size_t)(n - s->nsv) * sizeof *p);
-	s->sv = p;
-	o = realloc(s->order, (size_t)n * sizeof *o);
-	if (o == NULL)
+	n = s->cap ? 2 * s->cap : 16;
+	if ((o = realloc(s->order, (size_t)n * sizeof *o)) == NULL)
 		return SIM_ENOMEM;
 	s->order = o;
-	if ((o = realloc(s->grp, (size_t)n * sizeof *o)) == NULL)
+	if ((gp = realloc(s->grp, (size_t)n * sizeof *gp)) == NULL)
 		return SIM_ENOMEM;
-	s->grp = o;
+	s->grp = gp;
 	if ((o = realloc(s->act, (size_t)n * sizeof *o)) == NULL)
 		return SIM_ENOMEM;
 	s->act = o;
-	s->nsv = n;
+	s->cap = n;
 	return 0;
 }
 
@@ -328,7 +419,7 @@ static double knee_on(const struct world *w, int j, int g, int b,
 
 static double knee_at(struct gslice *s, struct world *w, int j, int b)
 {
-	struct gsvc *v = &s->sv[j];
+	struct gsvc *v = sv_at(s, j);
 
 	if (b < 1)
 		b = 1;
@@ -390,13 +481,13 @@ static int place_service(struct gslice *s, struct world *w, int j)
 	struct pol_place_opts o = { .sm_cap = 1.0 };
 	struct sim_err e = { 0, "" };
 	int n = job.gpus, g, k, m = 0, rc, h;
+	int top = job.batch > 0 ? job.batch : 1;
 	double knee, share = 1.0;
 	uint64_t lo;
 	int64_t bound;
 
 	if ((rc = ensure(s, j)) != 0)
 		return rc;
-	v = &s->sv[j];
 	/* the first n GPUs of the free-share index (most free share first,
 	** lowest index on ties) that hold its footprint: aux bounds the
 	** search by the smallest footprint over the device kinds */
@@ -415,8 +506,7 @@ static int place_service(struct gslice *s, struct world *w, int j)
 		return 0;
 	for (k = 0; k < n; k++)
 		share = fmin(share, s->free_share[s->cand[k]]);
-	v->top = job.batch > 0 ? job.batch : 1;
-	knee = knee_on(w, j, s->cand[0], v->top, s->knee_tol);
+	knee = knee_on(w, j, s->cand[0], top, s->knee_tol);
 	share = fmin(share, s->init_share > 0 ? s->init_share : knee);
 	/* A GPU without min_pct free still takes the service at min_pct: the
 	** caps then sum past 100% and MPS shares the SMs (the gpu model's
@@ -429,11 +519,13 @@ static int place_service(struct gslice *s, struct world *w, int j)
 		return 0;
 	if (rc != 0)
 		return rc;
+	if ((v = sv_make(s, j)) == NULL)
+		return SIM_ENOMEM;
 	if (v->active)
 		act_remove(s, j);
 	free(v->knee);
 	memset(v, 0, sizeof *v);
-	v->top = job.batch > 0 ? job.batch : 1;
+	v->top = top;
 	v->knee = calloc((size_t)v->top + 1, sizeof *v->knee);
 	if (v->knee == NULL)
 		return SIM_ENOMEM;
@@ -502,7 +594,7 @@ static int gs_schedule(struct world *w, void *state)
 ** not fit is refused (counted); the service keeps its share. */
 static int start_switch(struct gslice *s, struct world *w, int j, double to)
 {
-	struct gsvc *v = &s->sv[j];
+	struct gsvc *v = sv_at(s, j);
 	struct sim_err e = { 0, "" };
 	int rc;
 
@@ -538,9 +630,8 @@ static int end_switch(struct gslice *s, struct world *w, int j, uint32_t gen)
 	struct sim_err e = { 0, "" };
 	int rc;
 
-	if (j >= s->nsv)
-		return 0;
-	v = &s->sv[j];
+	if (j >= s->nsv || (v = sv_of(s, j)) == NULL)
+		return 0;             /* done (or never placed) */
 	if (!v->active || !v->switching || v->gen != gen)
 		return 0;
 	if ((rc = pol_set_share(w, j, v->target, &e)) != 0 ||
@@ -595,14 +686,14 @@ int gslice_adapt_batch(const struct pol_svc_window *wn, double slo_ms,
 /* Max-min fair water-filling of the wants of the services grp[0..n) (one
 ** GPU's, in tick order) down to capacity 1 (their wants are scaled, never
 ** raised). */
-static void fit_gpu(struct gslice *s, const int *grp, int n)
+static void fit_gpu(struct gslice *s, const struct gs_grp *grp, int n)
 {
 	double left = 1.0, sum = 0;
 	int k, unfixed = 0, progress;
 
 	for (k = 0; k < n; k++) {
-		sum += s->sv[grp[k]].want;
-		s->sv[grp[k]].fixed = 0;
+		sum += sv_at(s, grp[k].j)->want;
+		sv_at(s, grp[k].j)->fixed = 0;
 		unfixed++;
 	}
 	if (sum <= 1.0 + 1e-9)
@@ -611,7 +702,7 @@ static void fit_gpu(struct gslice *s, const int *grp, int n)
 		double level = left / unfixed;
 		progress = 0;
 		for (k = 0; k < n; k++) {
-			struct gsvc *v = &s->sv[grp[k]];
+			struct gsvc *v = sv_at(s, grp[k].j);
 			if (v->fixed || v->want > level)
 				continue;
 			v->fixed = 1;
@@ -621,7 +712,7 @@ static void fit_gpu(struct gslice *s, const int *grp, int n)
 		}
 		if (!progress) {
 			for (k = 0; k < n; k++) {
-				struct gsvc *v = &s->sv[grp[k]];
+				struct gsvc *v = sv_at(s, grp[k].j);
 				if (!v->fixed) {
 					v->want = fmax(s->min_share, level);
 					v->fixed = 1;
@@ -633,11 +724,9 @@ static void fit_gpu(struct gslice *s, const int *grp, int n)
 }
 
 /* tick order: by first GPU, then by position in the tick (stable) */
-static const struct gslice *grp_sort_s;
 static int by_gpu0(const void *a, const void *b)
 {
-	const struct gsvc *x = &grp_sort_s->sv[*(const int *)a];
-	const struct gsvc *y = &grp_sort_s->sv[*(const int *)b];
+	const struct gs_grp *x = a, *y = b;
 
 	if (x->gpu0 != y->gpu0)
 		return x->gpu0 < y->gpu0 ? -1 : 1;
@@ -671,7 +760,7 @@ static int tick(struct gslice *s, struct world *w)
 		int starving, b;
 
 		j = s->act[i];
-		v = &s->sv[j];
+		v = sv_at(s, j);
 		job = pol_job(w, j);
 		if (job.state != POL_JOB_RUNNING)
 			continue;
@@ -722,18 +811,21 @@ static int tick(struct gslice *s, struct world *w)
 	** grant below still respects every GPU's free share.  Each GPU's
 	** services, in tick order: grouped by a sort, not a walk over every
 	** GPU. */
-	memcpy(s->grp, s->order, (size_t)m * sizeof *s->grp);
-	grp_sort_s = s;
+	for (k = 0; k < m; k++) {
+		const struct gsvc *v = sv_at(s, s->order[k]);
+		s->grp[k] = (struct gs_grp){ .gpu0 = v->gpu0, .pos = v->pos,
+					     .j = s->order[k] };
+	}
 	qsort(s->grp, (size_t)m, sizeof *s->grp, by_gpu0);
 	for (i = 0; i < m; i = k) {
-		g = s->sv[s->grp[i]].gpu0;
-		for (k = i + 1; k < m && s->sv[s->grp[k]].gpu0 == g; k++)
+		g = s->grp[i].gpu0;
+		for (k = i + 1; k < m && s->grp[k].gpu0 == g; k++)
 			;
 		fit_gpu(s, s->grp + i, k - i);
 	}
 	/* dead band: move only by a step or more, or onto a bound */
 	for (k = 0; k < m; k++) {
-		struct gsvc *v = &s->sv[s->order[k]];
+		struct gsvc *v = sv_at(s, s->order[k]);
 		double kn = v->knee_now;
 		double d = fabs(v->want - v->share);
 		v->want = floor(v->want * 100 + 1e-6) / 100;
@@ -744,16 +836,18 @@ static int tick(struct gslice *s, struct world *w)
 	}
 	/* decreases first: their share frees when their switch ends */
 	for (k = 0; k < m; k++) {
+		const struct gsvc *v;
 		j = s->order[k];
-		if (s->sv[j].want < s->sv[j].share - 1e-9 &&
-		    (rc = start_switch(s, w, j, s->sv[j].want)) != 0)
+		v = sv_at(s, j);
+		if (v->want < v->share - 1e-9 &&
+		    (rc = start_switch(s, w, j, v->want)) != 0)
 			return rc;
 	}
 	/* increases, most urgent first, within the free share */
 	for (k = 1; k < m; k++) {
 		int x = s->order[k], at = k;
-		while (at > 0 && s->sv[s->order[at - 1]].urgency <
-		       s->sv[x].urgency) {
+		while (at > 0 && sv_at(s, s->order[at - 1])->urgency <
+		       sv_at(s, x)->urgency) {
 			s->order[at] = s->order[at - 1];
 			at--;
 		}
@@ -765,7 +859,7 @@ static int tick(struct gslice *s, struct world *w)
 		int n;
 
 		j = s->order[k];
-		v = &s->sv[j];
+		v = sv_at(s, j);
 		if (!(v->want > v->share + 1e-9) || v->switching)
 			continue;
 		n = pol_job(w, j).nplaced;
@@ -804,15 +898,14 @@ static int gs_finish(struct world *w, void *state, int j)
 
 	if (j >= s->nsv)
 		return 0;
-	v = &s->sv[j];
-	if (v->switching)
-		rc = account_standby(w, v);
-	if (v->active)
-		act_remove(s, j);
-	v->active = 0;
-	v->switching = 0;
-	v->gen = (v->gen + 1) & 0x7fffffffu;
-	v->share = v->target = 0;
+	/* none: never placed (the old table's zeroed entry) */
+	if ((v = sv_of(s, j)) != NULL) {
+		if (v->switching)
+			rc = account_standby(w, v);
+		if (v->active)
+			act_remove(s, j);
+		sv_drop(s, j);        /* what is left reads as share 0 */
+	}
 	return rc != 0 ? rc : refresh_job(s, w, j);
 }
 

@@ -482,7 +482,7 @@ int qs_apply(struct qsched *q, struct world *w)
 	wi_reset(q);
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k], g = pol_job(w, j).gpus;
-		struct qs_job *x = qs_job(w, j);
+		struct qs_job *x = q->actx[k] = qs_job(w, j);
 		if (pol_job(w, j).state == POL_JOB_SWAPPING_OUT) {
 			x->want = 0;            /* on its way out */
 			continue;
@@ -497,7 +497,7 @@ int qs_apply(struct qsched *q, struct world *w)
 	}
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k];
-		if (!qs_job(w, j)->want &&
+		if (!q->actx[k]->want &&
 		    pol_job(w, j).state == POL_JOB_RUNNING &&
 		    (rc = pol_preempt(w, j, &e)) != 0)
 			return rc;

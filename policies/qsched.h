@@ -77,7 +77,8 @@ struct qs_job {
 struct qsched {
 	int placement;                /* QS_PLACE_* */
 	int *act;                     /* active jobs, in priority order */
-	struct qs_job **actx;         /* scratch (qs_sort): act's records */
+	struct qs_job **actx;         /* scratch (qs_sort, qs_apply): act's
+					 records, looked up once a pass */
 	int nact, act_cap;
 	/* the cluster's nodes: first GPU and size of each */
 	int nnodes, max_node;
