@@ -57,6 +57,10 @@
 **                       sort, O(S log S), and is quadratic only in the
 **                       services of one GPU)
 **   switch start / end, finish   O(n (tenants + log G))
+** Memory: a service's gsvc (~130 B) in a table of GS_CHUNK-job chunks,
+** a chunk freed when its services are all done; its knee table freed at
+** its finish; the scratch arrays sized to the active services: per job
+** it follows the services not done, not the trace.
 ** Worst cases: many GPUs with the most free share but too little memory
 ** for the service (the aux search skips subtrees whose least-free-memory
 ** bound fails, but with several device kinds it bounds by the smallest
