@@ -79,7 +79,7 @@ double dlas_attained_s(const struct dlas *d, struct world *w, int j)
 {
 	double s = qs_job(w, j)->exec_ns / 1e9;
 
-	return d->gpu_service ? s * (double)pol_job(w, j).gpus : s;
+	return d->gpu_service ? s * (double)qs_job(w, j)->gpus : s;
 }
 
 static int ev_push(struct dlas *d, int j)
@@ -111,8 +111,8 @@ static int requeue(struct dlas *d, struct world *w)
 	d->nev = 0;
 	for (k = 0; k < d->q.nact; k++) {
 		int j = d->q.act[k];
-		struct qs_job *x = qs_job(w, j);
-		int run = pol_job(w, j).state == POL_JOB_RUNNING;
+		struct qs_job *x = d->q.actx[k];
+		int run = pol_job_state(w, j) == POL_JOB_RUNNING;
 		if (run && x->klass < d->nq - 1 &&
 		    dlas_attained_s(d, w, j) >= d->limit_s[x->klass])
 			rc = ev_push(d, j);
@@ -129,7 +129,7 @@ static int requeue(struct dlas *d, struct world *w)
 		qsort(d->ev, (size_t)d->nev, sizeof *d->ev, cmp_int);
 	for (k = 0; k < d->nev; k++) {
 		struct qs_job *x = qs_job(w, d->ev[k]);
-		if (pol_job(w, d->ev[k]).state == POL_JOB_RUNNING) {
+		if (pol_job_state(w, d->ev[k]) == POL_JOB_RUNNING) {
 			x->klass++;
 		} else {
 			x->klass = 0;
@@ -150,10 +150,10 @@ static double next_jump_ns(struct dlas *d, struct world *w)
 
 	for (k = 0; k < d->q.nact; k++) {
 		int j = d->q.act[k];
-		const struct qs_job *x = qs_job(w, j);
+		const struct qs_job *x = d->q.actx[k];
 		double t = -1;
-		if (pol_job(w, j).state == POL_JOB_RUNNING) {
-			double g = d->gpu_service ? pol_job(w, j).gpus : 1;
+		if (pol_job_state(w, j) == POL_JOB_RUNNING) {
+			double g = d->gpu_service ? x->gpus : 1;
 			double at;
 			if (x->klass >= d->nq - 1)
 				continue;
@@ -201,7 +201,7 @@ int dlas_pass(struct dlas *d, struct world *w)
 	if ((rc = requeue(d, w)) != 0)
 		return rc;
 	for (k = 0; k < d->q.nact; k++) {
-		struct qs_job *x = qs_job(w, d->q.act[k]);
+		struct qs_job *x = d->q.actx[k];
 		x->key = x->key2 = 0;
 		if (d->order != NULL)
 			d->order(d, w, d->q.act[k]);
@@ -212,8 +212,8 @@ int dlas_pass(struct dlas *d, struct world *w)
 	/* each queue's pending jobs go behind its running ones (the order
 	** is the pass's: qs_apply does not reorder it) */
 	for (k = 0; k < d->q.nact; k++)
-		if (pol_job(w, d->q.act[k]).state != POL_JOB_RUNNING)
-			qs_job(w, d->q.act[k])->seq = ++d->counter;
+		if (pol_job_state(w, d->q.act[k]) != POL_JOB_RUNNING)
+			d->q.actx[k]->seq = ++d->counter;
 	/* every pass supersedes the previous pass's timer: a jump it set
 	** for a job that has since finished or stopped must not fire (the
 	** simulators recompute next_job_jump at every event; a stale pass

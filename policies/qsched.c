@@ -318,7 +318,9 @@ int qs_arrive(struct qsched *q, struct world *w, int j, const char *policy)
 	}
 	memset(x, 0, sizeof *x);
 	x->active = 1;
+	x->gpus = ji.gpus;
 	x->last_ns = pol_now(w);
+	q->actx[q->nact] = x;
 	q->act[q->nact++] = j;
 	return 1;
 }
@@ -336,6 +338,8 @@ void qs_finish(struct qsched *q, struct world *w, int j)
 	if (k < q->nact) {
 		memmove(q->act + k, q->act + k + 1,
 			(size_t)(q->nact - k - 1) * sizeof *q->act);
+		memmove(q->actx + k, q->actx + k + 1,
+			(size_t)(q->nact - k - 1) * sizeof *q->actx);
 		q->nact--;
 	}
 }
@@ -346,9 +350,9 @@ void qs_settle(struct qsched *q, struct world *w)
 	int k;
 
 	for (k = 0; k < q->nact; k++) {
-		struct qs_job *x = qs_job(w, q->act[k]);
+		struct qs_job *x = q->actx[k];
 		double dt = (double)(now - x->last_ns);
-		if (pol_job(w, q->act[k]).state == POL_JOB_RUNNING) {
+		if (pol_job_state(w, q->act[k]) == POL_JOB_RUNNING) {
 			x->exec_ns += dt;
 			x->total_exec_ns += dt;
 		} else if (x->exec_ns > 0) {
@@ -362,8 +366,7 @@ void qs_sort(struct qsched *q, struct world *w)
 {
 	int k, i;
 
-	for (k = 0; k < q->nact; k++)           /* each record looked up once */
-		q->actx[k] = qs_job(w, q->act[k]);
+	(void)w;
 	for (k = 1; k < q->nact; k++) {        /* insertion sort: stable */
 		int j = q->act[k];
 		struct qs_job *x = q->actx[k];
@@ -444,7 +447,7 @@ static int preempt_all(struct qsched *q, struct world *w, int *moved)
 	int k, rc;
 
 	for (k = 0; k < q->nact; k++)
-		if (pol_job(w, q->act[k]).state == POL_JOB_RUNNING) {
+		if (pol_job_state(w, q->act[k]) == POL_JOB_RUNNING) {
 			if ((rc = pol_preempt(w, q->act[k], &e)) != 0)
 				return rc;
 			(*moved)++;
@@ -481,9 +484,10 @@ int qs_apply(struct qsched *q, struct world *w)
 	/* the desired set, on an empty cluster */
 	wi_reset(q);
 	for (k = 0; k < q->nact; k++) {
-		int j = q->act[k], g = pol_job(w, j).gpus;
-		struct qs_job *x = q->actx[k] = qs_job(w, j);
-		if (pol_job(w, j).state == POL_JOB_SWAPPING_OUT) {
+		int j = q->act[k];
+		struct qs_job *x = q->actx[k];
+		int g = x->gpus;
+		if (pol_job_state(w, j) == POL_JOB_SWAPPING_OUT) {
 			x->want = 0;            /* on its way out */
 			continue;
 		}
@@ -498,18 +502,18 @@ int qs_apply(struct qsched *q, struct world *w)
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k];
 		if (!q->actx[k]->want &&
-		    pol_job(w, j).state == POL_JOB_RUNNING &&
+		    pol_job_state(w, j) == POL_JOB_RUNNING &&
 		    (rc = pol_preempt(w, j, &e)) != 0)
 			return rc;
 	}
 again:
 	for (k = 0; k < q->nact; k++) {
-		int j = q->act[k];
-		struct pol_job_info ji = pol_job(w, j);
-		if (!qs_job(w, j)->want || (ji.state != POL_JOB_PENDING &&
-					ji.state != POL_JOB_PREEMPTED))
+		int j = q->act[k], st = pol_job_state(w, j);
+		int g = q->actx[k]->gpus;
+		if (!q->actx[k]->want || (st != POL_JOB_PENDING &&
+					  st != POL_JOB_PREEMPTED))
 			continue;          /* running, or a swap copy in flight */
-		if (!choose(q, w, ji.gpus)) {
+		if (!choose(q, w, g)) {
 			/* Fits the empty cluster but not around the running
 			** jobs: re-pack once.  (GPUs a swap copy holds make
 			** even that fail: the job waits for the copy.) */
@@ -520,7 +524,7 @@ again:
 				return rc;
 			goto again;
 		}
-		rc = pol_place(w, j, q->gpus, ji.gpus, NULL, &e);
+		rc = pol_place(w, j, q->gpus, g, NULL, &e);
 		if (rc < 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
 			return rc;
 	}

@@ -72,13 +72,16 @@ struct qs_job {
 	long seq;                     /* then this: smaller first (0 for
 					 all: the previous pass's order) */
 	double aux;                   /* the policy's own */
+	int gpus;                     /* its GPU count (the trace's: these
+					 policies never resize a job) */
 };
 
 struct qsched {
 	int placement;                /* QS_PLACE_* */
 	int *act;                     /* active jobs, in priority order */
-	struct qs_job **actx;         /* scratch (qs_sort, qs_apply): act's
-					 records, looked up once a pass */
+	struct qs_job **actx;         /* act's records: actx[k] is act[k]'s
+					 (kept with act: the passes' walks
+					 read them without a lookup) */
 	int nact, act_cap;
 	/* the cluster's nodes: first GPU and size of each */
 	int nnodes, max_node;

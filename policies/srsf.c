@@ -80,8 +80,8 @@ static int srsf_schedule(struct world *w, void *s)
 	for (k = 0; k < st->q.nact; k++) {
 		int j = st->q.act[k];
 		double rem = pol_job_remaining_ns(w, j, 0);
-		qs_job(w, j)->key = st->gpu_weighted ?
-			rem * (double)pol_job(w, j).gpus : rem;
+		st->q.actx[k]->key = st->gpu_weighted ?
+			rem * (double)st->q.actx[k]->gpus : rem;
 	}
 	qs_sort(&st->q, w);
 	return qs_apply(&st->q, w);

@@ -925,6 +925,10 @@ static int add_job(struct world *w, const struct trace_job *tj)
 		return sim_fail(&w->sim, SIM_ENOENT, "%s:%ld: model: unknown "
 				"model '%s'", w->trace_path, tj->line,
 				tj->model);
+	/* an elastic job's noise scale resolved once: pol_job reports it for
+	** every training job, and policies call pol_job in their passes */
+	if (tj->kind == TRACE_TRAIN && !(job->tj.noise_scale > 0))
+		job->tj.noise_scale = gp_noise_scale(job->model->name);
 	job->kind_ = world__kind_of_job(w, (int)tj->kind);
 	if (job->kind_ == NULL)
 		return sim_fail(&w->sim, SIM_ENOENT, "%s:%ld: kind: no tenant "
