@@ -30,12 +30,25 @@
 **
 ** Services, CPU-only jobs and jobs that fit no empty cluster are failed
 ** at arrival.
+**
+** Cost.  A node index (free GPUs per node in an ordered set, kept from
+** the GPUs the world reports changed since the last pass) answers each
+** placement's best-fit and most-free node in O(log N) and walks only the
+** chosen node's GPUs; a round of J active jobs costs O(J log J) for the
+** growth order, the greedy's steps (each a scan of the J jobs, at most
+** one step per GPU given out: O(G x J) worst case) and O((changed GPUs +
+** nodes touched) x log N) for the index, not a walk of every GPU.  Worst
+** case: many elastic jobs with wide ranges on a large cluster, where the
+** greedy gives out one GPU per step.  State: a struct px_job per job
+** index (a doubling table) and an elastic job's run-time cache (hi - lo
+** + 1 doubles, freed at its finish); the index is O(G + N).
 */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policies/policy.h"
+#include "policies/pollux.h"
+#include "sim/oset.h"
 
 #define PX_TAG_TICK 1
 #define PX_EPS 1e-3                   /* Pollux's power-mean offset */
@@ -63,9 +76,19 @@ struct pollux {
 	int cap;
 	int armed;                    /* a tick is pending */
 	int ngpus, nnodes;
-	int *free_on;                 /* per node: free GPUs this round */
-	int *held;                    /* per GPU: taken this round */
-	int *order, *buf;             /* scratch: jobs, GPUs */
+	/* the node index: between rounds, free_on[n] is node n's idle GPUs
+	** (pol_node_idle) for every node but those of the GPUs changed since
+	** the last pass (pol_changed_at), which the next pass or round
+	** reads again; in a round, what the round has left free */
+	int *free_on;                 /* per node: free GPUs */
+	int *nh;                      /* per node: its handle in nodes */
+	struct sim_oset nodes;        /* (free_on, node) */
+	int *n_gpu, *n_size;          /* per node: first GPU, GPUs */
+	int *g_node;                  /* per GPU: its node */
+	int round;                    /* rounds begun (stamps) */
+	int *taken;                   /* per GPU: round that took it */
+	int *touch_at, *touched, ntouched;   /* nodes this round changed */
+	int *order, *buf, *have;      /* scratch: jobs, GPUs, nodes */
 	int *act;                     /* the active jobs, arrival order */
 	int nact, capact;
 };
@@ -108,22 +131,43 @@ static int px_init(struct world *w, void *state, const struct pol_params *pp,
 		   struct sim_err *err)
 {
 	struct pollux *s = state;
-	int g, n = pol_ngpus(w);
+	int g, nd, n = pol_ngpus(w);
+	size_t ng, nn;
 
 	(void)pp;
 	s->ngpus = n;
-	s->nnodes = 0;
-	for (g = 0; g < n; g++) {
-		struct pol_gpu_info gi = pol_gpu(w, g);
-		if (gi.node + 1 > s->nnodes)
-			s->nnodes = gi.node + 1;
-	}
-	s->free_on = calloc((size_t)(s->nnodes > 0 ? s->nnodes : 1),
-			    sizeof *s->free_on);
-	s->held = calloc((size_t)(n > 0 ? n : 1), sizeof *s->held);
-	s->buf = calloc((size_t)(n > 0 ? n : 1), sizeof *s->buf);
-	if (s->free_on == NULL || s->held == NULL || s->buf == NULL)
+	s->nnodes = pol_nnodes(w);
+	ng = (size_t)(n > 0 ? n : 1);
+	nn = (size_t)(s->nnodes > 0 ? s->nnodes : 1);
+	sim_oset_init(&s->nodes);
+	s->free_on = calloc(nn, sizeof *s->free_on);
+	s->nh = calloc(nn, sizeof *s->nh);
+	s->n_gpu = calloc(nn, sizeof *s->n_gpu);
+	s->n_size = calloc(nn, sizeof *s->n_size);
+	s->touch_at = calloc(nn, sizeof *s->touch_at);
+	s->touched = calloc(nn, sizeof *s->touched);
+	s->have = calloc(nn, sizeof *s->have);
+	s->g_node = calloc(ng, sizeof *s->g_node);
+	s->taken = calloc(ng, sizeof *s->taken);
+	s->buf = calloc(ng, sizeof *s->buf);
+	if (s->free_on == NULL || s->nh == NULL || s->n_gpu == NULL ||
+	    s->n_size == NULL || s->touch_at == NULL || s->touched == NULL ||
+	    s->have == NULL || s->g_node == NULL || s->taken == NULL ||
+	    s->buf == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "pollux: out of memory");
+	for (nd = 0; nd < s->nnodes; nd++) {
+		struct pol_node_info ni = pol_node(w, nd);
+		s->n_gpu[nd] = ni.gpu;
+		s->n_size[nd] = ni.ngpus;
+		for (g = ni.gpu; g < ni.gpu + ni.ngpus; g++)
+			s->g_node[g] = nd;
+		s->free_on[nd] = pol_node_idle(w, nd);
+		s->nh[nd] = sim_oset_insert(&s->nodes, s->free_on[nd], nd, nd,
+					    0);
+		if (s->nh[nd] < 0)
+			return sim_err_set(err, SIM_ENOMEM,
+					   "pollux: out of memory");
+	}
 	/* the counters every run reports, 0 when nothing resized */
 	if (pol_add_metric(w, "resizes", 0) != 0 ||
 	    pol_add_metric(w, "restart_gpu_s", 0) != 0)
@@ -140,8 +184,16 @@ static void px_fini(struct world *w, void *state)
 	for (j = 0; j < s->cap; j++)
 		free(s->job[j].t_ns);
 	free(s->job);
+	sim_oset_fini(&s->nodes);
 	free(s->free_on);
-	free(s->held);
+	free(s->nh);
+	free(s->n_gpu);
+	free(s->n_size);
+	free(s->touch_at);
+	free(s->touched);
+	free(s->have);
+	free(s->g_node);
+	free(s->taken);
 	free(s->order);
 	free(s->buf);
 	free(s->act);
@@ -285,22 +337,59 @@ static void best_step(struct world *w, const struct pollux *s,
 
 /* ---- placement ------------------------------------------------------------ */
 
-/* Appends up to k free GPUs of node nd that hold job j to out[*m]. */
+/* Sets node n's free GPUs to f, in free_on and the node index. */
+static void set_free(struct pollux *s, int n, int f)
+{
+	if (s->free_on[n] == f)
+		return;
+	s->free_on[n] = f;
+	sim_oset_update(&s->nodes, s->nh[n], f, n, 0);
+}
+
+/* Node n's free GPUs back to its idle GPUs in the world (pol_node_idle):
+** after a change of its GPUs, or of free_on in a round.  O(log N). */
+static void sync_node(struct world *w, struct pollux *s, int n)
+{
+	set_free(s, n, pol_node_idle(w, n));
+}
+
+/* The nodes of the GPUs changed since the last pass back to the world's
+** counts.  O(changed x log N). */
+static void sync_changed(struct world *w, struct pollux *s)
+{
+	int k, n = pol_nchanged(w);
+
+	for (k = 0; k < n; k++) {
+		int g = pol_changed_at(w, k);
+		if (g >= 0 && g < s->ngpus)
+			sync_node(w, s, s->g_node[g]);
+	}
+}
+
+/* Node n's free_on changes in this round: listed, to sync at its end. */
+static void touch(struct pollux *s, int n)
+{
+	if (s->touch_at[n] == s->round)
+		return;
+	s->touch_at[n] = s->round;
+	s->touched[s->ntouched++] = n;
+}
+
+/* Appends up to k free GPUs of node nd that hold job j to out[*m], in
+** index order: GPUs with no tenant, not taken this round, with memory
+** for j.  O(GPUs of the node). */
 static void take_node(struct world *w, struct pollux *s, int j, int nd,
 		      int k, int *out, int *m)
 {
-	int g;
+	int g, end = s->n_gpu[nd] + s->n_size[nd];
 
-	for (g = 0; g < s->ngpus && k > 0; g++) {
-		struct pol_gpu_info gi;
-		if (s->held[g])
+	for (g = s->n_gpu[nd]; g < end && k > 0; g++) {
+		if (s->taken[g] == s->round || pol_gpu_ntenants(w, g) > 0 ||
+		    pol_job_mem(w, j, g) > pol_gpu(w, g).hbm_bytes)
 			continue;
-		gi = pol_gpu(w, g);
-		if (gi.node != nd || gi.ntenants > 0 ||
-		    pol_job_mem(w, j, g) > gi.hbm_bytes)
-			continue;
-		s->held[g] = 1;
-		s->free_on[nd]--;
+		s->taken[g] = s->round;
+		touch(s, nd);
+		set_free(s, nd, s->free_on[nd] - 1);
 		out[(*m)++] = g;
 		k--;
 	}
@@ -308,8 +397,9 @@ static void take_node(struct world *w, struct pollux *s, int j, int nd,
 
 /* Picks k more GPUs for job j into out[*m]: its own nodes (have[], the
 ** nodes it holds, nh of them) first, then the node whose free GPUs fit
-** the rest best, then the nodes with the most free GPUs.  1 when it found
-** them all. */
+** the rest best (fewest free GPUs at least the rest, lowest index), then
+** the node with the most free GPUs (lowest index), each found in the node
+** index in O(log N).  1 when it found them all. */
 static int pick(struct world *w, struct pollux *s, int j, int k, int *out,
 		int *m, const int *have, int nh)
 {
@@ -318,21 +408,23 @@ static int pick(struct world *w, struct pollux *s, int j, int k, int *out,
 	for (i = 0; i < nh && *m < want; i++)
 		take_node(w, s, j, have[i], want - *m, out, m);
 	while (*m < want) {
-		int nd, best = -1, most = -1, need = want - *m;
-		for (nd = 0; nd < s->nnodes; nd++) {
-			int f = s->free_on[nd];
-			if (f >= need && (best < 0 || f < s->free_on[best]))
-				best = nd;
-			if (f > 0 && (most < 0 || f > s->free_on[most]))
-				most = nd;
+		int nd, need = want - *m;
+		int h = sim_oset_lower_bound(&s->nodes, need, 0, 0);
+		if (h < 0) {
+			h = sim_oset_last(&s->nodes);
+			if (h < 0 || sim_oset_k1(&s->nodes, h) <= 0)
+				return 0;
+			h = sim_oset_lower_bound(&s->nodes,
+						 sim_oset_k1(&s->nodes, h),
+						 0, 0);
 		}
-		nd = best >= 0 ? best : most;
-		if (nd < 0)
-			return 0;
+		nd = sim_oset_id(&s->nodes, h);
 		i = *m;
 		take_node(w, s, j, nd, need, out, m);
-		if (*m == i)
-			s->free_on[nd] = 0;   /* none there holds it */
+		if (*m == i) {
+			touch(s, nd);
+			set_free(s, nd, 0);   /* none there holds it */
+		}
 	}
 	return 1;
 }
@@ -386,13 +478,32 @@ static int nodes_of(struct world *w, int j, const struct pol_job_info *ji,
 	return nh;
 }
 
+/* A job that grows or is placed this round, and its rank. */
+struct px_grow {
+	int j, running, add, pos;
+};
+
+/* Running before pending, then more GPUs added first, then the round's
+** order: a total order (pos is unique). */
+static int grow_cmp(const void *a, const void *b)
+{
+	const struct px_grow *x = a, *y = b;
+
+	if (x->running != y->running)
+		return x->running > y->running ? -1 : 1;
+	if (x->add != y->add)
+		return x->add > y->add ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 /* ---- the round --------------------------------------------------------------- */
 
 static int px_round(struct world *w, struct pollux *s)
 {
-	int J = 0, G = s->ngpus, fair, left, j, k, g, rc = 0;
+	int J = 0, G = s->ngpus, fair, left, j, k, g, np, rc = 0;
 	sim_time now = pol_now(w), rs = (sim_time)(s->restart_s * 1e9);
-	int *gp = s->buf, *have;
+	int *gp = s->buf, *have = s->have;
+	struct px_grow *gw;
 
 	/* the active jobs, in arrival order (the list compacted); their
 	** state now */
@@ -403,11 +514,8 @@ static int px_round(struct world *w, struct pollux *s)
 	free(s->order);
 	s->order = malloc((size_t)(s->nact > 0 ? s->nact : 1) *
 			  sizeof *s->order);
-	have = malloc((size_t)(s->nnodes > 0 ? s->nnodes : 1) * sizeof *have);
-	if (s->order == NULL || have == NULL) {
-		free(have);
+	if (s->order == NULL)
 		return SIM_ENOMEM;
-	}
 	for (k = 0; k < s->nact; k++) {
 		struct px_job *x = &s->job[j = s->act[k]];
 		struct pol_job_info ji = pol_job(w, j);
@@ -436,10 +544,8 @@ static int px_round(struct world *w, struct pollux *s)
 		}
 		s->order[J++] = j;
 	}
-	if (J == 0 || G <= 0) {
-		free(have);
+	if (J == 0 || G <= 0)
 		return 0;
-	}
 	fair = (G + J - 1) / J;
 	for (k = 0; k < J; k++) {
 		struct px_job *x = &s->job[s->order[k]];
@@ -485,31 +591,30 @@ static int px_round(struct world *w, struct pollux *s)
 		else if (pol_resize(w, j, gp, x->want, rs, NULL) != 0)
 			x->want = x->cur;
 	}
-	/* the free GPUs now */
-	memset(s->free_on, 0, (size_t)s->nnodes * sizeof *s->free_on);
-	for (g = 0; g < G; g++) {
-		struct pol_gpu_info gi = pol_gpu(w, g);
-		s->held[g] = gi.ntenants > 0;
-		if (!s->held[g])
-			s->free_on[gi.node]++;
+	/* the free GPUs now: the nodes changed since the last pass (this
+	** round's preemptions and shrinks among them) read again */
+	if (rc != 0)
+		return rc;
+	sync_changed(w, s);
+	/* 2. grow the running, then place the pending: largest first
+	** (running before pending, then most GPUs added, then order) */
+	gw = malloc((size_t)J * sizeof *gw);
+	if (gw == NULL)
+		return SIM_ENOMEM;
+	for (k = np = 0; k < J; k++) {
+		struct px_job *x = &s->job[s->order[k]];
+		if (x->want > x->cur)
+			gw[np++] = (struct px_grow){ .j = s->order[k],
+				.running = x->cur > 0,
+				.add = x->want - x->cur, .pos = k };
 	}
-	/* 2. grow the running, then place the pending: largest first */
-	for (;;) {
-		int b = -1, m = 0, nh = 0;
-		struct px_job *x;
+	qsort(gw, (size_t)np, sizeof *gw, grow_cmp);
+	s->round++;
+	s->ntouched = 0;
+	for (k = 0; k < np && rc == 0; k++) {
+		int m = 0, nh = 0;
+		struct px_job *x = &s->job[j = gw[k].j];
 		struct pol_job_info ji;
-		for (k = 0; k < J; k++) {
-			x = &s->job[s->order[k]];
-			if (x->want > x->cur && (b < 0 ||
-			    (x->cur > 0) > (s->job[s->order[b]].cur > 0) ||
-			    ((x->cur > 0) == (s->job[s->order[b]].cur > 0) &&
-			     x->want - x->cur > s->job[s->order[b]].want -
-			     s->job[s->order[b]].cur)))
-				b = k;
-		}
-		if (b < 0 || rc != 0)
-			break;
-		x = &s->job[j = s->order[b]];
 		ji = pol_job(w, j);
 		if (x->cur > 0) {
 			m = keep(w, j, &ji, x->cur, gp);
@@ -527,7 +632,11 @@ static int px_round(struct world *w, struct pollux *s)
 		}
 		x->cur = x->want;           /* done, or given up this round */
 	}
-	free(have);
+	free(gw);
+	/* the nodes the picks changed back to the world's counts */
+	for (k = 0; k < s->ntouched; k++)
+		sync_node(w, s, s->touched[k]);
+	s->ntouched = 0;
 	return rc;
 }
 
@@ -546,11 +655,30 @@ static int px_timer(struct world *w, void *state, uint64_t tag)
 	return any ? arm_next(w, s) : 0;
 }
 
+/* The allocation is all in the ticks; a pass reads the GPUs changed
+** since the last one into the node index.  O(changed x log N). */
 static int px_schedule(struct world *w, void *state)
 {
-	(void)w;
-	(void)state;
-	return 0;                     /* all in the ticks */
+	sync_changed(w, state);
+	return 0;
+}
+
+int pollux_index_check(struct world *w, const void *state)
+{
+	const struct pollux *s = state;
+	int n;
+
+	if (s->nodes.count != s->nnodes)
+		return 0;
+	for (n = 0; n < s->nnodes; n++) {
+		int h = s->nh[n];
+		if (s->free_on[n] != pol_node_idle(w, n) ||
+		    sim_oset_id(&s->nodes, h) != n ||
+		    sim_oset_k1(&s->nodes, h) != s->free_on[n] ||
+		    sim_oset_k2(&s->nodes, h) != n)
+			return n;
+	}
+	return -1;
 }
 
 const struct pol_ops pol_pollux = {

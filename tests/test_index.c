@@ -17,6 +17,7 @@
 #include "policies/gslice.h"
 #include "policies/llm_harvest.h"
 #include "policies/policy.h"
+#include "policies/pollux.h"
 #include "policies/qsched.h"
 #include "sim/maxtree.h"
 #include "sim/oset.h"
@@ -507,6 +508,9 @@ static int on_pass(void *ctx, struct world *w)
 	    qs_index_check((const struct qsched *)w->pol_state) >= 0)
 		fail(p, w, "qs_index_check");
 	check_nodes(p, w);
+	if (strcmp(w->pol->zName, "pollux") == 0 &&
+	    pollux_index_check(w, w->pol_state) >= 0)
+		fail(p, w, "pollux_index_check");
 	if (strcmp(w->pol->zName, "gslice") == 0 &&
 	     gslice_index_check(w, w->pol_state) >= 0)
 		fail(p, w, "gslice_index_check");
@@ -608,7 +612,8 @@ static void test_world_indexes(void)
 	CU_ASSERT(ran >= 10);
 }
 
-/* The queue schedulers, node-consolidated, on nodes of 8, 4 and 2 GPUs
+/* The queue schedulers, node-consolidated, and pollux (its node index
+** after every pass), on nodes of 8, 4 and 2 GPUs
 ** with jobs of up to 16 (whole nodes plus a rest): after every pass the
 ** node indexes and the what-if index equal their scans. */
 static void test_qsched_nodes(void)
@@ -618,7 +623,7 @@ static void test_qsched_nodes(void)
 		"dur-median-s", "1800", "gpus", "1:4,2:2,4:2,8:1,12:1,16:1",
 		NULL, NULL };
 	static const char *const pols[] = { "srtf", "srsf", "tiresias",
-		"gittins", "themis", "gandiva", NULL };
+		"gittins", "themis", "gandiva", "pollux", NULL };
 	const char *trace = gen_trace("index-nodes.csv", kv);
 	int k;
 
@@ -635,7 +640,8 @@ static void test_qsched_nodes(void)
 		int rc;
 
 		memset(&p, 0, sizeof p);
-		a.params = &pp;
+		if (strcmp(pols[k], "pollux") != 0)
+			a.params = &pp;   /* pollux: its own rule */
 		a.on_pass = on_pass;
 		a.pass_ctx = &p;
 		run_result_init(&res);
