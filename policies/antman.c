@@ -201,7 +201,7 @@ static int am_finish(struct world *w, void *s, int j)
 
 static int waiting(struct world *w, int j)
 {
-	enum pol_job_state st = pol_job(w, j).state;
+	enum pol_job_state st = pol_job_state(w, j);
 	return st == POL_JOB_PENDING || st == POL_JOB_PREEMPTED;
 }
 

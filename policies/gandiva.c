@@ -147,7 +147,7 @@ static int gd_finish(struct world *w, void *s, int j)
 
 static int running(struct world *w, int j)
 {
-	return pol_job(w, j).state == POL_JOB_RUNNING;
+	return pol_job_state(w, j) == POL_JOB_RUNNING;
 }
 
 /* The slowest worker's speed of running job j. */
@@ -174,7 +174,7 @@ static void pair_jobs(struct gandiva *g, struct world *w)
 		int j = g->q.act[k];
 		struct gd_job *x = gd_of(w, j);
 		int p = x->partner;
-		demand += pol_job(w, j).gpus;
+		demand += qs_job(w, j)->gpus;
 		if (p < 0 || p < j || !x->co || pol_now(w) <= x->co_ns)
 			continue;
 		/* introspection: the pair has run together */
@@ -193,7 +193,7 @@ static void pair_jobs(struct gandiva *g, struct world *w)
 		return;
 	}
 	for (k = 0; k < g->q.nact; k++) {
-		int j = g->q.act[k], gj = pol_job(w, j).gpus;
+		int j = g->q.act[k], gj = qs_job(w, j)->gpus;
 		struct gd_job *x = gd_of(w, j);
 		if (x->partner >= 0)
 			continue;
@@ -201,7 +201,7 @@ static void pair_jobs(struct gandiva *g, struct world *w)
 			int p = g->q.act[i];
 			struct gd_job *y = gd_of(w, p);
 			if (y->partner >= 0 || x->bad == p || y->bad == j ||
-			    pol_job(w, p).gpus != gj ||
+			    qs_job(w, p)->gpus != gj ||
 			    pol_job_mem(w, j, 0) + pol_job_mem(w, p, 0) > hbm)
 				continue;
 			x->partner = p;
@@ -234,7 +234,7 @@ static int join(struct world *w, int j, int lead)
 	struct sim_err e = { 0, "" };
 	int gpus[64], k, n = pol_job(w, lead).nplaced, rc;
 
-	if (n > 64 || n != pol_job(w, j).gpus)
+	if (n > 64 || n != qs_job(w, j)->gpus)
 		return 0;
 	for (k = 0; k < n; k++)
 		gpus[k] = pol_job_tenant(w, lead, k).gpu;
@@ -250,7 +250,7 @@ static int gd_pass(struct gandiva *g, struct world *w, int full)
 	if (full)
 		g->round++;
 	for (k = 0; k < g->q.nact && !swapping; k++) {
-		enum pol_job_state st = pol_job(w, g->q.act[k]).state;
+		enum pol_job_state st = pol_job_state(w, g->q.act[k]);
 		swapping = st == POL_JOB_SWAPPING_OUT ||
 			st == POL_JOB_SWAPPING_IN;
 	}
@@ -292,10 +292,10 @@ static int gd_pass(struct gandiva *g, struct world *w, int full)
 	qs_whatif(&g->q, w);
 	for (k = 0; k < n; k++) {
 		int j = g->ord[k], p = gd_of(w, j)->partner;
-		if (pol_job(w, j).state == POL_JOB_SWAPPING_OUT ||
-		    (p >= 0 && pol_job(w, p).state == POL_JOB_SWAPPING_OUT))
+		if (pol_job_state(w, j) == POL_JOB_SWAPPING_OUT ||
+		    (p >= 0 && pol_job_state(w, p) == POL_JOB_SWAPPING_OUT))
 			continue;
-		if (qs_fits(&g->q, pol_job(w, j).gpus)) {
+		if (qs_fits(&g->q, qs_job(w, j)->gpus)) {
 			gd_of(w, j)->want = 1;
 			if (p >= 0)
 				gd_of(w, p)->want = 1;
@@ -316,7 +316,7 @@ static int gd_pass(struct gandiva *g, struct world *w, int full)
 again:
 	for (k = 0; k < n; k++) {
 		int j = g->ord[k], p = gd_of(w, j)->partner, lead = j, other = p;
-		struct pol_job_info ji = pol_job(w, j);
+		int st = pol_job_state(w, j), gj = qs_job(w, j)->gpus;
 		if (!gd_of(w, j)->want)
 			continue;
 		if (!running(w, j) && p >= 0 && running(w, p)) {
@@ -324,10 +324,10 @@ again:
 			other = j;
 		}
 		if (!running(w, lead)) {
-			if (ji.state != POL_JOB_PENDING &&
-			    ji.state != POL_JOB_PREEMPTED)
+			if (st != POL_JOB_PENDING &&
+			    st != POL_JOB_PREEMPTED)
 				continue;
-			if (!qs_choose(&g->q, w, ji.gpus)) {
+			if (!qs_choose(&g->q, w, gj)) {
 				if (repacked || !full || swapping ||
 				    g->placement != QS_PLACE_NODE)
 					continue;
@@ -342,15 +342,15 @@ again:
 					}
 				goto again;
 			}
-			rc = pol_place(w, lead, g->q.gpus, ji.gpus, NULL, &e);
+			rc = pol_place(w, lead, g->q.gpus, gj, NULL, &e);
 			if (rc < 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
 				return rc;
 			if (!running(w, lead))
 				continue;
 		}
 		if (other >= 0 && !running(w, other) &&
-		    (pol_job(w, other).state == POL_JOB_PENDING ||
-		     pol_job(w, other).state == POL_JOB_PREEMPTED) &&
+		    (pol_job_state(w, other) == POL_JOB_PENDING ||
+		     pol_job_state(w, other) == POL_JOB_PREEMPTED) &&
 		    (rc = join(w, other, lead)) < 0)
 			return rc;
 	}

@@ -230,7 +230,7 @@ static void git_order(struct dlas *d, struct world *w, int j)
 	double a = floor(dlas_attained_s(d, w, j));
 
 	x->key = g->n >= 2 ? -rank_of(g, a) : 0;
-	x->key2 = (double)pol_job(w, j).submit_ns;
+	x->key2 = (double)qs_job(w, j)->submit_ns;
 }
 
 static int git_init(struct world *w, void *s, const struct pol_params *p,
@@ -279,7 +279,7 @@ static int git_finish(struct world *w, void *s, int j)
 		double s_ = (x->exec_ns + (double)(pol_now(w) - x->last_ns)) /
 			1e9;
 		if (g->d.gpu_service)
-			s_ *= (double)pol_job(w, j).gpus;
+			s_ *= (double)qs_job(w, j)->gpus;
 		g->ring[g->ring_at] = floor(s_);
 		g->ring_at = (g->ring_at + 1) % g->window;
 		if (g->nring < g->window)

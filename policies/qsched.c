@@ -319,6 +319,7 @@ int qs_arrive(struct qsched *q, struct world *w, int j, const char *policy)
 	memset(x, 0, sizeof *x);
 	x->active = 1;
 	x->gpus = ji.gpus;
+	x->submit_ns = ji.submit_ns;
 	x->last_ns = pol_now(w);
 	q->actx[q->nact] = x;
 	q->act[q->nact++] = j;

@@ -74,6 +74,7 @@ struct qs_job {
 	double aux;                   /* the policy's own */
 	int gpus;                     /* its GPU count (the trace's: these
 					 policies never resize a job) */
+	sim_time submit_ns;           /* its arrival */
 };
 
 struct qsched {

@@ -136,7 +136,7 @@ static double rho(const struct themis *t, struct world *w, int j, int G)
 	double now_s = (double)pol_now(w) / 1e9;
 	double life = (double)(pol_now(w) - x->since) / 1e9;
 	double c = life > 0 ? x->seen / life : (double)t->q.nact;
-	double g = (double)pol_job(w, j).gpus, share, tid;
+	double g = (double)qs_job(w, j)->gpus, share, tid;
 
 	if (c < 1)
 		c = 1;
@@ -144,7 +144,7 @@ static double rho(const struct themis *t, struct world *w, int j, int G)
 	tid = x->solo_s * (g > share ? g / share : 1);
 	if (!(tid > 0))
 		return 0;
-	return (now_s - (double)pol_job(w, j).submit_ns / 1e9 +
+	return (now_s - (double)qs_job(w, j)->submit_ns / 1e9 +
 		pol_job_remaining_ns(w, j, 0) / 1e9) / tid;
 }
 
@@ -159,7 +159,7 @@ static int th_pass(struct themis *t, struct world *w)
 	for (k = 0; k < t->q.nact; k++) {
 		int j = t->q.act[k];
 		struct qs_job *x = qs_job(w, j);
-		int held = pol_job(w, j).state == POL_JOB_RUNNING &&
+		int held = pol_job_state(w, j) == POL_JOB_RUNNING &&
 			th_of(w, j)->lease_end > now;
 		x->klass = held ? 0 : 1;
 		x->key = held ? 0 : -rho(t, w, j, G);
@@ -172,7 +172,7 @@ static int th_pass(struct themis *t, struct world *w)
 	for (k = 0; k < t->q.nact; k++) {
 		int j = t->q.act[k];
 		struct th_job *x = th_of(w, j);
-		if (pol_job(w, j).state != POL_JOB_RUNNING) {
+		if (pol_job_state(w, j) != POL_JOB_RUNNING) {
 			x->lease_end = 0;
 			continue;
 		}
