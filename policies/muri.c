@@ -36,11 +36,13 @@
 ** matching memoised by it (MURI_GC slots, 80 % of trace4's graphs) or
 ** else the graph O(n^2) (round times memoised by job types) and the
 ** maximum-weight matching O(n^3) (blossom.c, one reused graph), which is
-** most of the time: trace4 (2,638 jobs, 61 k matchings, 10.8 k solved)
-** 21-23 CPU-s muri-s, 29-36 muri-l; trace2 12-15 and 15-19, on a loaded
-** machine (docs/PERFORMANCE.md, "Cluster schedulers": short of 100x
-** Muri's simulator there).  Worst case: a long queue of one GPU count (n = 4 G
-** every event).
+** most of the time (bl_solve and its search ~60 %); the policy's own
+** walks read each active job's record (struct mu_priv: its trace times,
+** memory and type read once at arrival), not pol_job's snapshot.  trace4
+** (2,638 jobs, 61 k matchings, 10.8 k solved) 21.5-27.0 CPU-s muri-s,
+** trace2 8.8-11.0 (docs/PERFORMANCE.md, "w7-muri"; muri-l 29-36 and 15-19
+** before it: short of 100x Muri's simulator there).  Worst case: a long
+** queue of one GPU count (n = 4 G every event).
 */
 #include "policies/qsched.h"
 
