@@ -36,11 +36,13 @@
 ** matching memoised by it (MURI_GC slots, 80 % of trace4's graphs) or
 ** else the graph O(n^2) (round times memoised by job types) and the
 ** maximum-weight matching O(n^3) (blossom.c, one reused graph), which is
-** most of the time: trace4 (2,638 jobs, 61 k matchings, 10.8 k solved)
-** 21-23 CPU-s muri-s, 29-36 muri-l; trace2 12-15 and 15-19, on a loaded
-** machine (docs/PERFORMANCE.md, "Cluster schedulers": short of 100x
-** Muri's simulator there).  Worst case: a long queue of one GPU count (n = 4 G
-** every event).
+** most of the time (bl_solve and its search ~60 %); the policy's own
+** walks read each active job's record (struct mu_priv: its trace times,
+** memory and type read once at arrival), not pol_job's snapshot.  trace4
+** (2,638 jobs, 61 k matchings, 10.8 k solved) 21.5-27.0 CPU-s muri-s,
+** trace2 8.8-11.0 (docs/PERFORMANCE.md, "w7-muri"; muri-l 29-36 and 15-19
+** before it: short of 100x Muri's simulator there).  Worst case: a long
+** queue of one GPU count (n = 4 G every event).
 */
 #include "policies/qsched.h"
 
@@ -96,16 +98,37 @@ struct type_slot {
 	int id;                       /* -1: empty */
 };
 
-/* A job's pol_job_priv: qsched's state, then its type id. */
+/* A job's pol_job_priv: qsched's state, then what the passes read of
+** the job, read once at its arrival: the trace's times and GPU 0's
+** device's memory are fixed for a job's life (pol_job_mem is a function
+** of the job and the device; these policies never resize), so no pass
+** takes a pol_job snapshot for them. */
 struct mu_priv {
 	struct qs_job q;
 	int type;                     /* type_id's; -1: none */
+	int groupable;                /* resource times and iteration time */
+	struct il_job il;             /* times in ms */
+	double rsum;                  /* il.res[0] + il.res[1] + il.res[2] */
+	uint64_t mem;                 /* pol_job_mem(j, 0) */
 };
+
+/* Active job j's record (NULL: none, as pol_job_priv). */
+static const struct mu_priv *mu_of(const struct world *w, int j)
+{
+	return pol_job_priv(w, j);
+}
+
+/* The record of the active order's k-th job (actx[k] is its qs_job, the
+** record's first member). */
+static struct mu_priv *mu_act(struct qsched *q, int k)
+{
+	return (struct mu_priv *)q->actx[k];
+}
 
 /* Active job j's type id (-1: none). */
 static int type_of(const struct world *w, int j)
 {
-	const struct mu_priv *p = pol_job_priv(w, j);
+	const struct mu_priv *p = mu_of(w, j);
 
 	return p != NULL ? p->type : -1;
 }
@@ -134,6 +157,7 @@ struct muri {
 	int bg_n;                     /* the n it was created for */
 	double pused[512];            /* this graph: pack's resource sum, */
 	double pterm[512][IL_MAX_JOBS]; /* its jobs' terms, */
+	int ptype[512][IL_MAX_JOBS];  /* their type ids, */
 	uint64_t pmem[512];           /* its memory sum */
 	int64_t gkey[512 * GC_W];     /* scratch: this graph's key */
 };
@@ -212,8 +236,6 @@ static void muri_fini(struct world *w, void *s)
 	free(m->aflag);
 }
 
-static struct il_job il_of(struct world *w, int j);
-
 static unsigned hash_dbl(const double *v, int n)
 {
 	unsigned h = 2166136261u;
@@ -228,10 +250,9 @@ static unsigned hash_dbl(const double *v, int n)
 	return h;
 }
 
-/* The type id of job j's (res, iter); -1 when the table is full. */
-static int type_id(struct muri *m, struct world *w, int j)
+/* The type id of times x (res, iter); -1 when the table is full. */
+static int type_id(struct muri *m, struct il_job x)
 {
-	struct il_job x = il_of(w, j);
 	double v[4] = { x.res[0], x.res[1], x.res[2], x.iter };
 	unsigned h = hash_dbl(v, 4) & (MURI_MEMO - 1);
 	int probes;
@@ -257,13 +278,26 @@ static int muri_arrival(struct world *w, void *s, int j)
 	struct muri *m = s;
 	int rc = qs_arrive(&m->q, w, j, m->name);
 
+	struct pol_job_info ji;
+	struct il_job il;
 	int type;
 
 	if (rc < 0)
 		return rc;
-	type = type_id(m, w, j);        /* every arrival's: ids in order */
-	if (rc > 0)
-		((struct mu_priv *)pol_job_priv(w, j))->type = type;
+	ji = pol_job(w, j);
+	il.res[0] = ji.res_ms[0];
+	il.res[1] = ji.res_ms[1];
+	il.res[2] = ji.res_ms[2];
+	il.iter = (double)ji.iter_ns / 1e6;
+	type = type_id(m, il);          /* every arrival's: ids in order */
+	if (rc > 0) {
+		struct mu_priv *p = pol_job_priv(w, j);
+		p->type = type;
+		p->groupable = ji.has_res && ji.iter_ns > 0;
+		p->il = il;
+		p->rsum = il.res[0] + il.res[1] + il.res[2];
+		p->mem = pol_job_mem(w, j, 0);
+	}
 	return 0;
 }
 
@@ -308,25 +342,6 @@ static int grow(struct muri *m, struct world *w)
 		m->gpus_of && m->placed ? 0 : SIM_ENOMEM;
 }
 
-/* The interleaving model's view of job j (times in ms). */
-static struct il_job il_of(struct world *w, int j)
-{
-	struct pol_job_info ji = pol_job(w, j);
-	struct il_job o;
-
-	o.res[0] = ji.res_ms[0];
-	o.res[1] = ji.res_ms[1];
-	o.res[2] = ji.res_ms[2];
-	o.iter = (double)ji.iter_ns / 1e6;
-	return o;
-}
-
-static int groupable(struct world *w, int j)
-{
-	struct pol_job_info ji = pol_job(w, j);
-	return ji.has_res && ji.iter_ns > 0;
-}
-
 static double pack_round_raw(struct muri *m, struct world *w,
 			     const struct mpack *a, const struct mpack *b)
 {
@@ -341,17 +356,17 @@ static double pack_round_raw(struct muri *m, struct world *w,
 	return pol_interleave_round_ms(w, jobs, n);
 }
 
-static double pack_round(struct muri *m, struct world *w,
-			 const struct mpack *a, const struct mpack *b)
+/* The round time of packs a and b (b NULL: a alone), memoised by the
+** n member type ids in key (a's members', then b's; -1 padded to
+** IL_MAX_JOBS; a negative id: not memoisable). */
+static double pack_round_key(struct muri *m, struct world *w,
+			     const struct mpack *a, const struct mpack *b,
+			     int *key, int n)
 {
-	int key[IL_MAX_JOBS] = { -1, -1, -1, -1 }, n = 0, i, k;
+	int i, k;
 	unsigned h;
 	struct memo_slot *e;
 
-	for (i = 0; i < a->n; i++)
-		key[n++] = type_of(w, a->job[i]);
-	for (i = 0; b != NULL && i < b->n; i++)
-		key[n++] = type_of(w, b->job[i]);
 	for (i = 0; i < n; i++)
 		if (key[i] < 0)
 			return pack_round_raw(m, w, a, b);
@@ -365,11 +380,24 @@ static double pack_round(struct muri *m, struct world *w,
 	for (i = 0; i < IL_MAX_JOBS; i++)
 		h = (h ^ (unsigned)(key[i] + 2)) * 16777619u;
 	e = &m->memo[h & (MURI_RMEMO - 1)];
-	if (e->key[0] != -2 && memcmp(e->key, key, sizeof key) == 0)
+	if (e->key[0] != -2 &&
+	    memcmp(e->key, key, IL_MAX_JOBS * sizeof *key) == 0)
 		return e->tt;
-	memcpy(e->key, key, sizeof key);        /* direct-mapped: replace */
+	memcpy(e->key, key, IL_MAX_JOBS * sizeof *key); /* direct-mapped:
+							   replace */
 	e->tt = pack_round_raw(m, w, a, b);
 	return e->tt;
+}
+
+/* The round time of pack a alone, memoised by its jobs' types. */
+static double pack_round(struct muri *m, struct world *w,
+			 const struct mpack *a)
+{
+	int key[IL_MAX_JOBS] = { -1, -1, -1, -1 }, n = 0, i;
+
+	for (i = 0; i < a->n; i++)
+		key[n++] = type_of(w, a->job[i]);
+	return pack_round_key(m, w, a, NULL, key, n);
 }
 
 /* used_ratio of packs idx[u] and idx[v] of this graph, from the sums
@@ -379,20 +407,26 @@ static double used_ratio_uv(struct muri *m, struct world *w, const int *idx,
 {
 	const struct mpack *a = &m->pk[idx[u]], *b = &m->pk[idx[v]];
 	double used = m->pused[u], tt;
-	int i;
+	int key[IL_MAX_JOBS] = { -1, -1, -1, -1 }, n = 0, i;
 
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < a->n; i++)
+		key[n++] = m->ptype[u][i];
+	for (i = 0; i < b->n; i++) {
 		used += m->pterm[v][i];
-	tt = pack_round(m, w, a, b);
+		key[n++] = m->ptype[v][i];
+	}
+	tt = pack_round_key(m, w, a, b, key, n);
 	return tt > 0 ? used / (tt * 4.0) : 0;
 }
 
-/* The per-pack sums of this graph's packs idx[0..n) (n <= 512): the
+/* The per-pack sums of this graph's packs idx[0..n) (n <= 512): its
+** members' type ids (the round-time memo's key), the
 ** resource-use sum of the weight and the memory (GPU 0's device, the
 ** yardstick of every comparison here: a pair is an edge only if its
 ** union fits one GPU; Muri's simulator does not model GPU memory,
 ** colosim does not pair jobs that cannot share). */
-static void pack_sums(struct muri *m, struct world *w, const int *idx, int n)
+static void pack_sums(struct muri *m, const struct world *w, const int *idx,
+		      int n)
 {
 	int u, i;
 
@@ -401,10 +435,11 @@ static void pack_sums(struct muri *m, struct world *w, const int *idx, int n)
 		m->pused[u] = 0;
 		m->pmem[u] = 0;
 		for (i = 0; i < p->n; i++) {
-			struct il_job x = il_of(w, p->job[i]);
-			m->pterm[u][i] = x.res[0] + x.res[1] + x.res[2];
+			const struct mu_priv *x = mu_of(w, p->job[i]);
+			m->ptype[u][i] = x->type;
+			m->pterm[u][i] = x->rsum;
 			m->pused[u] += m->pterm[u][i];
-			m->pmem[u] += pol_job_mem(w, p->job[i], 0);
+			m->pmem[u] += x->mem;
 		}
 	}
 }
@@ -425,9 +460,9 @@ static int key_index(struct muri *m, int gpus)
 /* 1 if job j is being copied off its GPUs (preempt_cost = swap): it
 ** cannot be placed before the copy ends, so it is no candidate (as in
 ** qs_apply). */
-static int swapping_out(struct world *w, int j)
+static int swapping_out(const struct world *w, int j)
 {
-	return pol_job(w, j).state == POL_JOB_SWAPPING_OUT;
+	return pol_job_state(w, j) == POL_JOB_SWAPPING_OUT;
 }
 
 /* 1 if a swap copy is in flight: its GPUs are held until it ends. */
@@ -436,7 +471,7 @@ static int copy_in_flight(struct muri *m, struct world *w)
 	int k;
 
 	for (k = 0; k < m->q.nact; k++) {
-		enum pol_job_state s = pol_job(w, m->q.act[k]).state;
+		int s = pol_job_state(w, m->q.act[k]);
 		if (s == POL_JOB_SWAPPING_OUT || s == POL_JOB_SWAPPING_IN)
 			return 1;
 	}
@@ -454,11 +489,11 @@ static long candidates(struct muri *m, struct world *w)
 	** step (the walk below reads them O(A) times a job) */
 	m->nkeys = 0;
 	for (k = 0; k < m->q.nact; k++) {
-		int j = m->q.act[k];
+		const struct mu_priv *x = mu_act(&m->q, k);
 		m->used[k] = 0;
-		m->agpus[k] = pol_job(w, j).gpus;
-		m->aflag[k] = (swapping_out(w, j) ? AF_SWAP_OUT : 0) |
-			(groupable(w, j) ? AF_GROUPABLE : 0);
+		m->agpus[k] = x->q.gpus;
+		m->aflag[k] = (swapping_out(w, m->q.act[k]) ? AF_SWAP_OUT : 0) |
+			(x->groupable ? AF_GROUPABLE : 0);
 		key_index(m, m->agpus[k]);
 	}
 	qs_whatif(&m->q, w);
@@ -483,7 +518,7 @@ static long candidates(struct muri *m, struct world *w)
 			m->cand[m->npk] = ki;
 			m->pk[m->npk].n = 1;
 			m->pk[m->npk].job[0] = jj;
-			m->pk[m->npk].key = qs_job(w, jj)->key;
+			m->pk[m->npk].key = m->q.actx[i]->key;
 			m->pk[m->npk].gpus = g;
 			m->npk++;
 			taken++;
@@ -509,7 +544,7 @@ static int gc_key(struct muri *m, struct world *w, const int *idx, int n)
 				return 0;
 		}
 		for (i = 0; i < p->n; i++)
-			mem += pol_job_mem(w, p->job[i], 0);
+			mem += mu_of(w, p->job[i])->mem;
 		k[IL_MAX_JOBS] = (int64_t)mem;
 	}
 	return 1;
@@ -593,6 +628,8 @@ static int blossom_round(struct muri *m, struct world *w, long *need)
 		struct gc_ent *e = NULL;
 		int any = 0;
 
+		uint64_t hbm = pol_gpu(w, 0).hbm_bytes;  /* fixed: read once */
+
 		for (k = 0; k < m->npk && n < 512; k++)
 			if (m->cand[k] == ki)
 				idx[n++] = k;
@@ -614,8 +651,7 @@ static int blossom_round(struct muri *m, struct world *w, long *need)
 				double wt;
 				/* mem_fits(a, b), from the sums */
 				if (a->n + b->n > m->max_pack ||
-				    m->pmem[u] + m->pmem[v] >
-				    pol_gpu(w, 0).hbm_bytes)
+				    m->pmem[u] + m->pmem[v] > hbm)
 					continue;
 				wt = used_ratio_uv(m, w, idx, u, v);
 				if (wt > 0 && !(wt <= 1e-5 * wt)) {
@@ -670,8 +706,8 @@ static void autopack(struct muri *m, struct world *w)
 		const struct mpack *p = &m->pk[k];
 		double sum = 0;
 		for (i = 0; i < p->n; i++)
-			sum += il_of(w, p->job[i]).iter;
-		if (m->autopack && p->n > 1 && pack_round(m, w, p, NULL) / sum > 1)
+			sum += mu_of(w, p->job[i])->il.iter;
+		if (m->autopack && p->n > 1 && pack_round(m, w, p) / sum > 1)
 			for (i = 0; i < p->n; i++) {
 				struct mpack one = { 1, { p->job[i] },
 						     qs_job(w, p->job[i])->key,
@@ -714,7 +750,7 @@ static int intact(struct muri *m, struct world *w, const struct mpack *p)
 				return 0;
 	}
 	for (k = 0; k < a.nplaced; k++)
-		if (pol_gpu(w, pol_job_tenant(w, p->job[0], k).gpu).ntenants !=
+		if (pol_gpu_ntenants(w, pol_job_tenant(w, p->job[0], k).gpu) !=
 		    p->n)
 			return 0;
 	return 1;
@@ -730,8 +766,8 @@ static int place_pack(struct muri *m, struct world *w, const struct mpack *p)
 		return 0;
 	memcpy(gp, m->q.gpus, (size_t)p->gpus * sizeof *gp);
 	for (i = 0; i < p->n; i++) {
-		struct pol_job_info x = pol_job(w, p->job[i]);
-		if (x.state != POL_JOB_PENDING && x.state != POL_JOB_PREEMPTED)
+		int st = pol_job_state(w, p->job[i]);
+		if (st != POL_JOB_PENDING && st != POL_JOB_PREEMPTED)
 			continue;
 		rc = pol_place(w, p->job[i], gp, p->gpus, NULL, &e);
 		if (rc < 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
@@ -753,7 +789,7 @@ static int realise(struct muri *m, struct world *w)
 		m->pk[i] = x;
 	}
 	for (k = 0; k < m->q.nact; k++)
-		qs_job(w, m->q.act[k])->want = 0;
+		m->q.actx[k]->want = 0;
 	for (k = 0; k < m->npk; k++) {
 		m->placed[k] = intact(m, w, &m->pk[k]);
 		for (i = 0; i < m->pk[k].n; i++)
@@ -763,8 +799,8 @@ static int realise(struct muri *m, struct world *w)
 	/* off: jobs not chosen, and members of packs not running as such */
 	for (k = 0; k < m->q.nact; k++) {
 		int j = m->q.act[k];
-		if (qs_job(w, j)->want != 2 &&
-		    pol_job(w, j).state == POL_JOB_RUNNING &&
+		if (m->q.actx[k]->want != 2 &&
+		    pol_job_state(w, j) == POL_JOB_RUNNING &&
 		    (rc = pol_preempt(w, j, &e)) != 0)
 			return rc;
 	}
@@ -781,7 +817,7 @@ again:
 				continue;
 			repacked = 1;
 			for (i = 0; i < m->q.nact; i++)
-				if (pol_job(w, m->q.act[i]).state ==
+				if (pol_job_state(w, m->q.act[i]) ==
 				    POL_JOB_RUNNING &&
 				    (rc = pol_preempt(w, m->q.act[i], &e)) != 0)
 					return rc;
@@ -808,8 +844,8 @@ static int muri_schedule(struct world *w, void *s)
 	qs_settle(&m->q, w);
 	for (k = 0; k < m->q.nact; k++) {
 		int j = m->q.act[k];
-		double g = (double)pol_job(w, j).gpus;
-		struct qs_job *x = qs_job(w, j);
+		struct qs_job *x = m->q.actx[k];
+		double g = (double)x->gpus;
 		x->key = m->attained ? x->total_exec_ns * g :
 			pol_job_remaining_ns(w, j, 0) * g;
 	}
