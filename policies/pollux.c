@@ -48,7 +48,6 @@
 #include <string.h>
 
 #include "policies/pollux.h"
-#include "sim/oset.h"
 
 #define PX_TAG_TICK 1
 #define PX_EPS 1e-3                   /* Pollux's power-mean offset */
