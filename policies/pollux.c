@@ -597,7 +597,7 @@ static int px_round(struct world *w, struct pollux *s)
 	sync_changed(w, s);
 	/* 2. grow the running, then place the pending: largest first
 	** (running before pending, then most GPUs added, then order) */
-	gw = malloc((size_t)J * sizeof *gw);
+	gw = malloc((size_t)(J > 0 ? J : 1) * sizeof *gw);
 	if (gw == NULL)
 		return SIM_ENOMEM;
 	for (k = np = 0; k < J; k++) {
