@@ -40,9 +40,14 @@
 **   pass                per pending training job O(D + n log G) (first fit
 **                       over the idle GPUs); distmind-mps per job O(n D
 **                       (n + log G)) (each kind's least-loaded order)
-** The timer fires every period_ms for the whole run, services or not
-** (each tick O(A) when nothing changes): a run of 1e9 s costs 1e9 / period
-** events.  Worst cases: a pool that must grow or shrink every tick on a
+** The timer ticks on the grid k * period_ms from 0 (each tick O(A) when
+** nothing changes, plus O(G) for the idle test when its cheap parts
+** pass); it sleeps after a tick that leaves nothing to do (no service
+** live, the pool idle and settled at min_inference_gpus: dm_idle) and a
+** service's arrival re-arms it on the same grid, so a run with no service
+** costs a handful of ticks, not 1e9 / period for a 1e9 s run, and the
+** ticks that run are those of a timer that never sleeps (the skipped ones
+** changed nothing but the event count).  Worst cases: a pool that must grow or shrink every tick on a
 ** large cluster (the O(G) walks above); under distmind-ray with no cache
 ** awareness, nothing worse than O(log G) a request.
 */
