@@ -40,9 +40,14 @@
 **   pass                per pending training job O(D + n log G) (first fit
 **                       over the idle GPUs); distmind-mps per job O(n D
 **                       (n + log G)) (each kind's least-loaded order)
-** The timer fires every period_ms for the whole run, services or not
-** (each tick O(A) when nothing changes): a run of 1e9 s costs 1e9 / period
-** events.  Worst cases: a pool that must grow or shrink every tick on a
+** The timer ticks on the grid k * period_ms from 0 (each tick O(A) when
+** nothing changes, plus O(G) for the idle test when its cheap parts
+** pass); it sleeps after a tick that leaves nothing to do (no service
+** live, the pool idle and settled at min_inference_gpus: dm_idle) and a
+** service's arrival re-arms it on the same grid, so a run with no service
+** costs a handful of ticks, not 1e9 / period for a 1e9 s run, and the
+** ticks that run are those of a timer that never sleeps (the skipped ones
+** changed nothing but the event count).  Worst cases: a pool that must grow or shrink every tick on a
 ** large cluster (the O(G) walks above); under distmind-ray with no cache
 ** awareness, nothing worse than O(log G) a request.
 */
@@ -65,6 +70,9 @@ struct dm {
 	double sm_cap;
 	uint64_t busy_prev;           /* pol_pool_busy_total_ns at the last
 					 tick */
+	int live_svc;                 /* services arrived, not yet ended */
+	int dormant;                  /* 1: the timer is not armed */
+	sim_time last_tick_ns;        /* the last tick's time (0: none) */
 	int *cand, *in, *load, *has;  /* scratch, one per GPU */
 };
 
@@ -250,6 +258,28 @@ static int train_pending(const struct world *w)
 }
 
 /*
+** 1 when, after a tick, every later tick would change nothing until a
+** service arrives: no service live, the pool busy for none of the last
+** period (busy, GPU-ns) nor now (every pool GPU at load 0), its queue
+** empty, and its size exactly the need a tick computes from zero busy
+** time (min_inference_gpus, at most the GPUs), so it neither grows nor
+** shrinks.  busy_prev stays right: the busy total cannot move meanwhile.
+** O(G) (the load walk) only when the cheap tests pass.
+*/
+static int dm_idle(const struct world *w, const struct dm *d, double busy)
+{
+	int n = pol_ngpus(w), g, floor_gpus = d->min_inf < n ? d->min_inf : n;
+
+	if (d->live_svc > 0 || busy != 0 || pol_pool_queued(w) > 0 ||
+	    pol_pool_size(w) != floor_gpus)
+		return 0;
+	for (g = 0; g < n; g++)
+		if (pol_pool_in(w, g) && pol_pool_load(w, g) != 0)
+			return 0;
+	return 1;
+}
+
+/*
 ** Every period: U = the pool's busy GPU-time over the period / period (in
 ** GPUs); the pool needs ceil(U / util_target) GPUs, at least
 ** min_inference_gpus, and one more than it has while requests wait in the
@@ -309,7 +339,46 @@ static int dm_on_timer(struct world *w, void *st, uint64_t tag)
 		if (pol_pool_in(w, g) && pol_pool_load(w, g) == 0 &&
 		    pol_pool_leave(w, g, NULL) == 0)
 			cur--;
+	d->last_tick_ns = pol_now(w);
+	if (dm_idle(w, d, busy)) {
+		d->dormant = 1;       /* dm_on_arrival re-arms it */
+		return 0;
+	}
 	return pol_set_timer(w, d->period_ns, 0, &e);
+}
+
+/*
+** A service arrived (version 1 hook): count it and, when the timer sleeps,
+** re-arm it on its grid, at the first tick time >= now (last_tick_ns + k
+** periods).  An arrival at a tick time runs before that tick (class
+** SIM_PRIO_ARRIVAL before SIM_PRIO_TIMER), as under a timer that never
+** slept, so the re-armed tick at now sees the same state.
+*/
+static int dm_on_arrival(struct world *w, void *st, int j)
+{
+	struct dm *d = st;
+	struct sim_err e = { 0, "" };
+	sim_time now = pol_now(w), k;
+
+	if (pol_job(w, j).kind == POL_TRAIN)
+		return 0;
+	d->live_svc++;
+	if (!d->dormant)
+		return 0;
+	d->dormant = 0;
+	k = (now - d->last_tick_ns + d->period_ns - 1) / d->period_ns;
+	return pol_set_timer(w, d->last_tick_ns + k * d->period_ns - now, 0,
+			     &e);
+}
+
+/* A service ended: one fewer live (dm_idle reads the count). */
+static int dm_on_finish(struct world *w, void *st, int j)
+{
+	struct dm *d = st;
+
+	if (pol_job(w, j).kind != POL_TRAIN && d->live_svc > 0)
+		d->live_svc--;
+	return 0;
 }
 
 /* ---- placement ---------------------------------------------------------------- */
@@ -448,6 +517,8 @@ const struct pol_ops pol_distmind = {
 	.aParam = dm_params,
 	.xInit = dm_init,
 	.xFini = dm_fini,
+	.xOnArrival = dm_on_arrival,
+	.xOnFinish = dm_on_finish,
 	.xOnRequest = dm_on_request,
 	.xOnTimer = dm_on_timer,
 	.xSchedule = dm_schedule

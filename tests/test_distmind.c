@@ -5,7 +5,7 @@
 ** flow-shop recurrence computed here by hand from the zoo's layer groups;
 ** the load balancer's five cases on constructed states; sharding over
 ** min(servers, 4); re-assignment taking a GPU from training under load;
-** bad parameters.
+** bad parameters; the timer sleeping while no service is live.
 */
 #include <math.h>
 #include <stdio.h>
@@ -203,6 +203,31 @@ static void test_reassign_under_load(void)
 	tw_close(&t);
 }
 
+/* One training job of 1e9 s and no service: after the first tick hands
+** the idle pool to training, the timer sleeps (it used to tick every
+** period for the whole run: 1e9 events); the job still starts at 1 s. */
+static void test_idle_timer_sleeps(void)
+{
+	struct tw_world t;
+	const char *trace = tw_write("dm-idle.csv",
+		"t0,train,0,resnet50,32,,1000000000,,momentum,fp32,1,1,,,,,,,"
+		"\n");
+
+	/* the suites' event budget (2,000,000): the old timer runs out of
+	** it and fails here instead of running for hours */
+	struct world_config cfg = tw_config(pol_find("distmind"));
+
+	CU_ASSERT_FATAL(tw_simulate(&t, trace, "1x2:v100-32gb", &cfg,
+				    NULL) == 0);
+	CU_ASSERT_EQUAL(world_job(t.w, 0)->state, JOB_DONE);
+	CU_ASSERT_EQUAL(world_job(t.w, 0)->start_ns, SIM_NS_PER_S);
+	CU_ASSERT(t.res.events < 100000);
+	if (t.res.events >= 100000)
+		fprintf(stderr, "\n  %llu events\n",
+			(unsigned long long)t.res.events);
+	tw_close(&t);
+}
+
 static void test_bad_params(void)
 {
 	struct run_result res;
@@ -281,6 +306,8 @@ TEST_REGISTER(distmind)
 		{ "re-assignment takes a GPU from training under load",
 		  test_reassign_under_load },
 		{ "bad parameters are errors", test_bad_params },
+		{ "no service: the timer sleeps (few events)",
+		  test_idle_timer_sleeps },
 		{ "re-assignment skips GPUs it cannot free",
 		  test_reassign_skips_services },
 		{ NULL, NULL }
