@@ -47,8 +47,11 @@
 ** service's arrival re-arms it on the same grid, so a run with no service
 ** costs a handful of ticks, not 1e9 / period for a 1e9 s run, and the
 ** ticks that run are those of a timer that never sleeps (the skipped ones
-** changed nothing but the event count).  Worst cases: a pool that must grow or shrink every tick on a
-** large cluster (the O(G) walks above); under distmind-ray with no cache
+** changed nothing but the event count).  Worst cases: a pool that must
+** grow or shrink every tick on a large cluster (the O(G) walks above); a
+** pool left above min_inference_gpus after the last service ends, with
+** no training job waiting, keeps the timer ticking (the sleep needs the
+** pool settled at its floor); under distmind-ray with no cache
 ** awareness, nothing worse than O(log G) a request.
 */
 #include <math.h>
