@@ -42,7 +42,15 @@
 **   control tick        O(R) (the placed jobs, by index: uncap and the LLM
 **                       windows), plus a pass when jobs wait and a GPU
 **                       changed, the last pass placed a job or a pause
-**                       ended since it (else the pass would place nothing)
+**                       ended since it (else the pass would place nothing);
+**                       O(1) with no service live once a walk has uncapped
+**                       every placed job and no pass placed one since
+** The timer ticks on the grid k x period_ms from 0; it sleeps after a tick
+** with no service live, every placed job uncapped and no job waiting
+** (every later tick would change nothing but its count), and the next
+** arrival re-arms it on the same grid: a run with no service costs about
+** one tick per arrival, not one per period (1e4 training jobs, 125x8:
+** 2.1e6 events before, 6.4e4 after; outputs identical).
 ** Worst cases: GPUs of a class whose free memory passes the smallest
 ** footprint over the device kinds but not the job's on their own kind
 ** (each is checked and passed); a long queue, tried every tick
@@ -82,6 +90,12 @@ struct hv {
 	sim_time last_pass;
 	int placed_last;
 	struct sim_oset cool;
+	/* the timer's sleep (hv_timer): services arrived and not ended,
+	** whether every placed job runs uncapped with no service live
+	** (clean: the uncap walk would change nothing), whether the timer
+	** sleeps, and when the last tick ran (the grid's phase) */
+	int live_svc, clean, dormant;
+	sim_time last_tick;
 };
 
 /* GPU classes: no job; one service and no training job; training jobs
@@ -306,6 +320,8 @@ static int cap_beside(struct world *w, struct hv *h, int j, int n)
 	return 0;
 }
 
+static int wake(struct world *w, struct hv *h, int at_now);
+
 static int hv_schedule(struct world *w, void *state)
 {
 	struct hv *h = state;
@@ -348,6 +364,7 @@ static int hv_schedule(struct world *w, void *state)
 		    (rc = cap_beside(w, h, j, job.gpus)) < 0)
 			return rc;
 		h->placed_last = 1;
+		h->clean = 0;
 		for (k = 0; k < job.gpus; k++)
 			if ((rc = refresh(w, h, h->cand[k])) != 0)
 				return rc;
@@ -357,6 +374,10 @@ static int hv_schedule(struct world *w, void *state)
 			h->jh[j] = rc;
 		}
 	}
+	/* only an arrival wakes the timer in the cases its sleep covers;
+	** anything else that leaves work for a tick wakes it here */
+	if (h->dormant && (h->placed_last || pol_npending(w) > 0))
+		return wake(w, h, 0);
 	return 0;
 }
 
@@ -460,6 +481,13 @@ static int hv_timer(struct world *w, void *state, uint64_t tag)
 
 	(void)tag;
 	h->tick++;
+	h->last_tick = pol_now(w);
+	/* with no service live, no job is capped beside one and no LLM
+	** window exists: once a walk has uncapped every placed job and no
+	** pass has placed one since (clean), both walks would change
+	** nothing */
+	if (h->live_svc == 0 && h->clean)
+		goto pass;
 	/* the jobs placed and not finished, by index: every running job
 	** (a walk over every job would visit them in this order) */
 	for (hd = sim_oset_first(&h->placed); hd >= 0; hd = nx) {
@@ -490,6 +518,8 @@ static int hv_timer(struct world *w, void *state, uint64_t tag)
 		if (rc != 0)
 			return rc;
 	}
+	h->clean = h->live_svc == 0;
+pass:
 	/* a paused job's cooldown may have ended: nothing else would run
 	** a scheduling pass for it.  The pass is a function of the GPUs,
 	** the queue and the pauses: when none changed since the last one
@@ -498,7 +528,44 @@ static int hv_timer(struct world *w, void *state, uint64_t tag)
 	if (pol_npending(w) > 0 && tick_pass_needed(w, h) &&
 	    (rc = hv_schedule(w, h)) != 0)
 		return rc;
+	/* Every later tick would change nothing until a job arrives: no
+	** service live (no window to read, nobody to cap or pause), every
+	** placed job uncapped, no pass placed one since, and nothing
+	** waiting (a tick runs no pass).  Only the tick count moves, and
+	** it is compared for equality within one tick.  hv_arrival
+	** re-arms the timer on its grid. */
+	if (h->live_svc == 0 && h->clean && pol_npending(w) == 0) {
+		h->dormant = 1;
+		return 0;
+	}
 	return pol_set_timer(w, (sim_time)(h->period_ms * 1e6), 0, NULL);
+}
+
+/* Re-arms a sleeping timer at the first tick of its grid (last_tick + k
+** periods) at or after now (at_now) or after it: a job arriving at a tick
+** time runs before that tick (SIM_PRIO_ARRIVAL before SIM_PRIO_TIMER),
+** a pass after it (SIM_PRIO_SCHEDULE), as under a timer that never slept. */
+static int wake(struct world *w, struct hv *h, int at_now)
+{
+	sim_time now = pol_now(w), p = (sim_time)(h->period_ms * 1e6), k;
+
+	if (!h->dormant)
+		return 0;
+	h->dormant = 0;
+	k = (now - h->last_tick + (at_now ? p - 1 : p)) / p;
+	return pol_set_timer(w, h->last_tick + k * p - now, 0, NULL);
+}
+
+/* A job arrived: count the services (the sleep reads the count) and wake
+** the timer (a waiting job makes a tick run a pass). */
+static int hv_arrival(struct world *w, void *state, int j)
+{
+	struct hv *h = state;
+	struct pol_job_info job = pol_job(w, j);
+
+	if (is_service(&job))
+		h->live_svc++;
+	return wake(w, h, 1);
 }
 
 static int hv_init(struct world *w, void *state, const struct pol_params *p,
@@ -569,8 +636,10 @@ static void hv_fini(struct world *w, void *state)
 static int hv_finish(struct world *w, void *state, int j)
 {
 	struct hv *h = state;
+	struct pol_job_info job = pol_job(w, j);
 
-	(void)w;
+	if (is_service(&job) && h->live_svc > 0)
+		h->live_svc--;
 	if (j >= 0 && j < h->capjobs && h->jh[j] >= 0) {
 		sim_oset_remove(&h->placed, h->jh[j]);
 		h->jh[j] = -1;
@@ -606,6 +675,7 @@ const struct pol_ops pol_llm_harvest = {
 	.xInit = hv_init,
 	.xFini = hv_fini,
 	.xOnTimer = hv_timer,
+	.xOnArrival = hv_arrival,
 	.xOnFinish = hv_finish,
 	.xSchedule = hv_schedule,
 };

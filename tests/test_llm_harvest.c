@@ -22,9 +22,11 @@ static const char body[] =
 	"chat,llm,0,llama-3-8b,256,,120,,,,1,,,,1000,poisson,3,,\n"
 	"T,train,0,resnet50,64,,150,,,mixed,1,,,,,,,,\n";
 
-/* Opens (not runs) the two-job trace under policy with LLM settings. */
-static int open_run(struct tw_world *t, const char *name, const char *policy,
-		    const char *llm, const char *params)
+/* Opens (not runs) trace text under policy with LLM settings, with an
+** event budget (0: none). */
+static int open_body(struct tw_world *t, const char *name, const char *text,
+		     const char *policy, const char *llm, const char *params,
+		     uint64_t max_events)
 {
 	static struct pol_param pv[16];
 	static struct pol_params pp;
@@ -35,9 +37,16 @@ static int open_run(struct tw_world *t, const char *name, const char *policy,
 	pp.n = tw_params(llm, buf, sizeof buf, pv, 16);
 	pp.v = pv;
 	cfg.llm = &pp;
-	cfg.max_events = 0;
+	cfg.max_events = max_events;
 	snprintf(file, sizeof file, "%s.csv", name);
-	return tw_open(t, tw_write(file, body), "1x1:" DEV, &cfg, params);
+	return tw_open(t, tw_write(file, text), "1x1:" DEV, &cfg, params);
+}
+
+/* Opens (not runs) the two-job trace under policy with LLM settings. */
+static int open_run(struct tw_world *t, const char *name, const char *policy,
+		    const char *llm, const char *params)
+{
+	return open_body(t, name, body, policy, llm, params, 0);
 }
 
 static double share_of(struct tw_world *t, const char *id)
@@ -136,6 +145,39 @@ static void test_trade_off(void)
 	CU_ASSERT(end_hv > end_mps);
 }
 
+/* A training job of 1e9 s alone: once it runs uncapped with nothing
+** waiting, the timer sleeps (it used to tick every period for the whole
+** run: 2e9 events, past the suites' budget of 2,000,000); a service
+** arriving at 1e8 s + 0.2 wakes it on its grid (ticks at multiples of
+** 0.5 s): the first cut comes at 1e8 s + 0.5, not 0.2 + a period. */
+static void test_idle_timer_sleeps(void)
+{
+	static const char text[] =
+		"T,train,0,resnet50,64,,1000000000,,,mixed,1,,,,,,,,\n"
+		"chat,llm,100000000.2,llama-3-8b,256,,120,,,,1,,,,1000,"
+		"poisson,3,,\n";
+	struct tw_world t;
+	sim_time at = sim_time_from_s(100000000) + 200 * SIM_NS_PER_MS;
+
+	CU_ASSERT_EQUAL_FATAL(open_body(&t, "hv_idle", text, "llm-harvest",
+					"kv=dynamic,slo_tpot_ms=5", NULL,
+					2000000), 0);
+	tw_until(&t, at + 100 * SIM_NS_PER_MS);
+	CU_ASSERT_DOUBLE_EQUAL(share_of(&t, "T"), 0.5, 1e-12);
+	tw_until(&t, at + 250 * SIM_NS_PER_MS);         /* 1e8 + 0.45 s */
+	CU_ASSERT_DOUBLE_EQUAL(share_of(&t, "T"), 0.5, 1e-12);
+	tw_until(&t, at + 350 * SIM_NS_PER_MS);         /* 1e8 + 0.55 s */
+	CU_ASSERT_DOUBLE_EQUAL(share_of(&t, "T"), 0.25, 1e-12);
+	CU_ASSERT_EQUAL(tw_finish(&t), 0);
+	CU_ASSERT_DOUBLE_EQUAL(run_result_get(&t.res, "jobs_done"), 2, 0);
+	CU_ASSERT(run_result_get(&t.res, "harvest_pauses") >= 1);
+	CU_ASSERT(t.res.events < 100000);
+	if (t.res.events >= 100000)
+		fprintf(stderr, "\n  %llu events\n",
+			(unsigned long long)t.res.events);
+	tw_close(&t);
+}
+
 static void test_bad_params(void)
 {
 	struct tw_world t;
@@ -157,6 +199,8 @@ TEST_REGISTER(llm_harvest)
 		  test_tight_target_pauses },
 		{ "a loose target: grow to share_max", test_loose_target_grows },
 		{ "lower TPOT than mps, longer training", test_trade_off },
+		{ "alone, the timer sleeps; a service wakes it on its grid",
+		  test_idle_timer_sleeps },
 		{ "bad parameter combinations", test_bad_params },
 		{ NULL, NULL }
 	};
