@@ -70,20 +70,14 @@ struct hv {
 	double period_ms, guard, relax, share_init, share_min, share_max,
 	       share_step, backoff, cooldown_s;
 	int signal, pause;
-	/* state, per job (grown on demand) */
-	double *share;
-	sim_time *until;              /* kept off service GPUs until then */
-	uint64_t *tick_of;            /* the tick that last changed it */
-	int capjobs;
 	uint64_t tick;
 	int *cand;                    /* scratch: GPUs chosen */
 	/* the GPUs by what holds them (CL_*), each a first-fit index: key
 	** the GPU, aux -(free bytes); cls[g], gh[g]: g's class and handle */
 	struct sim_oset cl[3];
 	int *cls, *gh;
-	/* the jobs placed and not finished, by index (jh[j]: j's handle) */
+	/* the jobs placed and not finished, by index (struct hv_job's jh) */
 	struct sim_oset placed;
-	int *jh;
 	/* when the last pass ended, whether it placed a job, and the ends
 	** of the pauses (until, job): a tick's pass runs only when one of
 	** those may change its answer */
@@ -96,6 +90,18 @@ struct hv {
 	** sleeps, and when the last tick ran (the grid's phase) */
 	int live_svc, clean, dormant;
 	sim_time last_tick;
+};
+
+/* A job's state (its pol_job_priv, zeroed when first asked for, freed
+** with the job's record): the share the loop gave it (when has_share),
+** until when it is kept off service GPUs (0: never paused), the tick
+** that last changed it (ticks count from 1), and its handle in
+** h->placed plus 1 (0: not there). */
+struct hv_job {
+	double share;
+	sim_time until;
+	uint64_t tick_of;
+	int has_share, jh1;
 };
 
 /* GPU classes: no job; one service and no training job; training jobs
@@ -131,40 +137,11 @@ static const struct pol_param_def hv_params[] = {
 	POL_PARAM_END
 };
 
-static int grow(struct hv *h, int j)
+/* Job j's state; NULL when out of memory (j is live: a pending, running
+** or just-finished job). */
+static struct hv_job *hj(struct world *w, int j)
 {
-	int cap = h->capjobs ? h->capjobs : 64, k;
-	double *s;
-	sim_time *u;
-	uint64_t *t;
-	int *jh;
-
-	if (j < h->capjobs)
-		return 0;
-	while (cap <= j)
-		cap *= 2;
-	s = realloc(h->share, (size_t)cap * sizeof *s);
-	if (s != NULL)
-		h->share = s;
-	u = realloc(h->until, (size_t)cap * sizeof *u);
-	if (u != NULL)
-		h->until = u;
-	t = realloc(h->tick_of, (size_t)cap * sizeof *t);
-	if (t != NULL)
-		h->tick_of = t;
-	jh = realloc(h->jh, (size_t)cap * sizeof *jh);
-	if (jh != NULL)
-		h->jh = jh;
-	if (s == NULL || u == NULL || t == NULL || jh == NULL)
-		return SIM_ENOMEM;
-	for (k = h->capjobs; k < cap; k++) {
-		h->share[k] = -1;
-		h->until[k] = 0;
-		h->tick_of[k] = 0;
-		h->jh[k] = -1;
-	}
-	h->capjobs = cap;
-	return 0;
+	return pol_job_priv(w, j);
 }
 
 static int is_service(const struct pol_job_info *j)
@@ -261,8 +238,9 @@ static int pick(struct world *w, struct hv *h, int j, int n, int *harvest)
 {
 	struct pol_job_info job = pol_job(w, j);
 	int pass, g, got = 0, k, hd;
-	int paused = job.kind == POL_TRAIN && j < h->capjobs &&
-		     h->until[j] > pol_now(w);
+	struct hv_job *r = hj(w, j);
+	int paused = job.kind == POL_TRAIN && r != NULL &&
+		     r->until > pol_now(w);
 	uint64_t lo = min_mem(w, j);
 	int64_t bound = lo > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)lo;
 
@@ -298,6 +276,7 @@ static int pick(struct world *w, struct hv *h, int j, int n, int *harvest)
 ** no action inside a tenant walk). */
 static int cap_beside(struct world *w, struct hv *h, int j, int n)
 {
+	struct hv_job *r;
 	int k, rc;
 
 	for (k = 0; k < n; k++) {
@@ -310,11 +289,13 @@ static int cap_beside(struct world *w, struct hv *h, int j, int n)
 				tj = t.job;
 		if (tj < 0)
 			continue;
-		if ((rc = grow(h, tj)) != 0)
-			return rc;
-		if (h->share[tj] < 0 || h->share[tj] > h->share_init)
-			h->share[tj] = h->share_init;
-		if ((rc = pol_set_share(w, tj, h->share[tj], NULL)) < 0)
+		if ((r = hj(w, tj)) == NULL)
+			return SIM_ENOMEM;
+		if (!r->has_share || r->share > h->share_init) {
+			r->share = h->share_init;
+			r->has_share = 1;
+		}
+		if ((rc = pol_set_share(w, tj, r->share, NULL)) < 0)
 			return rc;
 	}
 	return 0;
@@ -335,6 +316,7 @@ static int hv_schedule(struct world *w, void *state)
 	while ((j = pol_pending_next(w, &it)) >= 0) {
 		struct pol_job_info job = pol_job(w, j);
 		struct pol_place_opts o = { .sm_cap = 1.0 };
+		struct hv_job *r;
 		int harvest;
 
 		if (job.gpus < 1) {
@@ -346,14 +328,16 @@ static int hv_schedule(struct world *w, void *state)
 			pol_fail_job(w, j, "larger than any GPU set");
 			continue;
 		}
-		if ((rc = grow(h, j)) != 0)
-			return rc;
+		if ((r = hj(w, j)) == NULL)
+			return SIM_ENOMEM;
 		if (!pick(w, h, j, job.gpus, &harvest))
 			continue;
 		if (harvest) {
-			if (h->share[j] < 0)
-				h->share[j] = h->share_init;
-			o.sm_cap = h->share[j];
+			if (!r->has_share) {
+				r->share = h->share_init;
+				r->has_share = 1;
+			}
+			o.sm_cap = r->share;
 		}
 		rc = pol_place(w, j, h->cand, job.gpus, &o, NULL);
 		if (rc != 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
@@ -368,10 +352,10 @@ static int hv_schedule(struct world *w, void *state)
 		for (k = 0; k < job.gpus; k++)
 			if ((rc = refresh(w, h, h->cand[k])) != 0)
 				return rc;
-		if (h->jh[j] < 0) {
+		if (r->jh1 == 0) {
 			if ((rc = sim_oset_insert(&h->placed, 0, 0, j, 0)) < 0)
 				return rc;
-			h->jh[j] = rc;
+			r->jh1 = rc + 1;
 		}
 	}
 	/* only an arrival wakes the timer in the cases its sleep covers;
@@ -405,18 +389,18 @@ static int adjust(struct world *w, struct hv *h, int s, int dir)
 	}
 	for (i = 0; i < nv; i++) {
 		int j = victims[i];
+		struct hv_job *r = hj(w, j);
 		double sh;
-		if ((rc = grow(h, j)) != 0)
-			return rc;
-		if (h->tick_of[j] == h->tick)      /* once per period */
+		if (r == NULL)
+			return SIM_ENOMEM;
+		if (r->tick_of == h->tick)         /* once per period */
 			continue;
-		h->tick_of[j] = h->tick;
-		sh = h->share[j] < 0 ? pol_job_tenant(w, j, 0).sm_cap :
-		     h->share[j];
+		r->tick_of = h->tick;
+		sh = !r->has_share ? pol_job_tenant(w, j, 0).sm_cap : r->share;
 		if (dir < 0 && sh <= h->share_min * (1 + 1e-9) && h->pause) {
 			pol_add_metric(w, "harvest_pauses", 1);
-			h->until[j] = pol_now(w) + (sim_time)(h->cooldown_s * 1e9);
-			if ((rc = sim_oset_insert(&h->cool, h->until[j], 0, j,
+			r->until = pol_now(w) + (sim_time)(h->cooldown_s * 1e9);
+			if ((rc = sim_oset_insert(&h->cool, r->until, 0, j,
 						  0)) < 0)
 				return rc;
 			if ((rc = pol_preempt(w, j, NULL)) < 0 &&
@@ -433,7 +417,8 @@ static int adjust(struct world *w, struct hv *h, int s, int dir)
 			sh = fmin(h->share_max, sh + h->share_step);
 			pol_add_metric(w, "harvest_raises", 1);
 		}
-		h->share[j] = sh;
+		r->share = sh;
+		r->has_share = 1;
 		if ((rc = pol_set_share(w, j, sh, NULL)) < 0)
 			return rc;
 	}
@@ -442,9 +427,10 @@ static int adjust(struct world *w, struct hv *h, int s, int dir)
 
 /* A training job capped beside a service that has left gets its GPUs
 ** whole again. */
-static int uncap(struct world *w, struct hv *h, int j)
+static int uncap(struct world *w, int j)
 {
 	struct pol_job_info job = pol_job(w, j);
+	struct hv_job *r;
 	int k, svc, train;
 
 	if (job.kind != POL_TRAIN || job.state != POL_JOB_RUNNING ||
@@ -455,8 +441,9 @@ static int uncap(struct world *w, struct hv *h, int j)
 		if (svc > 0)
 			return 0;
 	}
-	if (j < h->capjobs)
-		h->share[j] = -1;
+	if ((r = hj(w, j)) == NULL)
+		return SIM_ENOMEM;
+	r->has_share = 0;
 	return pol_set_share(w, j, 1.0, NULL);
 }
 
@@ -494,7 +481,7 @@ static int hv_timer(struct world *w, void *state, uint64_t tag)
 		j = sim_oset_id(&h->placed, hd);
 		nx = sim_oset_next(&h->placed, hd);
 		if (pol_job_state(w, j) == POL_JOB_RUNNING &&
-		    (rc = uncap(w, h, j)) < 0)
+		    (rc = uncap(w, j)) < 0)
 			return rc;
 	}
 	for (hd = sim_oset_first(&h->placed); hd >= 0; hd = nx) {
@@ -620,13 +607,9 @@ static void hv_fini(struct world *w, void *state)
 	int k;
 
 	(void)w;
-	free(h->share);
-	free(h->until);
-	free(h->tick_of);
 	free(h->cand);
 	free(h->cls);
 	free(h->gh);
-	free(h->jh);
 	for (k = 0; k < 3; k++)
 		sim_oset_fini(&h->cl[k]);
 	sim_oset_fini(&h->placed);
@@ -637,12 +620,13 @@ static int hv_finish(struct world *w, void *state, int j)
 {
 	struct hv *h = state;
 	struct pol_job_info job = pol_job(w, j);
+	struct hv_job *r;
 
 	if (is_service(&job) && h->live_svc > 0)
 		h->live_svc--;
-	if (j >= 0 && j < h->capjobs && h->jh[j] >= 0) {
-		sim_oset_remove(&h->placed, h->jh[j]);
-		h->jh[j] = -1;
+	if ((r = hj(w, j)) != NULL && r->jh1 != 0) {
+		sim_oset_remove(&h->placed, r->jh1 - 1);
+		r->jh1 = 0;
 	}
 	return 0;
 }
@@ -671,6 +655,7 @@ const struct pol_ops pol_llm_harvest = {
 	.zDesc = "training harvests the GPU time LLM replicas leave idle "
 		 "(MPS), backing off when TPOT nears its SLO",
 	.szState = sizeof(struct hv),
+	.szJob = sizeof(struct hv_job),
 	.aParam = hv_params,
 	.xInit = hv_init,
 	.xFini = hv_fini,

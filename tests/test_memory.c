@@ -331,6 +331,7 @@ struct qs_probe {
 	int max_privs;                /* per-job states held, at most */
 	int max_excess;               /* states - live jobs, at most */
 	size_t max_bytes;             /* qs_job_bytes, at most */
+	int not_qsched;               /* 1: no qs_job_bytes to read */
 };
 
 /* After each pass: the per-job states the world holds for the policy and
@@ -340,7 +341,7 @@ static int qs_probe(void *ctx, struct world *w)
 	struct qs_probe *p = ctx;
 	const struct qsched *q = w->pol_state;  /* the state begins with it */
 	int live = world_live_jobs(w), privs = world_live_privs(w);
-	size_t b = qs_job_bytes(q);
+	size_t b = p->not_qsched ? 0 : qs_job_bytes(q);
 
 	p->passes++;
 	if (live > p->max_live)
@@ -398,6 +399,40 @@ static void test_qsched_follows_live_jobs(void)
 	}
 }
 
+/* llm-harvest keeps its per-job state (share, pause, handle) in the
+** job's record: on the 3,000-job mixed trace (services and training
+** jobs) the states follow the live jobs (it kept four tables per job
+** index before, doubling, and no record). */
+static void test_harvest_follows_live_jobs(void)
+{
+	const char *path = gen_trace("mem-hv.csv", "0.3");
+	struct tw_world t;
+	struct qs_probe p;
+	struct world_config cfg = tw_config(pol_find("llm-harvest"));
+
+	memset(&p, 0, sizeof p);
+	p.not_qsched = 1;
+	cfg.max_events = 8000000;     /* its timer: ~2.3e6 events, not 2e6 */
+	cfg.metrics_only = 1;
+	cfg.on_pass = qs_probe;
+	cfg.pass_ctx = &p;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.policy);
+	CU_ASSERT_EQUAL_FATAL(tw_simulate(&t, path, "125x8:a100-80gb", &cfg,
+					  NULL), 0);
+	CU_ASSERT(p.passes > MEM_JOBS);
+	CU_ASSERT(p.max_live > 5 && p.max_live < MEM_JOBS / 10);
+	CU_ASSERT(p.max_privs >= p.max_live / 2);
+	CU_ASSERT(p.max_excess <= 8);
+	CU_ASSERT(world_live_privs(t.w) <= 8);
+	if (p.max_excess > 8 || p.max_privs < p.max_live / 2 ||
+	    world_live_privs(t.w) > 8)
+		fprintf(stderr, "llm-harvest: live %d, states %d (excess "
+			"%d), %d at the end (%d live)\n", p.max_live,
+			p.max_privs, p.max_excess, world_live_privs(t.w),
+			world_live_jobs(t.w));
+	tw_close(&t);
+}
+
 TEST_REGISTER(memory)
 {
 	static const struct test_case cases[] = {
@@ -410,6 +445,8 @@ TEST_REGISTER(memory)
 		  test_lean_world_bounded },
 		{ "qsched's per-job state follows the live jobs",
 		  test_qsched_follows_live_jobs },
+		{ "llm-harvest's per-job state follows the live jobs",
+		  test_harvest_follows_live_jobs },
 		{ NULL, NULL }
 	};
 	return test_add_suite("memory", cases);

@@ -155,6 +155,9 @@ def main():
         return 0
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     colosim = os.path.join(build, "colosim")
+    for f in (colosim, os.path.join(build, "bench", "rusage")):
+        if not os.access(f, os.X_OK):
+            sys.exit("grid.py: %s: not built (make bench builds it)" % f)
     max_jobs = env_int("BENCH_MAX_JOBS", 10000)
     max_gpus = env_int("BENCH_MAX_GPUS", 1000)
     timeout = env_int("BENCH_TIMEOUT", 30)
