@@ -40,10 +40,12 @@
 ** solves the allocation LP over A x T variables with GLPK (simplex:
 ** polynomial in practice, not bounded by O(A T)) only when the active
 ** set changed, then orders the A jobs by priority (O(A log A)) and places
-** them with a scan of the GPUs per job (O(G)); arrivals and finishes are
-** O(1) besides the LP they trigger at the next round.  Not indexed yet
-** (issue 20 item 1).  Worst case: many active jobs whose set changes
-** every round (one LP per round).
+** them with a scan of the GPUs per job (O(G)); an arrival is O(T), a
+** finish O(A) (its removal from the active list), besides the LP they
+** trigger at the next round.  The GPU scan is not indexed.  Worst case:
+** many active jobs whose set changes every round (one LP per round).
+** Memory: a job's record (struct gv_job, its pol_job_priv: 856 B) lives
+** from its arrival to its release, so it follows the active jobs.
 */
 #include "policies/gavel_lp.h"
 
@@ -94,8 +96,6 @@ struct gavel {
 	int *gpu_type, *gpu_node;
 	int *taken;                   /* per GPU: assigned this round */
 	/* jobs */
-	struct gv_job *job;
-	int njob;
 	int *act;                     /* active jobs, arrival order */
 	int nact, act_cap;
 	double wtsf[GV_MAXT];         /* per type: time so far */
@@ -110,6 +110,14 @@ struct gavel {
 	double *lp_x, *lp_t, *lp_rem, *lp_tss, *lp_w;
 	int *lp_sf, lp_cap;
 };
+
+/* Job j's record (its pol_job_priv, freed with the job); NULL for a job
+** released or out of memory (only arrival can meet the latter: every
+** other reader reads an active job's record, made at its arrival). */
+static struct gv_job *gj(const struct world *w, int j)
+{
+	return pol_job_priv(w, j);
+}
 
 static const char *const gv_objectives[] = {
 	"max_min_fairness_perf", "max_min_fairness",
@@ -189,14 +197,16 @@ static int gv_init(struct world *w, void *s, const struct pol_params *p,
 static void gv_fini(struct world *w, void *s)
 {
 	struct gavel *g = s;
-	int j;
+	int k;
 
-	(void)w;
-	for (j = 0; j < g->njob; j++) {
-		free(g->job[j].gpus);
-		free(g->job[j].prev);
+	for (k = 0; k < g->nact; k++) {      /* jobs still active */
+		struct gv_job *x = gj(w, g->act[k]);
+		if (x != NULL) {
+			free(x->gpus);
+			free(x->prev);
+			x->gpus = x->prev = NULL;
+		}
 	}
-	free(g->job);
 	free(g->act);
 	free(g->gpu_type);
 	free(g->gpu_node);
@@ -211,24 +221,6 @@ static void gv_fini(struct world *w, void *s)
 	free(g->lp_sf);
 }
 
-static int grow_jobs(struct gavel *g, int j)
-{
-	int n = g->njob ? 2 * g->njob : 256;
-	struct gv_job *p;
-
-	if (j < g->njob)
-		return 0;
-	while (n <= j)
-		n *= 2;
-	p = realloc(g->job, (size_t)n * sizeof *p);
-	if (p == NULL)
-		return SIM_ENOMEM;
-	memset(p + g->njob, 0, (size_t)(n - g->njob) * sizeof *p);
-	g->job = p;
-	g->njob = n;
-	return 0;
-}
-
 static int gv_arrival(struct world *w, void *s, int j)
 {
 	struct gavel *g = s;
@@ -236,13 +228,12 @@ static int gv_arrival(struct world *w, void *s, int j)
 	struct gv_job *x;
 	int t, any = 0;
 
-	if (grow_jobs(g, j) != 0)
-		return SIM_ENOMEM;
 	if (ji.kind != POL_TRAIN || ji.gpus == 0) {
 		pol_fail_job(w, j, "gavel schedules training jobs on GPUs only");
 		return 0;
 	}
-	x = &g->job[j];
+	if ((x = gj(w, j)) == NULL)
+		return SIM_ENOMEM;
 	memset(x, 0, sizeof *x);
 	x->sf = ji.gpus;
 	x->w = g->weights == 1 && ji.priority > 1 ? ji.priority : 1.0;
@@ -290,7 +281,7 @@ static int gv_arrival(struct world *w, void *s, int j)
 /* Adds job j's run this round (from run0 to now) to the times so far. */
 static void count_run(struct gavel *g, struct world *w, int j)
 {
-	struct gv_job *x = &g->job[j];
+	struct gv_job *x = gj(w, j);
 	double dt;
 
 	if (!x->running || x->type < 0)
@@ -306,15 +297,17 @@ static void count_run(struct gavel *g, struct world *w, int j)
 static int gv_finish(struct world *w, void *s, int j)
 {
 	struct gavel *g = s;
+	struct gv_job *x = gj(w, j);
 	int k;
 
-	if (j >= g->njob || !g->job[j].active)
+
+	if (x == NULL || !x->active)
 		return 0;
 	count_run(g, w, j);
-	g->job[j].active = 0;
-	free(g->job[j].gpus);
-	free(g->job[j].prev);
-	g->job[j].gpus = g->job[j].prev = NULL;
+	x->active = 0;
+	free(x->gpus);
+	free(x->prev);
+	x->gpus = x->prev = NULL;
 	for (k = 0; k < g->nact && g->act[k] != j; k++)
 		;
 	if (k < g->nact) {
@@ -361,9 +354,9 @@ static double frac_left(struct gavel *g, struct world *w, int j)
 	int t;
 
 	for (t = 0; t < g->ntypes; t++)
-		if (g->job[j].total_s[t] > 0)
+		if (gj(w, j)->total_s[t] > 0)
 			return pol_job_remaining_ns(w, j, pol_dev(w, t).gpu) /
-				1e9 / g->job[j].total_s[t];
+				1e9 / gj(w, j)->total_s[t];
 	return 0;
 }
 
@@ -378,7 +371,7 @@ static int compute_allocation(struct gavel *g, struct world *w)
 	if ((rc = lp_room(g, n)) != 0)
 		return rc;
 	for (i = 0; i < n; i++) {
-		const struct gv_job *x = &g->job[g->act[i]];
+		const struct gv_job *x = gj(w, g->act[i]);
 		for (t = 0; t < m; t++)
 			g->lp_t[i * m + t] = x->tput[t];
 		g->lp_sf[i] = x->sf;
@@ -405,7 +398,7 @@ static int compute_allocation(struct gavel *g, struct world *w)
 		pol_add_metric(w, "gavel_lp_fallbacks", 1);
 	pol_add_metric(w, "gavel_lp_solves", 1);
 	for (i = 0; i < n; i++) {
-		struct gv_job *x = &g->job[g->act[i]];
+		struct gv_job *x = gj(w, g->act[i]);
 		/* to 6 decimals: the solver's last digits (1e-8) would
 		** otherwise break ties that Gavel's order leaves to the
 		** arrival order */
@@ -418,7 +411,8 @@ static int compute_allocation(struct gavel *g, struct world *w)
 
 /* _reset_time_run_so_far: deficits, then the times so far restart at
 ** round / 2 each. */
-static void reset_times(struct gavel *g, double now_s)
+static void reset_times(struct gavel *g, const struct world *w,
+			double now_s)
 {
 	double elapsed = now_s - g->last_reset;
 	int t, k;
@@ -426,7 +420,7 @@ static void reset_times(struct gavel *g, double now_s)
 	for (t = 0; t < g->ntypes; t++) {
 		g->wtsf[t] = 0;
 		for (k = 0; k < g->nact; k++) {
-			struct gv_job *x = &g->job[g->act[k]];
+			struct gv_job *x = gj(w, g->act[k]);
 			double got = x->tsf[t] - g->round_s / 2.0;
 			double should = x->has_alloc ? x->alloc[t] * elapsed : 0;
 			x->deficit[t] += should - got;
@@ -445,14 +439,14 @@ static int update_priorities(struct gavel *g, struct world *w, int force)
 
 	if (g->need_update && (force || g->last_reset == 0 ||
 			       now_s - g->last_reset >= g->reset_s)) {
-		reset_times(g, now_s);
+		reset_times(g, w, now_s);
 		if ((rc = compute_allocation(g, w)) != 0)
 			return rc;
 		g->need_update = 0;
 	}
 	for (t = 0; t < g->ntypes; t++)
 		for (k = 0; k < g->nact; k++) {
-			struct gv_job *x = &g->job[g->act[k]];
+			struct gv_job *x = gj(w, g->act[k]);
 			double frac = g->wtsf[t] == 0 ? 0 :
 				x->tsf[t] / g->wtsf[t];
 			if (!x->has_alloc || x->alloc[t] == 0 ||
@@ -573,11 +567,11 @@ static int gv_round(struct gavel *g, struct world *w)
 		for (t = 0; t < g->ntypes; t++)
 			left[t] = g->type_n[t];
 		for (k = 0; k < n; k++)
-			g->job[g->act[k]].type = -1;
+			gj(w, g->act[k])->type = -1;
 		for (i = 0; i < g->ntypes; i++) {
 			t = g->order[i];
 			for (k = 0; k < n; k++) {
-				const struct gv_job *x = &g->job[g->act[k]];
+				const struct gv_job *x = gj(w, g->act[k]);
 				g->ent[k].j = g->act[k];
 				g->ent[k].p = x->prio[t];
 				g->ent[k].d = x->deficit[t];
@@ -587,7 +581,7 @@ static int gv_round(struct gavel *g, struct world *w)
 			** and job indices grow with arrival */
 			qsort(g->ent, (size_t)n, sizeof *g->ent, ent_cmp);
 			for (k = 0; k < n && left[t] > 0; k++) {
-				struct gv_job *x = &g->job[g->ent[k].j];
+				struct gv_job *x = gj(w, g->ent[k].j);
 				if (x->type >= 0 || x->tput[t] <= 0 ||
 				    x->sf > left[t])
 					continue;
@@ -604,12 +598,12 @@ static int gv_round(struct gavel *g, struct world *w)
 		int sfmax = 0, sf;
 		t = g->order[i];
 		for (k = 0; k < nsched; k++)
-			if (g->job[g->sched[k]].type == t &&
-			    g->job[g->sched[k]].sf > sfmax)
-				sfmax = g->job[g->sched[k]].sf;
+			if (gj(w, g->sched[k])->type == t &&
+			    gj(w, g->sched[k])->sf > sfmax)
+				sfmax = gj(w, g->sched[k])->sf;
 		for (sf = sfmax; sf >= 1; sf--) {
 			for (k = 0; k < nsched; k++) {
-				struct gv_job *x = &g->job[g->sched[k]];
+				struct gv_job *x = gj(w, g->sched[k]);
 				int ok = 1, q;
 				if (x->type != t || x->sf != sf ||
 				    x->prev_type != t || x->nprev != sf)
@@ -625,7 +619,7 @@ static int gv_round(struct gavel *g, struct world *w)
 				x->running = -1;        /* kept */
 			}
 			for (k = 0; k < nsched; k++) {
-				struct gv_job *x = &g->job[g->sched[k]];
+				struct gv_job *x = gj(w, g->sched[k]);
 				if (x->type != t || x->sf != sf ||
 				    x->running == -1)
 					continue;
@@ -637,7 +631,7 @@ static int gv_round(struct gavel *g, struct world *w)
 	/* apply: preempt what moves or stops, then place */
 	for (k = 0; k < n; k++) {
 		int j = g->act[k];
-		struct gv_job *x = &g->job[j];
+		struct gv_job *x = gj(w, j);
 		struct pol_job_info ji = pol_job(w, j);
 		if (ji.state != POL_JOB_RUNNING)
 			continue;
@@ -650,7 +644,7 @@ static int gv_round(struct gavel *g, struct world *w)
 	g->round_no++;
 	for (k = 0; k < nsched; k++) {
 		int j = g->sched[k];
-		struct gv_job *x = &g->job[j];
+		struct gv_job *x = gj(w, j);
 		struct pol_job_info ji = pol_job(w, j);
 		double run_s, rem_s;
 		sim_time dt;
@@ -691,7 +685,7 @@ static int gv_round(struct gavel *g, struct world *w)
 	}
 	/* a job whose slice ends before the round's end stops there */
 	for (k = 0; k < nsched; k++) {
-		struct gv_job *x = &g->job[g->sched[k]];
+		struct gv_job *x = gj(w, g->sched[k]);
 		if (x->running == 1 && x->slice_end < end &&
 		    (rc = pol_set_timer(w, x->slice_end - now + GV_SLACK_NS,
 					GV_TAG_SLICE | (uint64_t)g->sched[k],
@@ -724,9 +718,8 @@ static int gv_timer(struct world *w, void *s, uint64_t tag)
 	if ((tag & ~(((uint64_t)1 << 56) - 1)) == GV_TAG_SLICE) {
 		int j = (int)(tag & 0xffffffffu);
 		struct gv_job *x;
-		if (j >= g->njob)
+		if ((x = gj(w, j)) == NULL)    /* ended and released */
 			return 0;
-		x = &g->job[j];
 		if (!x->active || x->running != 1 ||
 		    x->slice_end + GV_SLACK_NS != pol_now(w))
 			return 0;
@@ -751,6 +744,7 @@ static int gv_schedule(struct world *w, void *s)
 
 const struct pol_ops pol_gavel = {
 	.iVersion = POL_IFACE_VERSION,
+	.szJob = sizeof(struct gv_job),
 	.zName = "gavel",
 	.zDesc = "Gavel: heterogeneity-aware allocation LP (GLPK) and its "
 		 "round-based mechanism (OSDI'20 simulator)",

@@ -399,38 +399,50 @@ static void test_qsched_follows_live_jobs(void)
 	}
 }
 
-/* llm-harvest keeps its per-job state (share, pause, handle) in the
-** job's record: on the 3,000-job mixed trace (services and training
-** jobs) the states follow the live jobs (it kept four tables per job
-** index before, doubling, and no record). */
-static void test_harvest_follows_live_jobs(void)
+/* Policies not on qsched that keep their per-job state in the job's
+** record: llm-harvest (share, pause, handle) on the 3,000-job mixed trace
+** (services and training jobs), gavel (throughputs, times so far,
+** deficits, allocation: 856 B a job) on the training one.  The states
+** follow the live jobs; each kept tables per job index before (doubling),
+** and no record. */
+static void test_records_follow_live_jobs(void)
 {
-	const char *path = gen_trace("mem-hv.csv", "0.3");
-	struct tw_world t;
-	struct qs_probe p;
-	struct world_config cfg = tw_config(pol_find("llm-harvest"));
+	static const char *const cases[][2] = {
+		{ "llm-harvest", "0.3" }, { "gavel", "0" },
+	};
+	size_t k;
 
-	memset(&p, 0, sizeof p);
-	p.not_qsched = 1;
-	cfg.max_events = 8000000;     /* its timer: ~2.3e6 events, not 2e6 */
-	cfg.metrics_only = 1;
-	cfg.on_pass = qs_probe;
-	cfg.pass_ctx = &p;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.policy);
-	CU_ASSERT_EQUAL_FATAL(tw_simulate(&t, path, "125x8:a100-80gb", &cfg,
-					  NULL), 0);
-	CU_ASSERT(p.passes > MEM_JOBS);
-	CU_ASSERT(p.max_live > 5 && p.max_live < MEM_JOBS / 10);
-	CU_ASSERT(p.max_privs >= p.max_live / 2);
-	CU_ASSERT(p.max_excess <= 8);
-	CU_ASSERT(world_live_privs(t.w) <= 8);
-	if (p.max_excess > 8 || p.max_privs < p.max_live / 2 ||
-	    world_live_privs(t.w) > 8)
-		fprintf(stderr, "llm-harvest: live %d, states %d (excess "
-			"%d), %d at the end (%d live)\n", p.max_live,
-			p.max_privs, p.max_excess, world_live_privs(t.w),
-			world_live_jobs(t.w));
-	tw_close(&t);
+	for (k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char name[32];
+		const char *path;
+		struct tw_world t;
+		struct qs_probe p;
+		struct world_config cfg = tw_config(pol_find(cases[k][0]));
+
+		snprintf(name, sizeof name, "mem-rec%zu.csv", k);
+		path = gen_trace(name, cases[k][1]);
+		memset(&p, 0, sizeof p);
+		p.not_qsched = 1;
+		cfg.max_events = 8000000;  /* llm-harvest: ~2.3e6 events */
+		cfg.metrics_only = 1;
+		cfg.on_pass = qs_probe;
+		cfg.pass_ctx = &p;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.policy);
+		CU_ASSERT_EQUAL_FATAL(tw_simulate(&t, path, "125x8:a100-80gb",
+						  &cfg, NULL), 0);
+		CU_ASSERT(p.passes > MEM_JOBS);
+		CU_ASSERT(p.max_live > 5 && p.max_live < MEM_JOBS / 10);
+		CU_ASSERT(p.max_privs >= p.max_live / 2);
+		CU_ASSERT(p.max_excess <= 8);
+		CU_ASSERT(world_live_privs(t.w) <= 8);
+		if (p.max_excess > 8 || p.max_privs < p.max_live / 2 ||
+		    world_live_privs(t.w) > 8)
+			fprintf(stderr, "%s: live %d, states %d (excess %d), "
+				"%d at the end (%d live)\n", cases[k][0],
+				p.max_live, p.max_privs, p.max_excess,
+				world_live_privs(t.w), world_live_jobs(t.w));
+		tw_close(&t);
+	}
 }
 
 TEST_REGISTER(memory)
@@ -445,8 +457,8 @@ TEST_REGISTER(memory)
 		  test_lean_world_bounded },
 		{ "qsched's per-job state follows the live jobs",
 		  test_qsched_follows_live_jobs },
-		{ "llm-harvest's per-job state follows the live jobs",
-		  test_harvest_follows_live_jobs },
+		{ "llm-harvest's and gavel's per-job state follows the live "
+		  "jobs", test_records_follow_live_jobs },
 		{ NULL, NULL }
 	};
 	return test_add_suite("memory", cases);

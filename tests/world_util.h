@@ -83,7 +83,8 @@ int tw_open(struct tw_world *t, const char *trace, const char *cluster,
 	    const struct world_config *cfg, const char *params);
 
 /* Runs t's world to its end and fills t->res.  0 or the error code
-** (message on stderr). */
+** (message on stderr); SIM_ERANGE when the event budget (the config's
+** max_events) stopped it first. */
 int tw_finish(struct tw_world *t);
 
 /* tw_open, then tw_finish when it succeeded. */
