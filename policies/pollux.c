@@ -39,9 +39,10 @@
 ** one step per GPU given out: O(G x J) worst case) and O((changed GPUs +
 ** nodes touched) x log N) for the index, not a walk of every GPU.  Worst
 ** case: many elastic jobs with wide ranges on a large cluster, where the
-** greedy gives out one GPU per step.  State: a struct px_job per job
-** index (a doubling table) and an elastic job's run-time cache (hi - lo
-** + 1 doubles, freed at its finish); the index is O(G + N).
+** greedy gives out one GPU per step.  State: a job's struct px_job is
+** its record (pol_job_priv, from its arrival to its release: it follows
+** the active jobs), with an elastic job's run-time cache (hi - lo + 1
+** doubles, freed at its finish); the index is O(G + N).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -71,8 +72,6 @@ struct px_job {
 struct pollux {
 	double interval_s, restart_s, p;
 	int penalty;
-	struct px_job *job;
-	int cap;
 	int armed;                    /* a tick is pending */
 	int ngpus, nnodes;
 	/* the node index: between rounds, free_on[n] is node n's idle GPUs
@@ -88,6 +87,7 @@ struct pollux {
 	int *taken;                   /* per GPU: round that took it */
 	int *touch_at, *touched, ntouched;   /* nodes this round changed */
 	int *order, *buf, *have;      /* scratch: jobs, GPUs, nodes */
+	struct px_job **ordx;         /* order[k]'s record (scratch) */
 	int *act;                     /* the active jobs, arrival order */
 	int nact, capact;
 };
@@ -108,22 +108,21 @@ static const struct pol_param_def px_params[] = {
 	POL_PARAM_END
 };
 
-static int grow(struct pollux *s, int j)
+/* Job j's record (its pol_job_priv, freed with the job); NULL for a job
+** released (one in the active list that ended since the last round) or
+** out of memory (only at arrival: every other reader reads a job whose
+** record its arrival made). */
+static struct px_job *pj(const struct world *w, int j)
 {
-	struct px_job *p;
-	int cap = s->cap;
+	return pol_job_priv(w, j);
+}
 
-	if (j < cap)
-		return 0;
-	while (cap <= j)
-		cap = cap ? 2 * cap : 64;
-	p = realloc(s->job, (size_t)cap * sizeof *p);
-	if (p == NULL)
-		return SIM_ENOMEM;
-	memset(p + s->cap, 0, (size_t)(cap - s->cap) * sizeof *p);
-	s->job = p;
-	s->cap = cap;
-	return 0;
+/* Whether job j is active: arrived, ours, not ended. */
+static int px_active(const struct world *w, int j)
+{
+	const struct px_job *x = pj(w, j);
+
+	return x != NULL && x->active;
 }
 
 static int px_init(struct world *w, void *state, const struct pol_params *pp,
@@ -177,12 +176,15 @@ static int px_init(struct world *w, void *state, const struct pol_params *pp,
 static void px_fini(struct world *w, void *state)
 {
 	struct pollux *s = state;
-	int j;
+	int k;
 
-	(void)w;
-	for (j = 0; j < s->cap; j++)
-		free(s->job[j].t_ns);
-	free(s->job);
+	for (k = 0; k < s->nact; k++) {      /* jobs not ended */
+		struct px_job *x = pj(w, s->act[k]);
+		if (x != NULL) {
+			free(x->t_ns);
+			x->t_ns = NULL;
+		}
+	}
 	sim_oset_fini(&s->nodes);
 	free(s->free_on);
 	free(s->nh);
@@ -194,6 +196,7 @@ static void px_fini(struct world *w, void *state)
 	free(s->g_node);
 	free(s->taken);
 	free(s->order);
+	free(s->ordx);
 	free(s->buf);
 	free(s->act);
 }
@@ -228,8 +231,6 @@ static int px_arrival(struct world *w, void *state, int j)
 	struct pol_job_info ji = pol_job(w, j);
 	struct px_job *x;
 
-	if (grow(s, j) != 0)
-		return SIM_ENOMEM;
 	if (ji.kind != POL_TRAIN || ji.gpus == 0) {
 		pol_fail_job(w, j, "pollux schedules training jobs on GPUs "
 			     "only");
@@ -248,8 +249,9 @@ static int px_arrival(struct world *w, void *state, int j)
 		s->act = a;
 		s->capact = cap;
 	}
+	if ((x = pj(w, j)) == NULL)
+		return SIM_ENOMEM;
 	s->act[s->nact++] = j;
-	x = &s->job[j];
 	x->active = 1;
 	x->lo = ji.min_gpus > 0 ? ji.min_gpus : ji.gpus;
 	x->hi = ji.min_gpus > 0 ? ji.max_gpus : ji.gpus;
@@ -265,13 +267,13 @@ static int px_arrival(struct world *w, void *state, int j)
 
 static int px_finish(struct world *w, void *state, int j)
 {
-	struct pollux *s = state;
+	struct px_job *x = pj(w, j);
 
-	(void)w;
-	if (j >= 0 && j < s->cap) {
-		s->job[j].active = 0;
-		free(s->job[j].t_ns);
-		s->job[j].t_ns = NULL;
+	(void)state;
+	if (x != NULL) {
+		x->active = 0;
+		free(x->t_ns);
+		x->t_ns = NULL;
 	}
 	return 0;
 }
@@ -507,16 +509,19 @@ static int px_round(struct world *w, struct pollux *s)
 	/* the active jobs, in arrival order (the list compacted); their
 	** state now */
 	for (k = g = 0; k < s->nact; k++)
-		if (s->job[s->act[k]].active)
+		if (px_active(w, s->act[k]))
 			s->act[g++] = s->act[k];
 	s->nact = g;
 	free(s->order);
+	free(s->ordx);
 	s->order = malloc((size_t)(s->nact > 0 ? s->nact : 1) *
 			  sizeof *s->order);
-	if (s->order == NULL)
+	s->ordx = malloc((size_t)(s->nact > 0 ? s->nact : 1) *
+			 sizeof *s->ordx);
+	if (s->order == NULL || s->ordx == NULL)
 		return SIM_ENOMEM;
 	for (k = 0; k < s->nact; k++) {
-		struct px_job *x = &s->job[j = s->act[k]];
+		struct px_job *x = pj(w, j = s->act[k]);
 		struct pol_job_info ji = pol_job(w, j);
 		if (ji.state == POL_JOB_DONE || ji.state == POL_JOB_FAILED) {
 			x->active = 0;
@@ -541,42 +546,44 @@ static int px_round(struct world *w, struct pollux *s)
 		} else {
 			x->factor = 1;
 		}
+		s->ordx[J] = x;
 		s->order[J++] = j;
 	}
 	if (J == 0 || G <= 0)
 		return 0;
 	fair = (G + J - 1) / J;
 	for (k = 0; k < J; k++) {
-		struct px_job *x = &s->job[s->order[k]];
+		struct px_job *x = s->ordx[k];
 		x->fair_ns = x->t_ns != NULL ?
 			pol_job_total_at(w, s->order[k], 0, fair) : 0;
 	}
 	/* the greedy */
 	left = G;
 	for (k = 0; k < J; k++)
-		best_step(w, s, &s->job[s->order[k]], s->order[k], left, fair);
+		best_step(w, s, s->ordx[k], s->order[k], left, fair);
 	while (left > 0) {
 		int b = -1;
 		for (k = 0; k < J; k++) {
-			struct px_job *x = &s->job[s->order[k]];
+			struct px_job *x = s->ordx[k];
 			if (x->best_n > 0 && x->best_n - x->want > left)
 				best_step(w, s, x, s->order[k], left, fair);
 			if (x->best_n > 0 &&
 			    (b < 0 || x->best_gain >
-			     s->job[s->order[b]].best_gain + 1e-12))
+			     s->ordx[b]->best_gain + 1e-12))
 				b = k;
 		}
 		if (b < 0)
 			break;
 		j = s->order[b];
-		left -= s->job[j].best_n - s->job[j].want;
-		s->job[j].want = s->job[j].best_n;
-		best_step(w, s, &s->job[j], j, left, fair);
+		left -= s->ordx[b]->best_n - s->ordx[b]->want;
+		s->ordx[b]->want = s->ordx[b]->best_n;
+		best_step(w, s, s->ordx[b], j, left, fair);
 	}
 	/* 1. preempt and shrink */
 	for (k = 0; k < J && rc == 0; k++) {
-		struct px_job *x = &s->job[j = s->order[k]];
+		struct px_job *x = s->ordx[k];
 		struct pol_job_info ji;
+		j = s->order[k];
 		if (x->cur == 0 || x->want >= x->cur)
 			continue;
 		ji = pol_job(w, j);
@@ -601,7 +608,7 @@ static int px_round(struct world *w, struct pollux *s)
 	if (gw == NULL)
 		return SIM_ENOMEM;
 	for (k = np = 0; k < J; k++) {
-		struct px_job *x = &s->job[s->order[k]];
+		struct px_job *x = s->ordx[k];
 		if (x->want > x->cur)
 			gw[np++] = (struct px_grow){ .j = s->order[k],
 				.running = x->cur > 0,
@@ -612,9 +619,9 @@ static int px_round(struct world *w, struct pollux *s)
 	s->ntouched = 0;
 	for (k = 0; k < np && rc == 0; k++) {
 		int m = 0, nh = 0;
-		struct px_job *x = &s->job[j = gw[k].j];
+		struct px_job *x = s->ordx[gw[k].pos];
 		struct pol_job_info ji;
-		ji = pol_job(w, j);
+		ji = pol_job(w, j = gw[k].j);
 		if (x->cur > 0) {
 			m = keep(w, j, &ji, x->cur, gp);
 			nh = nodes_of(w, j, &ji, have);
@@ -650,7 +657,7 @@ static int px_timer(struct world *w, void *state, uint64_t tag)
 	if ((rc = px_round(w, s)) != 0)
 		return rc;
 	for (j = 0; j < s->nact && !any; j++)
-		any = s->job[s->act[j]].active;
+		any = px_active(w, s->act[j]);
 	return any ? arm_next(w, s) : 0;
 }
 
@@ -682,6 +689,7 @@ int pollux_index_check(struct world *w, const void *state)
 
 const struct pol_ops pol_pollux = {
 	.iVersion = POL_IFACE_VERSION,
+	.szJob = sizeof(struct px_job),
 	.zName = "pollux",
 	.zDesc = "elastic: GPUs re-allocated every interval by the goodput "
 		 "model's speedups, with Pollux's restart penalty",
