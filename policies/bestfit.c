@@ -2,17 +2,22 @@
 ** bestfit.c: BestFit placement of fractional-GPU jobs, the FGD paper's
 ** baseline (policies/frac.h; docs/POLICIES.md, "bestfit and fgd").
 **
-** Two passes over the nodes, no allocation: the first finds the feasible
-** nodes' lowest and highest raw scores, the second normalises and keeps the
-** best (highest score, then lowest tie-break rank).  The floating-point
-** operations follow the simulator's order (cpu term, then GPU term, then
-** (1 - s) * 100) so that truncation lands on the same integers.
+** Two passes over the candidates (one node per class of equal nodes,
+** policies/frac_view.c), no allocation: the first finds the feasible
+** candidates' lowest and highest raw scores, the second normalises and
+** keeps the best (highest score, then lowest tie-break rank, then lowest
+** index).  Every node of a class has its class's raw score, so lo, hi and
+** the winner are those over every node.  The floating-point operations
+** follow the simulator's order (cpu term, then GPU term, then (1 - s) *
+** 100) so that truncation lands on the same integers.
 **
-** Cost per event (N nodes, P pending, k GPUs a node): a pass refreshes the
-** changed nodes' snapshots (O(N) version checks per pending job) and
-** scores every feasible node for each pending job (O(N k) a job).  Not
-** indexed yet (issue 20 item 1).  Worst case: a long queue on a large
-** cluster (O(P N k) a pass).
+** Cost per event (N nodes, P pending, k GPUs a node, L classes of equal
+** nodes): a pass re-snapshots the nodes that changed (O(k log k + log m)
+** each) and scores one node per class for each pending job (O(L k) a
+** job).  L is at most N but counts distinct node states (the empty nodes
+** are one class), so on a large, lightly loaded cluster it follows the
+** load, not N.  Worst case: a long queue on a cluster of all-different
+** nodes (O(P N k) a pass).
 */
 #include "policies/frac.h"
 
@@ -38,20 +43,21 @@ int64_t frac_normalize(int64_t s, int64_t lo, int64_t hi)
 	return (s - lo) * 100 / (hi - lo);
 }
 
-int frac_bestfit_place(void *state, const struct frac_node *nodes,
-		       size_t nnodes, const struct frac_pod *p,
+int frac_bestfit_among(void *state, const struct frac_node *nodes,
+		       const int *cand, size_t ncand, const struct frac_pod *p,
 		       struct frac_place *out)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, s, best_s = 0;
-	size_t i, nfeas = 0;
-	int best = -1, only = -1;
+	size_t k, nfeas = 0;
+	int i, best = -1, only = -1;
 
 	(void)state;
-	for (i = 0; i < nnodes; i++) {
+	for (k = 0; k < ncand; k++) {
+		i = cand != NULL ? cand[k] : (int)k;
 		if (!frac_node_fits(&nodes[i], p))
 			continue;
 		nfeas++;
-		only = (int)i;
+		only = i;
 		s = frac_bestfit_raw(&nodes[i], p);
 		if (s < lo)
 			lo = s;
@@ -63,21 +69,28 @@ int frac_bestfit_place(void *state, const struct frac_node *nodes,
 	if (nfeas == 1) {
 		best = only;
 	} else {
-		for (i = 0; i < nnodes; i++) {
+		for (k = 0; k < ncand; k++) {
+			i = cand != NULL ? cand[k] : (int)k;
 			if (!frac_node_fits(&nodes[i], p))
 				continue;
 			s = frac_normalize(frac_bestfit_raw(&nodes[i], p),
 					   lo, hi);
 			if (best < 0 || s > best_s ||
-			    (s == best_s && nodes[i].tiebreak_rank <
-			     nodes[best].tiebreak_rank)) {
-				best = (int)i;
+			    (s == best_s && frac_before(nodes, i, best))) {
+				best = i;
 				best_s = s;
 			}
 		}
 	}
 	out->node = best;
 	return frac_pick_gpus_default(&nodes[best], p, out);
+}
+
+int frac_bestfit_place(void *state, const struct frac_node *nodes,
+		       size_t nnodes, const struct frac_pod *p,
+		       struct frac_place *out)
+{
+	return frac_bestfit_among(state, nodes, NULL, nnodes, p, out);
 }
 
 /* ---- the policy ---- */
@@ -118,7 +131,15 @@ static int bestfit_schedule(struct world *w, void *state)
 {
 	struct bestfit_state *st = state;
 
-	return frac_schedule(w, &st->v, frac_bestfit_place, NULL);
+	return frac_schedule(w, &st->v, frac_bestfit_among, NULL);
+}
+
+static int bestfit_on_finish(struct world *w, void *state, int j)
+{
+	struct bestfit_state *st = state;
+
+	(void)w;
+	return frac_view_on_finish(&st->v, j);
 }
 
 const struct pol_ops POL_OPS_SYMBOL(POLICY_NAME) = {
@@ -129,6 +150,7 @@ const struct pol_ops POL_OPS_SYMBOL(POLICY_NAME) = {
 	.szState = sizeof(struct bestfit_state),
 	.xInit = bestfit_init,
 	.xFini = bestfit_fini,
+	.xOnFinish = bestfit_on_finish,
 	.xSchedule = bestfit_schedule,
 	.aParam = bestfit_params,
 };

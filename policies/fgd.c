@@ -15,12 +15,14 @@
 ** changes speed only.
 **
 ** Cost per event (N nodes, P pending, k GPUs a node, C typical pod
-** classes): a pass refreshes the snapshot of every node whose version
-** changed (O(N) version checks per pending job) and scores every node
-** for each pending job (FGD's fragmentation delta: O(N k C) a job).  The
-** rule compares every node by design; not indexed yet (issue 20 item 1:
-** nodes in equal states score alike and could be grouped).  Worst case:
-** a long queue on a large cluster (O(P N k C) a pass).
+** classes, L classes of equal nodes, policies/frac_view.c): a pass
+** re-snapshots the nodes that changed (O(k log k + log m) each) and, for
+** each pending job, scores one node per class of equal nodes (FGD's
+** fragmentation delta, O(k C) on a memo miss, a hash lookup on a hit:
+** O(L k) a job).  L is at most N but counts distinct node states: the
+** empty nodes are one class, so on a large, lightly loaded cluster L
+** follows the load, not N.  Worst case: a long queue on a cluster of
+** all-different nodes (O(P N k) a pass).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -358,33 +360,38 @@ int64_t frac_fgd_node_score(struct frac_fgd *f, const struct frac_node *n,
 	return frac_fgd_score(before, after);
 }
 
-int frac_fgd_place(void *state, const struct frac_node *nodes, size_t nnodes,
-		   const struct frac_pod *p, struct frac_place *out)
+int frac_fgd_among(void *state, const struct frac_node *nodes,
+		   const int *cand, size_t ncand, const struct frac_pod *p,
+		   struct frac_place *out)
 {
 	struct frac_fgd *f = state;
-	struct frac_place cand;
+	struct frac_place pick;
 	int64_t s, best_s = 0;
-	size_t i;
-	int best = -1;
+	size_t k;
+	int i, best = -1;
 
 	/* With a single feasible node the score is not needed, but its GPU
 	** choice is FGD's all the same; scoring it changes nothing. */
-	for (i = 0; i < nnodes; i++) {
-		const struct frac_node *n = &nodes[i];
-
-		if (!frac_node_fits(n, p))
+	for (k = 0; k < ncand; k++) {
+		i = cand != NULL ? cand[k] : (int)k;
+		if (!frac_node_fits(&nodes[i], p))
 			continue;
-		s = frac_fgd_node_score(f, n, p, &cand);
+		s = frac_fgd_node_score(f, &nodes[i], p, &pick);
 		if (best < 0 || s > best_s ||
-		    (s == best_s && n->tiebreak_rank <
-		     nodes[best].tiebreak_rank)) {
-			best = (int)i;
+		    (s == best_s && frac_before(nodes, i, best))) {
+			best = i;
 			best_s = s;
-			*out = cand;
+			*out = pick;
 			out->node = best;
 		}
 	}
 	return best < 0 ? SIM_ENOSPC : 0;
+}
+
+int frac_fgd_place(void *state, const struct frac_node *nodes, size_t nnodes,
+		   const struct frac_pod *p, struct frac_place *out)
+{
+	return frac_fgd_among(state, nodes, NULL, nnodes, p, out);
 }
 
 /* ---- the policy ---- */
@@ -483,7 +490,15 @@ static int fgd_schedule(struct world *w, void *state)
 {
 	struct fgd_state *st = state;
 
-	return frac_schedule(w, &st->v, frac_fgd_place, &st->fgd);
+	return frac_schedule(w, &st->v, frac_fgd_among, &st->fgd);
+}
+
+static int fgd_on_finish(struct world *w, void *state, int j)
+{
+	struct fgd_state *st = state;
+
+	(void)w;
+	return frac_view_on_finish(&st->v, j);
 }
 
 const struct pol_ops POL_OPS_SYMBOL(POLICY_NAME) = {
@@ -494,6 +509,7 @@ const struct pol_ops POL_OPS_SYMBOL(POLICY_NAME) = {
 	.szState = sizeof(struct fgd_state),
 	.xInit = fgd_init,
 	.xFini = fgd_fini,
+	.xOnFinish = fgd_on_finish,
 	.xSchedule = fgd_schedule,
 	.aParam = fgd_params,
 };

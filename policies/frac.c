@@ -1,7 +1,7 @@
 /*
 ** frac.c: the share policies' common part (see frac.h): node feasibility,
-** the default GPU choice, the snapshots of the world's nodes and the
-** scheduling pass of bestfit and fgd.
+** the default GPU choice and the scheduling pass of bestfit and fgd (the
+** snapshots of the world's nodes: policies/frac_view.c).
 **
 ** All quantities are integers (milli-CPU, MiB, milli-GPU), so feasibility
 ** is exact; only the policies' scores use floating point.
@@ -61,62 +61,7 @@ int frac_pick_gpus_default(const struct frac_node *n, const struct frac_pod *p,
 	return out->ngpu == p->num_gpu ? 0 : SIM_ENOSPC;
 }
 
-/* ---- snapshots of the world ---------------------------------------------- */
-
-static void snap(struct world *w, struct frac_node *fn, int n)
-{
-	struct pol_node_info ni = pol_node(w, n);
-	int k;
-
-	fn->cpu_any = ni.cpu_milli == 0;
-	fn->mem_any = ni.mem_mib == 0;
-	fn->cpu_free_milli = ni.cpu_free_milli;
-	fn->mem_free_mib = ni.mem_free_mib;
-	fn->ngpus = ni.ngpus;
-	fn->gpu0 = ni.gpu;
-	fn->tiebreak_rank = ni.rank;
-	fn->version = ni.version;
-	for (k = 0; k < ni.ngpus && k < FRAC_MAX_GPUS; k++)
-		fn->gpu_free_milli[k] = pol_gpu(w, ni.gpu + k).share_free_milli;
-}
-
-int frac_view_init(struct world *w, struct frac_view *v, struct sim_err *err)
-{
-	int n, g, rc;
-
-	v->nnodes = pol_nnodes(w);
-	v->nodes = calloc((size_t)(v->nnodes > 0 ? v->nnodes : 1),
-			  sizeof *v->nodes);
-	if (v->nodes == NULL)
-		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	for (n = 0; n < v->nnodes; n++) {
-		if (pol_node(w, n).ngpus > FRAC_MAX_GPUS)
-			return sim_err_set(err, SIM_EINVAL, "node %d has %d "
-					   "GPUs; the share policies handle at "
-					   "most %d per node", n,
-					   pol_node(w, n).ngpus, FRAC_MAX_GPUS);
-		snap(w, &v->nodes[n], n);
-	}
-	for (g = 0; g < pol_ngpus(w); g++)
-		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS, err)) != 0)
-			return rc;
-	return 0;
-}
-
-void frac_view_fini(struct frac_view *v)
-{
-	free(v->nodes);
-	v->nodes = NULL;
-}
-
-void frac_view_refresh(struct world *w, struct frac_view *v)
-{
-	int n;
-
-	for (n = 0; n < v->nnodes; n++)
-		if (pol_node(w, n).version != v->nodes[n].version)
-			snap(w, &v->nodes[n], n);
-}
+/* ---- the scheduling pass ------------------------------------------------- */
 
 struct frac_pod frac_job_pod(const struct world *w, int j)
 {
@@ -130,31 +75,9 @@ struct frac_pod frac_job_pod(const struct world *w, int j)
 	return p;
 }
 
-/* 1 when pod p would fit some node of the cluster with nothing placed. */
-static int fits_empty(struct world *w, const struct frac_view *v,
-		      const struct frac_pod *p)
-{
-	struct frac_node e;
-	int n, k;
-
-	for (n = 0; n < v->nnodes; n++) {
-		struct pol_node_info ni = pol_node(w, n);
-		memset(&e, 0, sizeof e);
-		e.cpu_any = ni.cpu_milli == 0;
-		e.mem_any = ni.mem_mib == 0;
-		e.cpu_free_milli = ni.cpu_milli;
-		e.mem_free_mib = ni.mem_mib;
-		e.ngpus = ni.ngpus;
-		for (k = 0; k < ni.ngpus && k < FRAC_MAX_GPUS; k++)
-			e.gpu_free_milli[k] = FRAC_MILLI_PER_GPU;
-		if (frac_node_fits(&e, p))
-			return 1;
-	}
-	return 0;
-}
-
-int frac_schedule(struct world *w, struct frac_view *v, frac_place_fn rule,
-		  void *state)
+/* The pass over the pending jobs (frac_schedule's body). */
+static int schedule_pending(struct world *w, struct frac_view *v,
+			    frac_place_fn rule, void *state)
 {
 	struct pol_pending_walk it = POL_PENDING_WALK;
 	struct frac_place pl;
@@ -172,19 +95,25 @@ int frac_schedule(struct world *w, struct frac_view *v, frac_place_fn rule,
 			continue;
 		}
 		p = frac_job_pod(w, j);
-		frac_view_refresh(w, v);
-		if (rule(state, v->nodes, (size_t)v->nnodes, &p, &pl) == 0) {
+		if ((rc = frac_view_refresh(w, v)) != 0)
+			return rc;
+		if (rule(state, v->nodes, v->rep, (size_t)v->nlive, &p,
+			 &pl) == 0) {
 			const struct frac_node *fn = &v->nodes[pl.node];
 			for (k = 0; k < pl.ngpu; k++)
 				gpus[k] = fn->gpu0 + pl.gpu[k];
 			sim_err_clear(&err);
 			rc = pol_place_share(w, j, pl.node, gpus, pl.ngpu, &err);
-			if (rc == 0)
+			if (rc == 0) {
+				if ((rc = frac_view_placed(v, j, pl.node,
+							   pl.ngpu)) != 0)
+					return rc;
 				continue;
+			}
 			if (rc != SIM_ENOSPC)
 				return rc;     /* the snapshot lied: a bug */
 		}
-		if (v->fail_nofit || !fits_empty(w, v, &p))
+		if (v->fail_nofit || !frac_view_fits_empty(v, &p))
 			if ((rc = pol_fail_job(w, j, v->fail_nofit ?
 					       "fits no node now (nofit = "
 					       "fail)" : "fits no node of the "
@@ -192,4 +121,16 @@ int frac_schedule(struct world *w, struct frac_view *v, frac_place_fn rule,
 				return rc;
 	}
 	return 0;
+}
+
+int frac_schedule(struct world *w, struct frac_view *v, frac_place_fn rule,
+		  void *state)
+{
+	int rc;
+
+	/* the world's changed GPUs are those since the last pass ended */
+	v->chg_seen = 0;
+	rc = schedule_pending(w, v, rule, state);
+	frac_view_pass_end(w, v);
+	return rc;
 }

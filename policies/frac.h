@@ -73,27 +73,87 @@ int frac_pick_gpus_default(const struct frac_node *n, const struct frac_pod *p,
 
 /* ---- the share policies' common part (policies/frac.c) ---- */
 
-/* The world as snapshots: every node, refreshed when its version moved. */
+/*
+** The world as snapshots, grouped into classes of equal nodes
+** (policies/frac_view.c): nodes with the same free CPU and memory, the
+** same cpu_any / mem_any and the same multiset of GPU free milli fit the
+** same pods and score alike under both rules, so a rule scores one node
+** of each class, its lowest (tiebreak_rank, index).  A node is
+** re-snapshotted (and moves class) when its version moved; which nodes to
+** look at comes from the world's changed GPUs (pol_nchanged) and, for
+** CPU-only pods, which no GPU sees, from the policy's own placements and
+** their ends (frac_view_on_finish), never from a scan of every node.
+*/
+struct frac_class;
+
 struct frac_view {
 	struct frac_node *nodes;
 	int nnodes;
 	int fail_nofit;            /* nofit = fail */
+	/* classes: nnodes slots, the live ones in live[0..nlive), rep[k]
+	** the lowest (tiebreak_rank, index) node of class live[k] */
+	struct frac_class *cls;
+	int *live, *rep, nlive;
+	int *free_cls, nfree;
+	int *bucket, nbucket;      /* hash chains of the live classes */
+	int *node_cls, *node_pos;  /* per node: its class, heap position */
+	/* nodes to look at again */
+	int *gpu_node, ngpus;      /* per world GPU, its node */
+	int *dirty, ndirty;
+	unsigned char *is_dirty;
+	int chg_seen;              /* pol_changed_at entries seen this pass */
+	int *cpu_job_node, cap_cpu_job;   /* per job: the node of a CPU-only
+					 pod placed and not ended, else -1 */
+	/* the distinct empty nodes (capacities), for "fits no node" */
+	struct frac_node *shapes;
+	int nshapes;
 };
 
-/* xInit's part: every GPU to MPS, the snapshots.  SIM_EINVAL for a node
-** of more than FRAC_MAX_GPUS GPUs. */
+/* xInit's part: every GPU to MPS, the snapshots and classes.  SIM_EINVAL
+** for a node of more than FRAC_MAX_GPUS GPUs; SIM_ENOMEM. */
 int frac_view_init(struct world *w, struct frac_view *v,
 		   struct sim_err *err);
+/* Frees what init allocated; accepts a zeroed or partly built view. */
 void frac_view_fini(struct frac_view *v);
-/* Refreshes the snapshots whose node changed. */
-void frac_view_refresh(struct world *w, struct frac_view *v);
+/* Re-snapshots (and re-classes) the nodes that changed since the last
+** call: those of the world's changed GPUs from entry chg_seen on, and
+** those marked by the view's own CPU-only placements and ends.  0 or
+** SIM_ENOMEM. */
+int frac_view_refresh(struct world *w, struct frac_view *v);
+/* A pass's end: marks the nodes of the changed GPUs not seen yet (the
+** world empties its list when the pass returns). */
+void frac_view_pass_end(struct world *w, struct frac_view *v);
+/* xOnFinish's part: job j ended; a CPU-only pod's node is looked at
+** again.  0 or SIM_ENOMEM. */
+int frac_view_on_finish(struct frac_view *v, int j);
+/* frac_schedule's part: job j was placed on node with ngpu GPUs (a
+** CPU-only pod, ngpu 0, is remembered and its node looked at again).  0 or
+** SIM_ENOMEM. */
+int frac_view_placed(struct frac_view *v, int j, int node, int ngpu);
+/* 1 when pod p would fit some node of the cluster with nothing placed. */
+int frac_view_fits_empty(const struct frac_view *v, const struct frac_pod *p);
 /* The pod of job j. */
 struct frac_pod frac_job_pod(const struct world *w, int j);
 
-/* One placement rule: 0 and *out filled, or SIM_ENOSPC. */
+/*
+** One placement rule over candidate nodes: cand[0..ncand) are indices into
+** nodes, at most one node of each class of equal nodes, the class's lowest
+** (tiebreak_rank, index); cand NULL means every node 0..ncand-1.  The
+** winner is the highest score, then the lowest tiebreak_rank, then the
+** lowest index, so the answer is the one over every node.  0 and *out
+** filled (out->node an index into nodes), or SIM_ENOSPC.
+*/
 typedef int (*frac_place_fn)(void *state, const struct frac_node *nodes,
-			     size_t nnodes, const struct frac_pod *p,
-			     struct frac_place *out);
+			     const int *cand, size_t ncand,
+			     const struct frac_pod *p, struct frac_place *out);
+
+/* 1 when node a goes before node b among equal scores: the lower
+** tiebreak_rank, then the lower index. */
+static inline int frac_before(const struct frac_node *nodes, int a, int b)
+{
+	return nodes[a].tiebreak_rank != nodes[b].tiebreak_rank ?
+		nodes[a].tiebreak_rank < nodes[b].tiebreak_rank : a < b;
+}
 
 /*
 ** xSchedule's body: each pending job in queue order is placed by rule
@@ -123,6 +183,10 @@ int64_t frac_normalize(int64_t s, int64_t lo, int64_t hi);
 ** taken without scoring); GPUs by frac_pick_gpus_default.  state unused. */
 int frac_bestfit_place(void *state, const struct frac_node *nodes,
 		       size_t nnodes, const struct frac_pod *p,
+		       struct frac_place *out);
+/* The same over candidates (a frac_place_fn). */
+int frac_bestfit_among(void *state, const struct frac_node *nodes,
+		       const int *cand, size_t ncand, const struct frac_pod *p,
 		       struct frac_place *out);
 
 /* ---- FGD (policies/fgd.c) ---- */
@@ -191,5 +255,9 @@ int64_t frac_fgd_node_score(struct frac_fgd *f, const struct frac_node *n,
 ** SIM_ENOSPC. */
 int frac_fgd_place(void *state, const struct frac_node *nodes, size_t nnodes,
 		   const struct frac_pod *p, struct frac_place *out);
+/* The same over candidates (a frac_place_fn). */
+int frac_fgd_among(void *state, const struct frac_node *nodes,
+		   const int *cand, size_t ncand, const struct frac_pod *p,
+		   struct frac_place *out);
 
 #endif

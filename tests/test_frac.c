@@ -183,6 +183,40 @@ static void test_cpu_and_cpu_only(void)
 	run_result_fini(&r);
 }
 
+/*
+** The end of a CPU-only job frees CPU that no GPU sees change: C1 and C2
+** (CPU-only, 6 CPUs) take one node each at 0 s; G (a 0.1 share, 6 CPUs,
+** at 1 s) fits neither and waits; C1 ends at 10 s and G runs 10..15 on
+** its node.  The policies' view must look at that node again although no
+** GPU of it changed (policies/frac_view.c).
+*/
+static void test_cpu_only_end(void)
+{
+	static const char *const pols[] = { "bestfit", "fgd" };
+	const char *trace = put("frac-cpuend.csv",
+				ROW(C1, 0, 10, 0, "", 6000, 1024)
+				ROW(C2, 0, 40, 0, "", 6000, 1024)
+				ROW(G, 1, 5, 1, "0.1", 6000, 1024));
+	struct run_result r;
+	struct sim_err err = { 0, "" };
+	const struct res_job *g;
+	int p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(trace);
+	for (p = 0; p < 2; p++) {
+		run_result_init(&r);
+		CU_ASSERT_EQUAL_FATAL(tw_run(trace, pols[p], TWO_NODES, 1, NULL,
+					     &r, &err), 0);
+		g = tw_job(&r, "G");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+		CU_ASSERT_EQUAL(run_result_get(&r, "jobs_done"), 3);
+		TEST_ASSERT_CLOSE(g->start_s, 10, 1e-6);
+		TEST_ASSERT_CLOSE(g->end_s, 15, 1e-6);
+		TEST_ASSERT_CLOSE(run_result_get(&r, "makespan_s"), 40, 1e-6);
+		run_result_fini(&r);
+	}
+}
+
 /* nofit = fail fails what fits no node now; wait (the default) waits; a
 ** job too large for any empty node fails either way. */
 static void test_nofit(void)
@@ -261,6 +295,8 @@ TEST_REGISTER(frac)
 		  test_duration_at_share },
 		{ "host CPU held and given back; CPU-only jobs",
 		  test_cpu_and_cpu_only },
+		{ "a CPU-only job's end frees CPU for a waiting job",
+		  test_cpu_only_end },
 		{ "nofit: wait or fail", test_nofit },
 		{ "the trace's cpu_milli and host_mem_mib columns",
 		  test_trace_columns },
