@@ -109,6 +109,11 @@ struct world_job {
 	** share when it holds a share placement, else 0; a trace-given time
 	** is scaled by it (world__train_total_ns) */
 	double share_speed_;
+	/* the share placement it holds (world_frac.c): its node + 1 (0:
+	** none), thousandths per GPU, host CPU (millicores) and memory (MiB)
+	** held */
+	int frac_node1_, frac_milli_;
+	int64_t frac_cpu_, frac_mem_;
 	void *pol_priv_;                  /* the policy's (pol_job_priv) */
 	/* elastic resizing (sim/world/world_resize.c) */
 	int gpus0_;                       /* the trace's gpus: tj.gpus is its

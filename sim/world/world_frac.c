@@ -43,20 +43,14 @@ struct frac_node {
 	uint64_t version;
 };
 
-struct frac_res {
-	int node;                         /* -1: none held */
-	int milli;                        /* per GPU */
-	int64_t cpu, mem;
-};
-
 struct world_frac {
 	int nnodes;
 	struct frac_node *nodes;
 	int *used;                        /* per GPU, thousandths held */
 	int *nshare;                      /* per GPU, share placements */
 	int64_t alloc_milli;
-	struct frac_res *res;             /* per job, grown on demand */
-	int capres;
+	/* what a job holds is in its record (world_job's frac_*_ fields),
+	** so it follows the live jobs */
 };
 
 static const struct world_kind frac_kind;
@@ -120,9 +114,11 @@ int64_t world_share_alloc_milli(const struct world *w)
 
 int world_job_node(const struct world *w, int j)
 {
-	const struct world_frac *f = frac_of(w);
+	const struct world_job *rec;
 
-	return j >= 0 && j < w->njobs && j < f->capres ? f->res[j].node : -1;
+	if (j < 0 || j >= w->njobs || (rec = world__rec(w, j)) == NULL)
+		return -1;                /* a retired job holds nothing */
+	return rec->frac_node1_ - 1;
 }
 
 int world_job_share_milli(const struct world *w, int j)
@@ -132,45 +128,23 @@ int world_job_share_milli(const struct world *w, int j)
 
 /* ---- reservations ------------------------------------------------------ */
 
-/* Room for job j's record; 0 or SIM_ENOMEM. */
-static int res_room(struct world_frac *f, int j)
-{
-	int cap, k;
-	struct frac_res *p;
-
-	if (j < f->capres)
-		return 0;
-	cap = f->capres ? f->capres : 256;
-	while (cap <= j)
-		cap *= 2;
-	p = realloc(f->res, (size_t)cap * sizeof *p);
-	if (p == NULL)
-		return SIM_ENOMEM;
-	for (k = f->capres; k < cap; k++)
-		p[k].node = -1;
-	f->res = p;
-	f->capres = cap;
-	return 0;
-}
-
 static void reserve(struct world_frac *f, struct world_job *job, int node,
 		    const int *gpus, int n)
 {
-	struct frac_res *r = &f->res[job->idx];
 	struct frac_node *fn = &f->nodes[node];
 	int k;
 
-	r->node = node;
-	r->milli = share_milli(job);
-	r->cpu = job->tj.cpu_milli;
-	r->mem = job->tj.host_mem_mib;
-	fn->cpu_used += r->cpu;
-	fn->mem_used += r->mem;
+	job->frac_node1_ = node + 1;
+	job->frac_milli_ = share_milli(job);
+	job->frac_cpu_ = job->tj.cpu_milli;
+	job->frac_mem_ = job->tj.host_mem_mib;
+	fn->cpu_used += job->frac_cpu_;
+	fn->mem_used += job->frac_mem_;
 	for (k = 0; k < n; k++) {
-		f->used[gpus[k]] += r->milli;
+		f->used[gpus[k]] += job->frac_milli_;
 		f->nshare[gpus[k]]++;
 	}
-	f->alloc_milli += (int64_t)n * r->milli;
+	f->alloc_milli += (int64_t)n * job->frac_milli_;
 	fn->version++;
 }
 
@@ -178,24 +152,22 @@ static void reserve(struct world_frac *f, struct world_job *job, int node,
 static void frac_leave(struct world *w, void *state, struct world_job *job)
 {
 	struct world_frac *f = state;
-	struct frac_res *r;
 	struct frac_node *fn;
 	int k;
 
 	(void)w;
-	if (job->idx >= f->capres || f->res[job->idx].node < 0)
+	if (job->frac_node1_ <= 0)
 		return;
-	r = &f->res[job->idx];
-	fn = &f->nodes[r->node];
-	fn->cpu_used -= r->cpu;
-	fn->mem_used -= r->mem;
+	fn = &f->nodes[job->frac_node1_ - 1];
+	fn->cpu_used -= job->frac_cpu_;
+	fn->mem_used -= job->frac_mem_;
 	for (k = 0; k < job->nplaced; k++) {
-		f->used[job->gpu_ids[k]] -= r->milli;
+		f->used[job->gpu_ids[k]] -= job->frac_milli_;
 		f->nshare[job->gpu_ids[k]]--;
 	}
-	f->alloc_milli -= (int64_t)job->nplaced * r->milli;
+	f->alloc_milli -= (int64_t)job->nplaced * job->frac_milli_;
 	fn->version++;
-	r->node = -1;
+	job->frac_node1_ = 0;
 }
 
 /* ---- placement ------------------------------------------------------------ */
@@ -322,9 +294,6 @@ int world_place_share(struct world *w, int j, int node, const int *gpus,
 	job = world__job(w, j);
 	if ((rc = check_share(w, f, job, node, gpus, n, err)) != 0)
 		return rc;
-	if (res_room(f, j) != 0)
-		return sim_err_set(err, SIM_ENOMEM, "place_share: out of "
-				   "memory");
 	if (n == 0) {
 		reserve(f, job, node, gpus, 0);
 		if ((rc = start_cpu_only(w, job)) != 0)
@@ -394,7 +363,6 @@ static void frac_fini(struct world *w, void *state)
 	free(f->nodes);
 	free(f->used);
 	free(f->nshare);
-	free(f->res);
 	free(f);
 }
 
