@@ -43,16 +43,17 @@
 ** The timer ticks on the grid k * period_ms from 0 (each tick O(A) when
 ** nothing changes, plus O(G) for the idle test when its cheap parts
 ** pass); it sleeps after a tick that leaves nothing to do (no service
-** live, the pool idle and settled at min_inference_gpus: dm_idle) and a
-** service's arrival re-arms it on the same grid, so a run with no service
-** costs a handful of ticks, not 1e9 / period for a 1e9 s run, and the
-** ticks that run are those of a timer that never sleeps (the skipped ones
-** changed nothing but the event count).  Worst cases: a pool that must
-** grow or shrink every tick on a large cluster (the O(G) walks above); a
-** pool left above min_inference_gpus after the last service ends, with
-** no training job waiting, keeps the timer ticking (the sleep needs the
-** pool settled at its floor); under distmind-ray with no cache
-** awareness, nothing worse than O(log G) a request.
+** live, the pool idle and settled at min_inference_gpus, or above it with
+** no training job waiting: dm_idle) and a service's arrival (or a
+** training job's, when the pool is above its floor) re-arms it on the
+** same grid, so a run with no service costs a handful of ticks, not
+** 1e9 / period for a 1e9 s run, and the ticks that run are those of a
+** timer that never sleeps (the skipped ones changed nothing but the event
+** count).  Worst cases: a pool that must grow or shrink every tick on a
+** large cluster (the O(G) walks above); a pool above its floor with
+** training jobs waiting that it cannot give GPUs to keeps the timer
+** ticking; under distmind-ray with no cache awareness, nothing worse than
+** O(log G) a request.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -260,21 +261,30 @@ static int train_pending(const struct world *w)
 	return 0;
 }
 
+/* The pool's floor: min_inference_gpus, at most the GPUs. */
+static int dm_floor(const struct world *w, const struct dm *d)
+{
+	return d->min_inf < pol_ngpus(w) ? d->min_inf : pol_ngpus(w);
+}
+
 /*
 ** 1 when, after a tick, every later tick would change nothing until a
-** service arrives: no service live, the pool busy for none of the last
+** job arrives: no service live, the pool busy for none of the last
 ** period (busy, GPU-ns) nor now (every pool GPU at load 0), its queue
-** empty, and its size exactly the need a tick computes from zero busy
-** time (min_inference_gpus, at most the GPUs), so it neither grows nor
-** shrinks.  busy_prev stays right: the busy total cannot move meanwhile.
-** O(G) (the load walk) only when the cheap tests pass.
+** empty, and its size the need a tick computes from zero busy time (the
+** floor), or above it with no training job waiting (a tick shrinks the
+** pool only for one), so it neither grows nor shrinks.  busy_prev stays
+** right: the busy total cannot move meanwhile.  O(G) (the load walk) and
+** O(P) (training waiting, above the floor) only when the cheap tests
+** pass.
 */
 static int dm_idle(const struct world *w, const struct dm *d, double busy)
 {
-	int n = pol_ngpus(w), g, floor_gpus = d->min_inf < n ? d->min_inf : n;
+	int n = pol_ngpus(w), g, size = pol_pool_size(w);
 
 	if (d->live_svc > 0 || busy != 0 || pol_pool_queued(w) > 0 ||
-	    pol_pool_size(w) != floor_gpus)
+	    size < dm_floor(w, d) ||
+	    (size > dm_floor(w, d) && train_pending(w)))
 		return 0;
 	for (g = 0; g < n; g++)
 		if (pol_pool_in(w, g) && pol_pool_load(w, g) != 0)
@@ -363,9 +373,14 @@ static int dm_on_arrival(struct world *w, void *st, int j)
 	struct sim_err e = { 0, "" };
 	sim_time now = pol_now(w), k;
 
-	if (pol_job(w, j).kind == POL_TRAIN)
-		return 0;
-	d->live_svc++;
+	/* a training job matters to a sleeping timer only above the floor,
+	** where a tick would shrink the pool for it */
+	if (pol_job(w, j).kind == POL_TRAIN) {
+		if (!d->dormant || pol_pool_size(w) <= dm_floor(w, d))
+			return 0;
+	} else {
+		d->live_svc++;
+	}
 	if (!d->dormant)
 		return 0;
 	d->dormant = 0;

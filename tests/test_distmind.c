@@ -228,6 +228,31 @@ static void test_idle_timer_sleeps(void)
 	tw_close(&t);
 }
 
+/* A busy service grows the pool to both GPUs and ends; nothing waits
+** for 1e8 s: the timer sleeps with the pool above its floor (it used to
+** tick every period: 1e8 events, past the suites' budget), and the
+** training job arriving at 1e8 s (a tick time) wakes it: that tick hands
+** the idle pool back and the job starts at once. */
+static void test_pool_above_floor_sleeps(void)
+{
+	struct tw_world t;
+	const char *trace = tw_write("dm-above.csv",
+		"s0,infer,0,resnet50,8,,60,,,,1,1,,,100,poisson,400,,0\n"
+		"t1,train,100000000,resnet50,32,,100,,momentum,fp32,2,1,,,,"
+		",,,\n");
+	struct world_config cfg = tw_config(pol_find("distmind"));
+	const struct world_job *train;
+
+	CU_ASSERT_FATAL(tw_simulate(&t, trace, "1x2:v100-32gb", &cfg,
+				    NULL) == 0);
+	train = world_job(t.w, tw_find(&t, "t1"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(train);
+	CU_ASSERT_EQUAL(train->state, JOB_DONE);
+	CU_ASSERT_EQUAL(train->start_ns, sim_time_from_s(100000000));
+	CU_ASSERT(t.res.events < 200000);
+	tw_close(&t);
+}
+
 static void test_bad_params(void)
 {
 	struct run_result res;
@@ -308,6 +333,8 @@ TEST_REGISTER(distmind)
 		{ "bad parameters are errors", test_bad_params },
 		{ "no service: the timer sleeps (few events)",
 		  test_idle_timer_sleeps },
+		{ "a pool above its floor, nothing waiting: the timer sleeps",
+		  test_pool_above_floor_sleeps },
 		{ "re-assignment skips GPUs it cannot free",
 		  test_reassign_skips_services },
 		{ NULL, NULL }
