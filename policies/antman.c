@@ -29,8 +29,9 @@
 ** GPU: O(A + waiting x G).  The preferred class is skipped, O(1), when the
 ** cluster has fewer than n preferred GPUs (idle ones for a guaranteed job,
 ** ones holding a guaranteed job for an opportunistic one: none at all on a
-** trace without priorities); a finish is O(n + A) (the GPUs of its last
-** placement, not every GPU).  Partly indexed (issue 20 item 1): the walks
+** trace without priorities), and the whole choice, O(1), when fewer than
+** n GPUs hold no job of its class (counted: ngt, not); a finish is
+** O(n + A) (the GPUs of its last placement, not every GPU).  Partly indexed (issue 20 item 1): the walks
 ** of the nodes remain.  Worst case: a long queue of jobs that fit nowhere
 ** (each tried every pass: O(waiting x G) a pass).
 */
@@ -41,6 +42,8 @@
 
 struct am_job {
 	int active, guaranteed;
+	int gpus;                     /* its GPU count (at arrival: antman
+					 never resizes a job) */
 	int *held, nheld;             /* the GPUs of its last placement */
 };
 
@@ -53,6 +56,10 @@ struct antman {
 	int *gt, *ot;                 /* per GPU: its guaranteed and
 					 opportunistic job; -1 */
 	int ngt;                      /* GPUs with a guaranteed job */
+	int not;                      /* GPUs with an opportunistic job */
+	int nnodes;
+	int *node_first, *node_size;  /* per node: its first GPU, its GPUs
+					 (the cluster's: fixed) */
 	int *pick;
 };
 
@@ -61,6 +68,13 @@ static void set_gt(struct antman *a, int g, int j)
 {
 	a->ngt += (j >= 0) - (a->gt[g] >= 0);
 	a->gt[g] = j;
+}
+
+/* GPU g's opportunistic job is j (-1: none), counted in not. */
+static void set_ot(struct antman *a, int g, int j)
+{
+	a->not += (j >= 0) - (a->ot[g] >= 0);
+	a->ot[g] = j;
 }
 
 static const struct pol_param_def am_params[] = {
@@ -84,9 +98,19 @@ static int am_init(struct world *w, void *s, const struct pol_params *p,
 	a->gt = malloc((size_t)(n + 1) * sizeof *a->gt);
 	a->ot = malloc((size_t)(n + 1) * sizeof *a->ot);
 	a->pick = malloc((size_t)(n + 1) * sizeof *a->pick);
-	if (a->gt == NULL || a->ot == NULL || a->pick == NULL)
+	a->nnodes = pol_nnodes(w);
+	a->node_first = malloc((size_t)(a->nnodes + 1) *
+			       sizeof *a->node_first);
+	a->node_size = malloc((size_t)(a->nnodes + 1) * sizeof *a->node_size);
+	if (a->gt == NULL || a->ot == NULL || a->pick == NULL ||
+	    a->node_first == NULL || a->node_size == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
-	a->ngt = 0;
+	for (g = 0; g < a->nnodes; g++) {
+		struct pol_node_info ni = pol_node(w, g);
+		a->node_first[g] = ni.gpu;
+		a->node_size[g] = ni.ngpus;
+	}
+	a->ngt = a->not = 0;
 	for (g = 0; g < n; g++) {
 		a->gt[g] = a->ot[g] = -1;
 		if ((rc = pol_set_gpu_mode(w, g, POL_GPU_MPS, err)) != 0)
@@ -109,6 +133,8 @@ static void am_fini(struct world *w, void *s)
 	free(a->gt);
 	free(a->ot);
 	free(a->pick);
+	free(a->node_first);
+	free(a->node_size);
 }
 
 static int am_arrival(struct world *w, void *s, int j)
@@ -148,6 +174,7 @@ static int am_arrival(struct world *w, void *s, int j)
 	}
 	a->job[j].active = 1;
 	a->job[j].guaranteed = (double)ji.priority >= a->guarantee;
+	a->job[j].gpus = ji.gpus;
 	a->act[a->nact++] = j;
 	return 0;
 }
@@ -155,7 +182,7 @@ static int am_arrival(struct world *w, void *s, int j)
 /* Forgets job j's GPUs in gt / ot (it left them). */
 static void unseat(struct antman *a, struct world *w, int j)
 {
-	int k, n = pol_job(w, j).nplaced;
+	int k, n = pol_job_nplaced(w, j);
 
 	for (k = 0; k < n; k++) {
 		int g = pol_job_tenant(w, j, k).gpu;
@@ -164,7 +191,7 @@ static void unseat(struct antman *a, struct world *w, int j)
 		if (a->gt[g] == j)
 			set_gt(a, g, -1);
 		if (a->ot[g] == j)
-			a->ot[g] = -1;
+			set_ot(a, g, -1);
 	}
 }
 
@@ -184,7 +211,7 @@ static int am_finish(struct world *w, void *s, int j)
 		if (a->gt[g] == j)
 			set_gt(a, g, -1);
 		if (a->ot[g] == j)
-			a->ot[g] = -1;
+			set_ot(a, g, -1);
 	}
 	free(a->job[j].held);
 	a->job[j].held = NULL;
@@ -212,7 +239,7 @@ static int usable(struct antman *a, struct world *w, int j, int g, int guar)
 	if (guar)
 		return a->gt[g] < 0;
 	return a->ot[g] < 0 &&
-		pol_gpu(w, g).mem_free >= pol_job_mem(w, j, g);
+		pol_gpu_free(w, g, -1) >= pol_job_mem(w, j, g);
 }
 
 /* Chooses n GPUs for job j into a->pick, taking GPUs of preference
@@ -220,18 +247,21 @@ static int usable(struct antman *a, struct world *w, int j, int g, int guar)
 ** found. */
 static int choose(struct antman *a, struct world *w, int j, int n, int guar)
 {
-	int cls, got, g, node, nn = pol_nnodes(w);
+	int cls, got, g, node, nn = a->nnodes;
 
+	/* fewer than n GPUs without a job of its class: none usable */
+	if (a->ngpus - (guar ? a->ngt : a->not) < n)
+		return 0;
 	/* class 0 needs n preferred GPUs on one node: idle ones
 	** (guaranteed), ones with a guaranteed job (opportunistic); with
 	** fewer than n in the whole cluster it finds none */
 	for (cls = (guar ? pol_gpus_idle(w) : a->ngt) < n; cls < 2; cls++) {
 		/* on one node */
 		for (node = 0; node < nn; node++) {
-			struct pol_node_info ni = pol_node(w, node);
+			int end = a->node_first[node] + a->node_size[node];
 			got = 0;
-			for (g = ni.gpu; g < ni.gpu + ni.ngpus && got < n; g++) {
-				int pref = guar ? pol_gpu(w, g).ntenants == 0 :
+			for (g = a->node_first[node]; g < end && got < n; g++) {
+				int pref = guar ? pol_gpu_ntenants(w, g) == 0 :
 					a->gt[g] >= 0;
 				if (usable(a, w, j, g, guar) &&
 				    (cls == 1 || pref))
@@ -260,7 +290,7 @@ static int am_schedule(struct world *w, void *s)
 			struct pol_place_opts o = { .sm_cap = 0 };
 			if (a->job[j].guaranteed != guar || !waiting(w, j))
 				continue;
-			n = pol_job(w, j).gpus;
+			n = a->job[j].gpus;
 			if (!choose(a, w, j, n, guar))
 				continue;
 			if (guar) {
@@ -268,7 +298,7 @@ static int am_schedule(struct world *w, void *s)
 				** little memory */
 				for (q = 0; q < n; q++) {
 					int g = a->pick[q], o2 = a->ot[g];
-					if (o2 < 0 || pol_gpu(w, g).mem_free >=
+					if (o2 < 0 || pol_gpu_free(w, g, -1) >=
 					    pol_job_mem(w, j, g))
 						continue;
 					unseat(a, w, o2);
@@ -296,17 +326,18 @@ static int am_schedule(struct world *w, void *s)
 				if (guar)
 					set_gt(a, a->pick[q], j);
 				else
-					a->ot[a->pick[q]] = j;
+					set_ot(a, a->pick[q], j);
 			}
 		}
 	/* the opportunistic jobs' SM caps */
 	for (k = 0; k < a->nact; k++) {
-		int j = a->act[k], shared = 0;
+		int j = a->act[k], shared = 0, nplaced;
 		double cap;
-		struct pol_job_info ji = pol_job(w, j);
-		if (a->job[j].guaranteed || ji.state != POL_JOB_RUNNING)
+		if (a->job[j].guaranteed ||
+		    pol_job_state(w, j) != POL_JOB_RUNNING)
 			continue;
-		for (q = 0; q < ji.nplaced; q++)
+		nplaced = pol_job_nplaced(w, j);
+		for (q = 0; q < nplaced; q++)
 			shared |= a->gt[pol_job_tenant(w, j, q).gpu] >= 0;
 		cap = shared ? a->opp_sm : 1;
 		if (pol_job_tenant(w, j, 0).sm_cap != cap &&

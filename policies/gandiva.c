@@ -25,9 +25,12 @@
 ** Cost per event: the qsched core's (policies/qsched.h, "Cost per event":
 ** O(A) a pass plus the sort, O(A log N) the desired set under node
 ** placement, O(n log G) a placement; nothing O(G) or O(N) an event); a pass
-** also walks the time-slice groups (O(A)) and, at each slice timer, the
-** what-if fit of every active job (qs_whatif / qs_fits: O(A log N)).  Worst
-** case: many small jobs time-sharing a full cluster (every slice re-packs).
+** also walks the time-slice groups (O(A)), sorts the units (a stable
+** merge sort, O(A log A): they come in arrival order, far from their
+** round order) and, at each slice timer, the what-if fit of every active
+** job (qs_whatif / qs_fits: O(A log N)); pairing is O(A) for each job
+** left unpaired (O(A^2) a pass at worst).  Worst case: many small jobs
+** time-sharing a full cluster (every slice re-packs).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,14 @@ struct gd_priv {
 	struct gd_job g;
 };
 
+/* A unit (a single job or a pair's lead) in a pass's order. */
+struct gd_unit {
+	int j;                        /* its lead */
+	int klass;                    /* order: (klass, key), smaller first */
+	double key;
+	struct gd_priv *x;            /* j's record */
+};
+
 struct gandiva {
 	struct qsched q;
 	double round_s;               /* parameters */
@@ -57,7 +68,8 @@ struct gandiva {
 	long round;
 	uint64_t gen;
 	int armed;                    /* a round timer is pending */
-	int *unit, *ord;              /* scratch: the units, by lead */
+	struct gd_unit *ord, *tmp;    /* scratch: the units, by lead; the
+					 sort's buffer */
 	int cap;
 };
 
@@ -96,8 +108,8 @@ static void gd_fini(struct world *w, void *s)
 
 	(void)w;
 	qs_fini(&g->q);
-	free(g->unit);
 	free(g->ord);
+	free(g->tmp);
 }
 
 /* Job j's gd_job (its pol_job_priv's), for a job whose record lives
@@ -107,6 +119,13 @@ static struct gd_job *gd_of(const struct world *w, int j)
 	struct gd_priv *p = pol_job_priv(w, j);
 
 	return &p->g;
+}
+
+/* The record of the k-th active job: actx[k] (qsched.h), the first
+** member of its gd_priv; no lookup. */
+static struct gd_priv *gd_at(const struct gandiva *g, int k)
+{
+	return (struct gd_priv *)g->q.actx[k];
 }
 
 static int gd_arrival(struct world *w, void *s, int j)
@@ -120,11 +139,10 @@ static int gd_arrival(struct world *w, void *s, int j)
 	return 0;
 }
 
-/* Active job j and its partner (active too: a job is split from its
-** partner when it finishes) unpaired. */
-static void split(struct world *w, int j)
+/* An active job (its gd_job x) and its partner (active too: a job is
+** split from its partner when it finishes) unpaired. */
+static void split_x(struct world *w, struct gd_job *x)
 {
-	struct gd_job *x = gd_of(w, j);
 	int p = x->partner;
 
 	if (p >= 0) {
@@ -133,6 +151,11 @@ static void split(struct world *w, int j)
 	}
 	x->partner = -1;
 	x->co = 0;
+}
+
+static void split(struct world *w, int j)
+{
+	split_x(w, gd_of(w, j));
 }
 
 static int gd_finish(struct world *w, void *s, int j)
@@ -153,7 +176,7 @@ static int running(struct world *w, int j)
 /* The slowest worker's speed of running job j. */
 static double speed(struct world *w, int j)
 {
-	int k, n = pol_job(w, j).nplaced;
+	int k, n = pol_job_nplaced(w, j);
 	double s = n > 0 ? 1e9 : 0;
 
 	for (k = 0; k < n; k++) {
@@ -172,9 +195,9 @@ static void pair_jobs(struct gandiva *g, struct world *w)
 
 	for (k = 0; k < g->q.nact; k++) {
 		int j = g->q.act[k];
-		struct gd_job *x = gd_of(w, j);
+		struct gd_job *x = &gd_at(g, k)->g;
 		int p = x->partner;
-		demand += qs_job(w, j)->gpus;
+		demand += gd_at(g, k)->q.gpus;
 		if (p < 0 || p < j || !x->co || pol_now(w) <= x->co_ns)
 			continue;
 		/* introspection: the pair has run together */
@@ -182,26 +205,26 @@ static void pair_jobs(struct gandiva *g, struct world *w)
 			if (speed(w, j) + speed(w, p) < 1) {
 				x->bad = p;
 				gd_of(w, p)->bad = j;
-				split(w, j);
+				split_x(w, x);
 				pol_add_metric(w, "gandiva_unpacks", 1);
 			}
 		}
 	}
 	if (demand <= pol_ngpus(w) || !g->pack) {
 		for (k = 0; k < g->q.nact; k++)
-			split(w, g->q.act[k]);
+			split_x(w, &gd_at(g, k)->g);
 		return;
 	}
 	for (k = 0; k < g->q.nact; k++) {
-		int j = g->q.act[k], gj = qs_job(w, j)->gpus;
-		struct gd_job *x = gd_of(w, j);
+		int j = g->q.act[k], gj = gd_at(g, k)->q.gpus;
+		struct gd_job *x = &gd_at(g, k)->g;
 		if (x->partner >= 0)
 			continue;
 		for (i = k + 1; i < g->q.nact; i++) {
 			int p = g->q.act[i];
-			struct gd_job *y = gd_of(w, p);
+			struct gd_job *y = &gd_at(g, i)->g;
 			if (y->partner >= 0 || x->bad == p || y->bad == j ||
-			    qs_job(w, p)->gpus != gj ||
+			    gd_at(g, i)->q.gpus != gj ||
 			    pol_job_mem(w, j, 0) + pol_job_mem(w, p, 0) > hbm)
 				continue;
 			x->partner = p;
@@ -216,12 +239,12 @@ static int room(struct gandiva *g, int n)
 {
 	if (n <= g->cap)
 		return 0;
-	free(g->unit);
 	free(g->ord);
+	free(g->tmp);
 	g->cap = 2 * n;
-	g->unit = malloc((size_t)g->cap * sizeof *g->unit);
 	g->ord = malloc((size_t)g->cap * sizeof *g->ord);
-	if (g->unit == NULL || g->ord == NULL) {
+	g->tmp = malloc((size_t)g->cap * sizeof *g->tmp);
+	if (g->ord == NULL || g->tmp == NULL) {
 		g->cap = 0;
 		return SIM_ENOMEM;
 	}
@@ -232,7 +255,7 @@ static int room(struct gandiva *g, int n)
 static int join(struct world *w, int j, int lead)
 {
 	struct sim_err e = { 0, "" };
-	int gpus[64], k, n = pol_job(w, lead).nplaced, rc;
+	int gpus[64], k, n = pol_job_nplaced(w, lead), rc;
 
 	if (n > 64 || n != qs_job(w, j)->gpus)
 		return 0;
@@ -240,6 +263,42 @@ static int join(struct world *w, int j, int lead)
 		gpus[k] = pol_job_tenant(w, lead, k).gpu;
 	rc = pol_place(w, j, gpus, n, NULL, &e);
 	return rc == SIM_ENOSPC || rc == SIM_ESTATE ? 0 : rc;
+}
+
+/* 1 if unit a goes after unit b: (klass, key), smaller first. */
+static int unit_after(const struct gd_unit *a, const struct gd_unit *b)
+{
+	return a->klass != b->klass ? a->klass > b->klass : a->key > b->key;
+}
+
+/* Sorts u[0..n) by unit_after, stable (ties keep their order: the
+** insertion sort this replaced gave the same), with tmp[0..n) as
+** buffer: a bottom-up merge sort, O(n log n) where the insertion sort
+** was O(n^2) on a queue in arrival order. */
+static void sort_units(struct gd_unit *u, struct gd_unit *tmp, int n)
+{
+	struct gd_unit *src = u, *dst = tmp, *t;
+	int width, lo;
+
+	for (width = 1; width < n; width *= 2) {
+		for (lo = 0; lo < n; lo += 2 * width) {
+			int mid = lo + width < n ? lo + width : n;
+			int hi = lo + 2 * width < n ? lo + 2 * width : n;
+			int a = lo, b = mid, k = lo;
+			while (a < mid && b < hi)
+				dst[k++] = unit_after(&src[a], &src[b]) ?
+					src[b++] : src[a++];
+			while (a < mid)
+				dst[k++] = src[a++];
+			while (b < hi)
+				dst[k++] = src[b++];
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != u)
+		memcpy(u, src, (size_t)n * sizeof *u);
 }
 
 static int gd_pass(struct gandiva *g, struct world *w, int full)
@@ -259,65 +318,58 @@ static int gd_pass(struct gandiva *g, struct world *w, int full)
 		return rc;
 	/* the units, by their lead (the earlier job of a pair) */
 	for (k = 0; k < g->q.nact; k++) {
-		int j = g->q.act[k], p = gd_of(w, j)->partner;
-		gd_of(w, j)->want = 0;
-		if (p < 0 || !qs_active(w, p) || j < p)
-			g->unit[n++] = j;
+		int j = g->q.act[k], p = gd_at(g, k)->g.partner;
+		gd_at(g, k)->g.want = 0;
+		if (p < 0 || !qs_active(w, p) || j < p) {
+			g->ord[n].j = j;
+			g->ord[n].x = gd_at(g, k);
+			n++;
+		}
 	}
 	/* order: (between rounds, running units first), then the round
 	** each last ran in, oldest first; ties in arrival order */
 	for (k = 0; k < n; k++) {
-		int j = g->unit[k], p = gd_of(w, j)->partner;
-		long r = gd_of(w, j)->ran;
+		struct gd_unit *u = &g->ord[k];
+		int j = u->j, p = u->x->g.partner;
+		long r = u->x->g.ran;
 		int run = running(w, j) || (p >= 0 && running(w, p));
-		struct qs_job *x = qs_job(w, j);
 		if (p >= 0 && gd_of(w, p)->ran > r)
 			r = gd_of(w, p)->ran;
-		g->ord[k] = j;
-		x->klass = full ? 0 : !run;
-		x->key = (double)r;
+		u->klass = full ? 0 : !run;
+		u->key = (double)r;
 	}
-	for (k = 1; k < n; k++) {              /* stable insertion sort */
-		int j = g->ord[k];
-		const struct qs_job *b = qs_job(w, j);
-		for (i = k; i > 0; i--) {
-			const struct qs_job *a = qs_job(w, g->ord[i - 1]);
-			if (a->klass != b->klass ? a->klass < b->klass :
-			    a->key <= b->key)
-				break;
-			g->ord[i] = g->ord[i - 1];
-		}
-		g->ord[i] = j;
-	}
+	sort_units(g->ord, g->tmp, n);
 	qs_whatif(&g->q, w);
 	for (k = 0; k < n; k++) {
-		int j = g->ord[k], p = gd_of(w, j)->partner;
+		int j = g->ord[k].j, p = g->ord[k].x->g.partner;
 		if (pol_job_state(w, j) == POL_JOB_SWAPPING_OUT ||
 		    (p >= 0 && pol_job_state(w, p) == POL_JOB_SWAPPING_OUT))
 			continue;
-		if (qs_fits(&g->q, qs_job(w, j)->gpus)) {
-			gd_of(w, j)->want = 1;
+		if (qs_fits(&g->q, g->ord[k].x->q.gpus)) {
+			g->ord[k].x->g.want = 1;
 			if (p >= 0)
 				gd_of(w, p)->want = 1;
 		}
 	}
 	/* preempt what is not wanted, and a partner not on its lead's GPUs */
 	for (k = 0; k < g->q.nact; k++) {
-		int j = g->q.act[k], p = gd_of(w, j)->partner, off = 0;
+		struct gd_job *x = &gd_at(g, k)->g;
+		int j = g->q.act[k], p = x->partner, off = 0;
 		if (!running(w, j))
 			continue;
-		if (gd_of(w, j)->want && p >= 0 && p < j && running(w, p))
+		if (x->want && p >= 0 && p < j && running(w, p))
 			off = pol_job_tenant(w, j, 0).gpu !=
 				pol_job_tenant(w, p, 0).gpu;
-		if ((!gd_of(w, j)->want || off) &&
+		if ((!x->want || off) &&
 		    (rc = pol_preempt(w, j, &e)) != 0)
 			return rc;
 	}
 again:
 	for (k = 0; k < n; k++) {
-		int j = g->ord[k], p = gd_of(w, j)->partner, lead = j, other = p;
-		int st = pol_job_state(w, j), gj = qs_job(w, j)->gpus;
-		if (!gd_of(w, j)->want)
+		int j = g->ord[k].j, p = g->ord[k].x->g.partner;
+		int lead = j, other = p;
+		int st = pol_job_state(w, j), gj = g->ord[k].x->q.gpus;
+		if (!g->ord[k].x->g.want)
 			continue;
 		if (!running(w, j) && p >= 0 && running(w, p)) {
 			lead = p;
@@ -358,7 +410,7 @@ again:
 		pol_add_metric(w, "gandiva_migrations", moved);
 	for (k = 0; k < g->q.nact; k++) {
 		int j = g->q.act[k];
-		struct gd_job *x = gd_of(w, j);
+		struct gd_job *x = &gd_at(g, k)->g;
 		int p = x->partner;
 		if (running(w, j))
 			x->ran = g->round;

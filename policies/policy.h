@@ -589,6 +589,9 @@ struct pol_job_info pol_job(const struct world *w, int j);
 /* Its state alone: pol_job(w, j).state without the copy, for loops over
 ** every job (-1: no such job). */
 int pol_job_state(const struct world *w, int j);
+/* Its GPUs placed on alone: pol_job(w, j).nplaced without the copy, for
+** loops over jobs (0: no such job, or a released one). */
+int pol_job_nplaced(const struct world *w, int j);
 /* Where job j runs: its k-th tenant, 0 <= k < nplaced, by value. */
 struct pol_tenant_info pol_job_tenant(const struct world *w, int j, int k);
 

@@ -3,6 +3,7 @@
 */
 #include "policies/qsched.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,8 @@ void qs_fini(struct qsched *q)
 {
 	free(q->act);
 	free(q->actx);
+	free(q->sact);
+	free(q->sactx);
 	free(q->node_first);
 	free(q->node_size);
 	free(q->node_free);
@@ -272,7 +275,8 @@ struct qs_job *qs_job(const struct world *w, int j)
 
 size_t qs_job_bytes(const struct qsched *q)
 {
-	return (size_t)q->act_cap * (sizeof *q->act + sizeof *q->actx);
+	return (size_t)q->act_cap * (sizeof *q->act + sizeof *q->actx) +
+		(size_t)q->sort_cap * (sizeof *q->sact + sizeof *q->sactx);
 }
 
 int qs_active(const struct world *w, int j)
@@ -350,39 +354,115 @@ void qs_settle(struct qsched *q, struct world *w)
 	sim_time now = pol_now(w);
 	int k;
 
-	for (k = 0; k < q->nact; k++) {
-		struct qs_job *x = q->actx[k];
-		double dt = (double)(now - x->last_ns);
-		if (pol_job_state(w, q->act[k]) == POL_JOB_RUNNING) {
-			x->exec_ns += dt;
-			x->total_exec_ns += dt;
-		} else if (x->exec_ns > 0) {
-			x->pend_ns += dt;
+	for (k = 0; k < q->nact; k++)
+		qs_settle_job(q->actx[k], pol_job_state(w, q->act[k]), now);
+}
+
+/* 1 if record y goes strictly after x in (klass, key, key2, seq). */
+static int goes_after(const struct qs_job *y, const struct qs_job *x)
+{
+	return !(y->klass != x->klass ? y->klass < x->klass :
+		 y->key != x->key ? y->key < x->key :
+		 y->key2 != x->key2 ? y->key2 < x->key2 :
+		 y->seq <= x->seq);
+}
+
+/* 1 if a key of x is NaN (the order is then no preorder). */
+static int has_nan(const struct qs_job *x)
+{
+	return x->key != x->key || x->key2 != x->key2;
+}
+
+/* Sorts act[0..nact) (with actx) by goes_after, stable, with the
+** scratch (sact, sactx): a bottom-up merge sort, O(A log A). */
+static void merge_sort(struct qsched *q)
+{
+	int *sa = q->act, *da = q->sact, *ta;
+	struct qs_job **sx = q->actx, **dx = q->sactx, **tx;
+	int width, lo, n = q->nact;
+
+	for (width = 1; width < n; width *= 2) {
+		for (lo = 0; lo < n; lo += 2 * width) {
+			int mid = lo + width < n ? lo + width : n;
+			int hi = lo + 2 * width < n ? lo + 2 * width : n;
+			int a = lo, b = mid, k = lo;
+			while (a < mid && b < hi) {
+				int r = goes_after(sx[a], sx[b]);
+				int from = r ? b++ : a++;
+				da[k] = sa[from];
+				dx[k++] = sx[from];
+			}
+			for (; a < mid; a++, k++) {
+				da[k] = sa[a];
+				dx[k] = sx[a];
+			}
+			for (; b < hi; b++, k++) {
+				da[k] = sa[b];
+				dx[k] = sx[b];
+			}
 		}
-		x->last_ns = now;
+		ta = sa, sa = da, da = ta;
+		tx = sx, sx = dx, dx = tx;
 	}
+	if (sa != q->act) {
+		memcpy(q->act, sa, (size_t)n * sizeof *sa);
+		memcpy(q->actx, sx, (size_t)n * sizeof *sx);
+	}
+}
+
+/* 1 if the merge sort may finish qs_sort's work: its scratch there (made
+** on first use, at the active order's capacity) and no NaN key (with
+** one the insertion sort's comparison is no preorder, and only the
+** insertion sort's own walk gives its order). */
+static int can_merge(struct qsched *q)
+{
+	int k;
+
+	for (k = 0; k < q->nact; k++)
+		if (has_nan(q->actx[k]))
+			return 0;
+	if (q->sort_cap < q->act_cap) {
+		free(q->sact);
+		free(q->sactx);
+		q->sact = malloc((size_t)q->act_cap * sizeof *q->sact);
+		q->sactx = malloc((size_t)q->act_cap * sizeof *q->sactx);
+		q->sort_cap = q->sact != NULL && q->sactx != NULL ?
+			q->act_cap : 0;
+	}
+	return q->sort_cap >= q->nact;
 }
 
 void qs_sort(struct qsched *q, struct world *w)
 {
+	long moved = 0, budget = 16L * q->nact + 4096;
 	int k, i;
 
 	(void)w;
-	for (k = 1; k < q->nact; k++) {        /* insertion sort: stable */
+	/* insertion sort, stable: O(A + inversions).  Past a budget of
+	** moves (an order that turns over: themis's rho) a stable merge
+	** sort finishes: the prefix sorted so far and the rest untouched
+	** are the original order with ties kept, so a stable sort of them
+	** is the insertion sort's order. */
+	for (k = 1; k < q->nact; k++) {
 		int j = q->act[k];
 		struct qs_job *x = q->actx[k];
 		for (i = k; i > 0; i--) {
 			const struct qs_job *y = q->actx[i - 1];
-			if (y->klass != x->klass ? y->klass < x->klass :
-			    y->key != x->key ? y->key < x->key :
-			    y->key2 != x->key2 ? y->key2 < x->key2 :
-			    y->seq <= x->seq)
+			if (!goes_after(y, x))
 				break;
 			q->act[i] = q->act[i - 1];
 			q->actx[i] = q->actx[i - 1];
 		}
 		q->act[i] = j;
 		q->actx[i] = x;
+		moved += k - i;
+		if (moved > budget && k + 1 < q->nact) {
+			if (can_merge(q)) {
+				merge_sort(q);
+				return;
+			}
+			budget = LONG_MAX;
+		}
 	}
 }
 
@@ -481,38 +561,43 @@ int qs_apply(struct qsched *q, struct world *w)
 {
 	struct sim_err e = { 0, "" };
 	int k, rc, free_gpus = pol_ngpus(w), repacked = 0, moved = 0;
+	int fresh = q->st_fresh;
 
+	q->st_fresh = 0;
 	/* the desired set, on an empty cluster */
 	wi_reset(q);
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k];
 		struct qs_job *x = q->actx[k];
 		int g = x->gpus;
-		if (pol_job_state(w, j) == POL_JOB_SWAPPING_OUT) {
+		if ((fresh ? x->st : pol_job_state(w, j)) ==
+		    POL_JOB_SWAPPING_OUT) {
 			x->want = 0;            /* on its way out */
 			continue;
 		}
-		if (q->placement == QS_PLACE_NODE) {
-			x->want = take_nodes(q, g, 1);
-		} else {
-			x->want = g <= free_gpus;
-			if (x->want)
-				free_gpus -= g;
-		}
+		/* free_gpus bounds the what-if cluster's free GPUs under
+		** either placement: past it, nothing to look up */
+		x->want = g <= free_gpus &&
+			(q->placement != QS_PLACE_NODE || take_nodes(q, g, 1));
+		if (x->want)
+			free_gpus -= g;
 	}
 	for (k = 0; k < q->nact; k++) {
 		int j = q->act[k];
 		if (!q->actx[k]->want &&
+		    (!fresh || q->actx[k]->st == POL_JOB_RUNNING) &&
 		    pol_job_state(w, j) == POL_JOB_RUNNING &&
 		    (rc = pol_preempt(w, j, &e)) != 0)
 			return rc;
 	}
 again:
 	for (k = 0; k < q->nact; k++) {
-		int j = q->act[k], st = pol_job_state(w, j);
+		int j = q->act[k], st;
 		int g = q->actx[k]->gpus;
-		if (!q->actx[k]->want || (st != POL_JOB_PENDING &&
-					  st != POL_JOB_PREEMPTED))
+		if (!q->actx[k]->want)
+			continue;
+		st = pol_job_state(w, j);
+		if (st != POL_JOB_PENDING && st != POL_JOB_PREEMPTED)
 			continue;          /* running, or a swap copy in flight */
 		if (!choose(q, w, g)) {
 			/* Fits the empty cluster but not around the running
@@ -525,6 +610,7 @@ again:
 				return rc;
 			goto again;
 		}
+		q->actx[k]->nplace++;      /* tried: enough for its use */
 		rc = pol_place(w, j, q->gpus, g, NULL, &e);
 		if (rc < 0 && rc != SIM_ENOSPC && rc != SIM_ESTATE)
 			return rc;

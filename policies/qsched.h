@@ -27,15 +27,18 @@
 ** is QS_SZJOB, or the size of its own per-job struct whose first member
 ** is a struct qs_job), made when it arrives and freed with the job's
 ** record: qsched's bytes follow the active jobs (~100 B each with the
-** allocator's header, and 4 + 8 B in the active order and its scratch),
-** whatever the trace length.  Cost: no structure holds a finished job.
+** allocator's header, and 4 + 8 B in the active order and its scratch,
+** 4 + 8 B more for qs_sort's merge once an order turned over), whatever
+** the trace length.  Cost: no structure holds a finished job.
 **
 ** Cost per event (A active jobs: pending and running, finished ones gone;
 ** G GPUs, N nodes, n GPUs a job; indexed, issue 20 item 1):
-**   pass                O(A) to settle, the stable insertion sort
-**                       O(A + inversions) (O(A^2) when the order turns
-**                       over, e.g. srsf's keys crossing), the desired set
-**                       O(A) (any) or O(A log N) (node: the what-if
+**   pass                O(A) to settle, the stable sort O(A +
+**                       inversions) (insertion) up to 16 A + 4096 moves,
+**                       then O(A log A) (a merge: an order that turns
+**                       over, e.g. themis's rho or srsf's keys crossing;
+**                       a NaN key keeps the insertion sort), the desired
+**                       set O(A) (any) or O(A log N) (node: the what-if
 **                       cluster's ordered sets; its reset O(nodes the
 **                       last one changed x log N)), and per job placed
 **                       O(n log G) (any: the world's idle-GPU tree) or
@@ -46,7 +49,7 @@
 **   finish              O(A) (the active list, kept in pass order)
 ** Nothing is O(G) or O(N) per event: the cluster's size enters through
 ** log factors only.  Worst case: a long queue on a full cluster whose order
-** changes every pass (O(A^2 + A log N) a pass).
+** changes every pass (O(A log A + A log N) a pass; O(A^2) with NaN keys).
 */
 #ifndef COLOSIM_POLICIES_QSCHED_H
 #define COLOSIM_POLICIES_QSCHED_H
@@ -75,6 +78,14 @@ struct qs_job {
 	int gpus;                     /* its GPU count (the trace's: these
 					 policies never resize a job) */
 	sim_time submit_ns;           /* its arrival */
+	unsigned nplace;              /* placements qs_apply tried of it: a
+					 job waiting (pending or preempted)
+					 whose count has not moved has not
+					 run since (themis keeps its
+					 remaining time by it) */
+	int st;                       /* its pol_job_state as of the
+					 policy's walk (qs_settle_job; read
+					 by qs_apply when st_fresh) */
 };
 
 struct qsched {
@@ -84,6 +95,9 @@ struct qsched {
 					 (kept with act: the passes' walks
 					 read them without a lookup) */
 	int nact, act_cap;
+	int *sact;                    /* qs_sort's merge scratch, made on */
+	struct qs_job **sactx;        /* first use (sort_cap slots) */
+	int sort_cap;
 	/* the cluster's nodes: first GPU and size of each */
 	int nnodes, max_node;
 	int *node_first, *node_size;
@@ -103,6 +117,9 @@ struct qsched {
 	/* scratch */
 	int *node_taken, *taken, *gpus;
 	int whatif_free;              /* qs_whatif: free GPUs (any) */
+	int st_fresh;                 /* every active record's st is its
+					 state now: the policy sets it just
+					 before qs_apply, which clears it */
 };
 
 /* The szJob of a policy built on qsched with no per-job state of its
@@ -119,7 +136,8 @@ struct qs_job *qs_job(const struct world *w, int j);
 int qs_active(const struct world *w, int j);
 
 /* Bytes qsched holds for its jobs beside their records: the active order
-** and its scratch, by capacity (O(peak active jobs)); each active job's
+** and its scratch (qs_sort's too, once made), by capacity (O(peak active
+** jobs)); each active job's
 ** struct qs_job is its pol_job_priv, the world's (world_live_privs).
 ** O(1). */
 size_t qs_job_bytes(const struct qsched *q);
@@ -147,8 +165,26 @@ void qs_finish(struct qsched *q, struct world *w, int j);
 
 /* Settles every active job's times (exec, total, pending) up to now. */
 void qs_settle(struct qsched *q, struct world *w);
+/* Settles one job's times up to now, st its pol_job_state (qs_settle's
+** step, for a policy that walks its jobs once for this and its keys). */
+static inline void qs_settle_job(struct qs_job *x, int st, sim_time now)
+{
+	double dt = (double)(now - x->last_ns);
 
-/* Sorts the active order by (klass, key, key2, seq), stable. */
+	x->st = st;
+	if (st == POL_JOB_RUNNING) {
+		x->exec_ns += dt;
+		x->total_exec_ns += dt;
+	} else if (x->exec_ns > 0) {
+		x->pend_ns += dt;
+	}
+	x->last_ns = now;
+}
+
+/* Sorts the active order by (klass, key, key2, seq), stable: the
+** insertion sort's order (a merge sort finishes one that moves too
+** much, to the same order).  O(A + inversions), at most O(A log A) past
+** the budget. */
 void qs_sort(struct qsched *q, struct world *w);
 
 /* A what-if cluster for policies that choose their own sets: qs_whatif
@@ -161,7 +197,12 @@ int qs_fits(struct qsched *q, int g);
 int qs_choose(struct qsched *q, struct world *w, int g);
 
 /* Steps 2 and 3 of the pass over the active order.  0 or a negative
-** SIM_E* code for a broken invariant. */
+** SIM_E* code for a broken invariant.  With q->st_fresh set (each
+** record's st its job's state now: qs_settle_job in a walk just before,
+** nothing acted since), the desired set reads the states from the
+** records and the preemptions look up only the jobs they say run (no
+** action of the pass starts a job that was not running: a job runs only
+** when placed). */
 int qs_apply(struct qsched *q, struct world *w);
 
 #endif

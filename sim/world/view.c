@@ -219,6 +219,13 @@ int pol_job_state(const struct world *w, int j)
 	return j >= 0 && j < w->njobs ? (int)world__job_state(w, j) : -1;
 }
 
+int pol_job_nplaced(const struct world *w, int j)
+{
+	const struct world_job *job = view_job(w, j);
+
+	return job != NULL ? job->nplaced : 0;
+}
+
 int pol_gpu_ntenants(const struct world *w, int g)
 {
 	return g >= 0 && g < w->ngpus ? w->gpus[g].ntenants : 0;
