@@ -49,9 +49,8 @@ struct am_job {
 
 struct antman {
 	double guarantee, opp_sm;     /* parameters */
-	struct am_job *job;
-	int njob;
 	int *act, nact, act_cap;      /* active jobs, arrival order */
+	struct am_job **actx;         /* act[k]'s record (its pol_job_priv) */
 	int ngpus;
 	int *gt, *ot;                 /* per GPU: its guaranteed and
 					 opportunistic job; -1 */
@@ -122,14 +121,15 @@ static int am_init(struct world *w, void *s, const struct pol_params *p,
 static void am_fini(struct world *w, void *s)
 {
 	struct antman *a = s;
-
-	int j;
+	int k;
 
 	(void)w;
-	for (j = 0; j < a->njob; j++)
-		free(a->job[j].held);
-	free(a->job);
+	for (k = 0; k < a->nact; k++) {      /* jobs not ended */
+		free(a->actx[k]->held);
+		a->actx[k]->held = NULL;
+	}
 	free(a->act);
+	free(a->actx);
 	free(a->gt);
 	free(a->ot);
 	free(a->pick);
@@ -141,19 +141,8 @@ static int am_arrival(struct world *w, void *s, int j)
 {
 	struct antman *a = s;
 	struct pol_job_info ji = pol_job(w, j);
+	struct am_job *x;
 
-	if (j >= a->njob) {
-		int n = a->njob ? 2 * a->njob : 256;
-		struct am_job *p;
-		while (n <= j)
-			n *= 2;
-		p = realloc(a->job, (size_t)n * sizeof *p);
-		if (p == NULL)
-			return SIM_ENOMEM;
-		memset(p + a->njob, 0, (size_t)(n - a->njob) * sizeof *p);
-		a->job = p;
-		a->njob = n;
-	}
 	if (ji.kind != POL_TRAIN || ji.gpus == 0) {
 		pol_fail_job(w, j, "antman schedules training jobs on GPUs "
 			     "only");
@@ -167,14 +156,22 @@ static int am_arrival(struct world *w, void *s, int j)
 	if (a->nact == a->act_cap) {
 		int n = a->act_cap ? 2 * a->act_cap : 256;
 		int *p = realloc(a->act, (size_t)n * sizeof *p);
+		struct am_job **px;
 		if (p == NULL)
 			return SIM_ENOMEM;
 		a->act = p;
+		px = realloc(a->actx, (size_t)n * sizeof *px);
+		if (px == NULL)
+			return SIM_ENOMEM;
+		a->actx = px;
 		a->act_cap = n;
 	}
-	a->job[j].active = 1;
-	a->job[j].guaranteed = (double)ji.priority >= a->guarantee;
-	a->job[j].gpus = ji.gpus;
+	if ((x = pol_job_priv(w, j)) == NULL)
+		return SIM_ENOMEM;
+	x->active = 1;
+	x->guaranteed = (double)ji.priority >= a->guarantee;
+	x->gpus = ji.gpus;
+	a->actx[a->nact] = x;
 	a->act[a->nact++] = j;
 	return 0;
 }
@@ -198,29 +195,31 @@ static void unseat(struct antman *a, struct world *w, int j)
 static int am_finish(struct world *w, void *s, int j)
 {
 	struct antman *a = s;
+	struct am_job *x = pol_job_priv(w, j);
 	int k, g;
 
-	(void)w;
-	if (j >= a->njob || !a->job[j].active)
+	if (x == NULL || !x->active)
 		return 0;
-	a->job[j].active = 0;
+	x->active = 0;
 	/* it holds no GPU now: every entry of j is on the GPUs of its last
 	** placement (an eviction clears them, a placement records them) */
-	for (k = 0; k < a->job[j].nheld; k++) {
-		g = a->job[j].held[k];
+	for (k = 0; k < x->nheld; k++) {
+		g = x->held[k];
 		if (a->gt[g] == j)
 			set_gt(a, g, -1);
 		if (a->ot[g] == j)
 			set_ot(a, g, -1);
 	}
-	free(a->job[j].held);
-	a->job[j].held = NULL;
-	a->job[j].nheld = 0;
+	free(x->held);
+	x->held = NULL;
+	x->nheld = 0;
 	for (k = 0; k < a->nact && a->act[k] != j; k++)
 		;
 	if (k < a->nact) {
 		memmove(a->act + k, a->act + k + 1,
 			(size_t)(a->nact - k - 1) * sizeof *a->act);
+		memmove(a->actx + k, a->actx + k + 1,
+			(size_t)(a->nact - k - 1) * sizeof *a->actx);
 		a->nact--;
 	}
 	return 0;
@@ -287,10 +286,11 @@ static int am_schedule(struct world *w, void *s)
 	for (pass = 0; pass < 2; pass++)
 		for (k = 0; k < a->nact; k++) {
 			int j = a->act[k], guar = pass == 0, n;
+			struct am_job *x = a->actx[k];
 			struct pol_place_opts o = { .sm_cap = 0 };
-			if (a->job[j].guaranteed != guar || !waiting(w, j))
+			if (x->guaranteed != guar || !waiting(w, j))
 				continue;
-			n = a->job[j].gpus;
+			n = x->gpus;
 			if (!choose(a, w, j, n, guar))
 				continue;
 			if (guar) {
@@ -312,16 +312,15 @@ static int am_schedule(struct world *w, void *s)
 				continue;
 			if (rc != 0)
 				return rc;
-			if (a->job[j].nheld < n) {
-				int *h = realloc(a->job[j].held,
+			if (x->nheld < n) {
+				int *h = realloc(x->held,
 						 (size_t)n * sizeof *h);
 				if (h == NULL)
 					return SIM_ENOMEM;
-				a->job[j].held = h;
+				x->held = h;
 			}
-			memcpy(a->job[j].held, a->pick,
-			       (size_t)n * sizeof *a->pick);
-			a->job[j].nheld = n;
+			memcpy(x->held, a->pick, (size_t)n * sizeof *a->pick);
+			x->nheld = n;
 			for (q = 0; q < n; q++) {
 				if (guar)
 					set_gt(a, a->pick[q], j);
@@ -333,7 +332,7 @@ static int am_schedule(struct world *w, void *s)
 	for (k = 0; k < a->nact; k++) {
 		int j = a->act[k], shared = 0, nplaced;
 		double cap;
-		if (a->job[j].guaranteed ||
+		if (a->actx[k]->guaranteed ||
 		    pol_job_state(w, j) != POL_JOB_RUNNING)
 			continue;
 		nplaced = pol_job_nplaced(w, j);
@@ -349,6 +348,7 @@ static int am_schedule(struct world *w, void *s)
 
 const struct pol_ops pol_antman = {
 	.iVersion = POL_IFACE_VERSION,
+	.szJob = sizeof(struct am_job),
 	.zName = "antman",
 	.zDesc = "AntMan: guaranteed jobs and opportunistic jobs on their GPUs' "
 		 "leftover memory and SMs (OSDI'20)",

@@ -402,14 +402,15 @@ static void test_qsched_follows_live_jobs(void)
 /* Policies not on qsched that keep their per-job state in the job's
 ** record: llm-harvest (share, pause, handle) on the 3,000-job mixed trace
 ** (services and training jobs), gavel (throughputs, times so far,
-** deficits, allocation: 856 B a job) and pollux (its round's counts) on
-** the training one.  The states
+** deficits, allocation: 856 B a job), pollux (its round's counts) and
+** antman (class, GPUs held) on the training one.  The states
 ** follow the live jobs; each kept tables per job index before (doubling),
 ** and no record. */
 static void test_records_follow_live_jobs(void)
 {
 	static const char *const cases[][2] = {
 		{ "llm-harvest", "0.3" }, { "gavel", "0" }, { "pollux", "0" },
+		{ "antman", "0" },
 	};
 	size_t k;
 
@@ -458,8 +459,8 @@ TEST_REGISTER(memory)
 		  test_lean_world_bounded },
 		{ "qsched's per-job state follows the live jobs",
 		  test_qsched_follows_live_jobs },
-		{ "llm-harvest's, gavel's, pollux's per-job state follows the "
-		  "live jobs", test_records_follow_live_jobs },
+		{ "llm-harvest's, gavel's, pollux's, antman's per-job state "
+		  "follows the live jobs", test_records_follow_live_jobs },
 		{ NULL, NULL }
 	};
 	return test_add_suite("memory", cases);
