@@ -38,11 +38,13 @@
 ** maximum-weight matching O(n^3) (blossom.c, one reused graph), which is
 ** most of the time (bl_solve and its search ~60 %); the policy's own
 ** walks read each active job's record (struct mu_priv: its trace times,
-** memory and type read once at arrival), not pol_job's snapshot.  trace4
-** (2,638 jobs, 61 k matchings, 10.8 k solved) 21.5-27.0 CPU-s muri-s,
-** trace2 8.8-11.0 (docs/PERFORMANCE.md, "w7-muri"; muri-l 29-36 and 15-19
-** before it: short of 100x Muri's simulator there).  Worst case: a long
-** queue of one GPU count (n = 4 G every event).
+** memory and type read once at arrival), not pol_job's snapshot; a pair's
+** round time is read from a type x type table.  trace4 (2,638 jobs, 61 k
+** matchings, 12.9 k solved, the matcher ~80 % of the time) 18.3-21.5
+** CPU-s muri-s, trace2 7.1-8.0, at load 3-4 on 2 cores
+** (docs/PERFORMANCE.md, "w8-muri"; muri-l 27-33 and 8.6-11.4: short of
+** 100x Muri's simulator there).  Worst case: a long queue of one GPU
+** count (n = 4 G every event).
 */
 #include "policies/qsched.h"
 
