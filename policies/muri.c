@@ -38,14 +38,17 @@
 ** maximum-weight matching O(n^3) (blossom.c, one reused graph), which is
 ** most of the time (bl_solve and its search ~60 %); the policy's own
 ** walks read each active job's record (struct mu_priv: its trace times,
-** memory and type read once at arrival), not pol_job's snapshot.  trace4
-** (2,638 jobs, 61 k matchings, 10.8 k solved) 21.5-27.0 CPU-s muri-s,
-** trace2 8.8-11.0 (docs/PERFORMANCE.md, "w7-muri"; muri-l 29-36 and 15-19
-** before it: short of 100x Muri's simulator there).  Worst case: a long
-** queue of one GPU count (n = 4 G every event).
+** memory and type read once at arrival), not pol_job's snapshot; a pair's
+** round time is read from a type x type table.  trace4 (2,638 jobs, 61 k
+** matchings, 12.9 k solved, the matcher ~80 % of the time) 18.3-21.5
+** CPU-s muri-s, trace2 7.1-8.0, at load 3-4 on 2 cores
+** (docs/PERFORMANCE.md, "w8-muri"; muri-l 27-33 and 8.6-11.4: short of
+** 100x Muri's simulator there).  Worst case: a long queue of one GPU
+** count (n = 4 G every event).
 */
 #include "policies/qsched.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +76,10 @@ struct mpack {
 #define MURI_MEMO 4096                /* type table slots */
 #define MURI_RMEMO 65536              /* round-time slots (a miss costs
 					 pol_interleave_round_ms) */
+/* Pairs of the first MURI_T2 type ids, directly: most of a graph's
+** edges join two packs of one (round times are a function of the types
+** alone, so any cache of them gives the same value). */
+#define MURI_T2 64
 struct memo_slot {
 	int key[IL_MAX_JOBS];         /* sorted type ids, -1 padded; key[0]
 					 == -2: empty */
@@ -136,6 +143,8 @@ static int type_of(const struct world *w, int j)
 struct muri {
 	struct qsched q;
 	struct memo_slot *memo;
+	double *tt2;                  /* MURI_T2 x MURI_T2, lo x hi; NaN:
+					 not known */
 	struct type_slot *types;
 	int ntypes;
 	int attained;                 /* muri-l */
@@ -183,12 +192,16 @@ static int muri_init_common(struct world *w, struct muri *m, const char *name,
 	m->memo = malloc(MURI_RMEMO * sizeof *m->memo);
 	m->types = malloc(MURI_MEMO * sizeof *m->types);
 	m->gc = calloc(MURI_GC, sizeof *m->gc);
-	if (m->memo == NULL || m->types == NULL || m->gc == NULL)
+	m->tt2 = malloc(MURI_T2 * MURI_T2 * sizeof *m->tt2);
+	if (m->memo == NULL || m->types == NULL || m->gc == NULL ||
+	    m->tt2 == NULL)
 		return sim_err_set(err, SIM_ENOMEM, "out of memory");
 	for (g = 0; g < MURI_RMEMO; g++)
 		m->memo[g].key[0] = -2;
 	for (g = 0; g < MURI_MEMO; g++)
 		m->types[g].id = -1;
+	for (g = 0; g < MURI_T2 * MURI_T2; g++)
+		m->tt2[g] = NAN;
 	if ((rc = qs_init(&m->q, w, m->placement, err)) != 0)
 		return rc;
 	for (g = 0; g < pol_ngpus(w); g++)
@@ -224,6 +237,7 @@ static void muri_fini(struct world *w, void *s)
 	free(m->gc);
 	bl_destroy(m->bg);
 	free(m->memo);
+	free(m->tt2);
 	free(m->types);
 	free(m->pk);
 	free(m->pk2);
@@ -356,20 +370,15 @@ static double pack_round_raw(struct muri *m, struct world *w,
 	return pol_interleave_round_ms(w, jobs, n);
 }
 
-/* The round time of packs a and b (b NULL: a alone), memoised by the
-** n member type ids in key (a's members', then b's; -1 padded to
-** IL_MAX_JOBS; a negative id: not memoisable). */
-static double pack_round_key(struct muri *m, struct world *w,
-			     const struct mpack *a, const struct mpack *b,
-			     int *key, int n)
+/* pack_round_key's memo, by the ids sorted in place (key[0..n) >= 0). */
+static double pack_round_memo(struct muri *m, struct world *w,
+			      const struct mpack *a, const struct mpack *b,
+			      int *key, int n)
 {
 	int i, k;
 	unsigned h;
 	struct memo_slot *e;
 
-	for (i = 0; i < n; i++)
-		if (key[i] < 0)
-			return pack_round_raw(m, w, a, b);
 	for (i = 1; i < n; i++)                 /* sort the ids */
 		for (k = i; k > 0 && key[k - 1] > key[k]; k--) {
 			int t = key[k];
@@ -387,6 +396,29 @@ static double pack_round_key(struct muri *m, struct world *w,
 							   replace */
 	e->tt = pack_round_raw(m, w, a, b);
 	return e->tt;
+}
+
+/* The round time of packs a and b (b NULL: a alone), memoised by the
+** n member type ids in key (a's members', then b's; -1 padded to
+** IL_MAX_JOBS; a negative id: not memoisable); two ids under MURI_T2
+** in m->tt2. */
+static double pack_round_key(struct muri *m, struct world *w,
+			     const struct mpack *a, const struct mpack *b,
+			     int *key, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (key[i] < 0)
+			return pack_round_raw(m, w, a, b);
+	if (n == 2 && key[0] < MURI_T2 && key[1] < MURI_T2) {
+		int lo = key[0] < key[1] ? key[0] : key[1];
+		double *t = &m->tt2[lo * MURI_T2 + key[0] + key[1] - lo];
+		if (isnan(*t))
+			*t = pack_round_memo(m, w, a, b, key, n);
+		return *t;
+	}
+	return pack_round_memo(m, w, a, b, key, n);
 }
 
 /* The round time of pack a alone, memoised by its jobs' types. */
@@ -599,11 +631,12 @@ static int gc_store(struct gc_ent *e, struct muri *m, int n)
 }
 
 /* The matcher emptied for n vertices: one graph kept and reset (the
-** same matching as a new one, blossom.h); NULL when out of memory. */
+** same matching as a new one, blossom.h); NULL when out of memory.  Its
+** size grows in steps of 32 vertices (a new graph costs O(size^2)). */
 static struct bl_graph *matcher(struct muri *m, int n)
 {
 	if (n > m->bg_n) {
-		int c = n < 64 ? 64 : n;
+		int c = n < 64 ? 64 : (n + 31) / 32 * 32;
 		bl_destroy(m->bg);
 		m->bg_n = 0;
 		if ((m->bg = bl_create(c)) == NULL)
