@@ -100,4 +100,10 @@ int dlas_timer(struct dlas *d, struct world *w, uint64_t tag);
 /* Job j's attained service in seconds (Tiresias's j_gt). */
 double dlas_attained_s(const struct dlas *d, struct world *w, int j);
 
+/* gittins (policies/gittins.c), learning online: the sorted sizes it keeps
+** beside its ring against a sort of the ring.  -1 when they agree (or it
+** reads a dist file), else the first index that differs (0 when out of
+** memory).  For the tests. */
+int gittins_table_check(const void *state);
+
 #endif

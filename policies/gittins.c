@@ -26,7 +26,11 @@
 ** O(A) a pass plus the sort, O(A log N) the desired set under node
 ** placement, O(n log G) a placement; nothing O(G) or O(N) an event), plus
 ** per active job and pass the Gittins index from the service distribution's
-** table, O(log T) in its T points (a bisection).  Worst case: as
+** table, O(log T) in its T points (a bisection; each point's index is
+** computed once per version of the table, when first asked for).  Online,
+** a finish is O(window) (the sorted copy of the window: one size out, one
+** in) and the next pass O(window) for the prefix sums (it was a sort and
+** every point's index: O(window log window) a finish).  Worst case: as
 ** tiresias's.
 */
 #include "policies/dlas.h"
@@ -46,10 +50,12 @@ struct gittins {
 	int online;
 	double *data;                 /* sorted sizes, n of them */
 	double *pre;                  /* prefix sums, n + 1 */
-	double *gi;                   /* index at each size */
+	double *gi;                   /* index at each size, when */
+	uint64_t *gi_gen;             /* gi_gen[i] == gen (computed lazily) */
+	uint64_t gen;                 /* the table's version */
 	int n;
 	double *ring;                 /* online: the last `window` sizes */
-	int nring, ring_at, dirty;
+	int nring, ring_at, dirty;    /* (data: the ring's sizes, sorted) */
 };
 
 static const struct pol_param_def git_params[] = {
@@ -111,17 +117,56 @@ static int cmp_dbl(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Builds the table from g->data[0..n) (sorts it). */
-static void build(struct gittins *g)
+/* The table of the sorted g->data[0..n): prefix sums; the indexes are
+** computed when first asked for (rank_of), from this version. */
+static void prefix(struct gittins *g)
 {
 	int i;
 
-	qsort(g->data, (size_t)g->n, sizeof *g->data, cmp_dbl);
 	g->pre[0] = 0;
 	for (i = 0; i < g->n; i++)
 		g->pre[i + 1] = g->pre[i] + g->data[i];
-	for (i = 0; i < g->n; i++)
-		g->gi[i] = index_at(g, g->data[i] - 1);
+	g->gen++;
+}
+
+/* Builds the table from g->data[0..n) (sorts it). */
+static void build(struct gittins *g)
+{
+	qsort(g->data, (size_t)g->n, sizeof *g->data, cmp_dbl);
+	prefix(g);
+}
+
+/* Online: the sorted sizes less one u (a size they hold), in O(m). */
+static void sorted_remove(double *d, int m, double u)
+{
+	int lo = 0, hi = m;
+
+	while (lo < hi) {                   /* the first >= u */
+		int mid = lo + (hi - lo) / 2;
+		if (d[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m && d[lo] == u)
+		memmove(d + lo, d + lo + 1, (size_t)(m - lo - 1) * sizeof *d);
+}
+
+/* Online: v inserted into the sorted d[0..m) (room for m + 1), in O(m):
+** the same array a sort of the sizes gives (equal sizes are equal). */
+static void sorted_insert(double *d, int m, double v)
+{
+	int lo = 0, hi = m;
+
+	while (lo < hi) {                   /* the first > v */
+		int mid = lo + (hi - lo) / 2;
+		if (d[mid] > v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	memmove(d + lo + 1, d + lo, (size_t)(m - lo) * sizeof *d);
+	d[lo] = v;
 }
 
 static int alloc_table(struct gittins *g, int n)
@@ -129,7 +174,8 @@ static int alloc_table(struct gittins *g, int n)
 	g->data = malloc((size_t)(n ? n : 1) * sizeof *g->data);
 	g->pre = malloc((size_t)(n + 1) * sizeof *g->pre);
 	g->gi = malloc((size_t)(n ? n : 1) * sizeof *g->gi);
-	return g->data && g->pre && g->gi ? 0 : SIM_ENOMEM;
+	g->gi_gen = calloc((size_t)(n ? n : 1), sizeof *g->gi_gen);
+	return g->data && g->pre && g->gi && g->gi_gen ? 0 : SIM_ENOMEM;
 }
 
 /* Reads the `duration` column of path (seconds; integers as the
@@ -196,31 +242,39 @@ static int read_dist(struct gittins *g, const char *path, struct sim_err *err)
 				   "durations, has %d", path, g->n);
 	g->pre = malloc((size_t)(g->n + 1) * sizeof *g->pre);
 	g->gi = malloc((size_t)g->n * sizeof *g->gi);
-	if (g->pre == NULL || g->gi == NULL)
+	g->gi_gen = calloc((size_t)g->n, sizeof *g->gi_gen);
+	if (g->pre == NULL || g->gi == NULL || g->gi_gen == NULL)
 		return SIM_ENOMEM;
 	build(g);
 	return 0;
 }
 
-/* Rebuilds the online table from the ring when it changed. */
+/* Rebuilds the online table when the ring changed (data holds its sizes,
+** sorted, kept by git_finish: O(window) a finish, not a sort). */
 static void refresh(struct gittins *g)
 {
 	if (!g->online || !g->dirty)
 		return;
-	memcpy(g->data, g->ring, (size_t)g->nring * sizeof *g->data);
 	g->n = g->nring;
 	if (g->n >= 2)
-		build(g);
+		prefix(g);
 	g->dirty = 0;
 }
 
 /* The index of a job with attained service a (the simulator's
-** get_gittins_index). */
-static double rank_of(const struct gittins *g, double a)
+** get_gittins_index): the table's at the first size above a, computed
+** once per version of the table. */
+static double rank_of(struct gittins *g, double a)
 {
 	int i = upper(g, a);
 
-	return i < g->n ? g->gi[i] : 0.0;
+	if (i >= g->n)
+		return 0.0;
+	if (g->gi_gen[i] != g->gen) {
+		g->gi[i] = index_at(g, g->data[i] - 1);
+		g->gi_gen[i] = g->gen;
+	}
+	return g->gi[i];
 }
 
 static void git_order(struct dlas *d, struct world *w, int j)
@@ -260,7 +314,27 @@ static void git_fini(struct world *w, void *s)
 	free(g->data);
 	free(g->pre);
 	free(g->gi);
+	free(g->gi_gen);
 	free(g->ring);
+}
+
+int gittins_table_check(const void *state)
+{
+	const struct gittins *g = state;
+	double *c;
+	int i, bad = -1;
+
+	if (!g->online)
+		return -1;
+	if ((c = malloc((size_t)(g->nring ? g->nring : 1) * sizeof *c)) == NULL)
+		return 0;
+	memcpy(c, g->ring, (size_t)g->nring * sizeof *c);
+	qsort(c, (size_t)g->nring, sizeof *c, cmp_dbl);
+	for (i = 0; i < g->nring && bad < 0; i++)
+		if (c[i] != g->data[i])
+			bad = i;
+	free(c);
+	return bad;
 }
 
 static int git_arrival(struct world *w, void *s, int j)
@@ -280,6 +354,12 @@ static int git_finish(struct world *w, void *s, int j)
 			1e9;
 		if (g->d.gpu_service)
 			s_ *= (double)qs_job(w, j)->gpus;
+		/* the sorted copy: the size it evicts out, this one in */
+		if (g->nring == g->window)
+			sorted_remove(g->data, g->nring,
+				      g->ring[g->ring_at]);
+		sorted_insert(g->data, g->nring == g->window ?
+			      g->nring - 1 : g->nring, floor(s_));
 		g->ring[g->ring_at] = floor(s_);
 		g->ring_at = (g->ring_at + 1) % g->window;
 		if (g->nring < g->window)
