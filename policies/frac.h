@@ -102,8 +102,9 @@ struct frac_view {
 	int *dirty, ndirty;
 	unsigned char *is_dirty;
 	int chg_seen;              /* pol_changed_at entries seen this pass */
-	int *cpu_job_node, cap_cpu_job;   /* per job: the node of a CPU-only
-					 pod placed and not ended, else -1 */
+	struct sim_oset cpu_pods;  /* the CPU-only pods placed and not
+				      ended: key and id the job, aux its
+				      node (bounded by the live pods) */
 	/* the distinct empty nodes (capacities), for "fits no node" */
 	struct frac_node *shapes;
 	int nshapes;

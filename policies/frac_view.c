@@ -270,6 +270,7 @@ int frac_view_init(struct world *w, struct frac_view *v, struct sim_err *err)
 	size_t nn;
 	int n, g, k, rc;
 
+	sim_oset_init(&v->cpu_pods);
 	v->nnodes = pol_nnodes(w);
 	v->ngpus = pol_ngpus(w);
 	nn = (size_t)(v->nnodes > 0 ? v->nnodes : 1);
@@ -341,12 +342,11 @@ void frac_view_fini(struct frac_view *v)
 	free(v->is_dirty);
 	free(v->shapes);
 	free(v->gpu_node);
-	free(v->cpu_job_node);
+	sim_oset_fini(&v->cpu_pods);
 	v->nodes = NULL;
 	v->cls = NULL;
 	v->live = v->rep = v->free_cls = v->bucket = NULL;
 	v->node_cls = v->node_pos = v->dirty = v->gpu_node = NULL;
-	v->cpu_job_node = NULL;
 	v->is_dirty = NULL;
 	v->shapes = NULL;
 }
@@ -392,32 +392,27 @@ void frac_view_pass_end(struct world *w, struct frac_view *v)
 
 int frac_view_placed(struct frac_view *v, int j, int node, int ngpu)
 {
+	int h;
+
 	mark(v, node);
 	if (ngpu > 0 || j < 0)
 		return 0;
-	if (j >= v->cap_cpu_job) {
-		int cap = v->cap_cpu_job ? v->cap_cpu_job : 256, k;
-		int *q;
-
-		while (cap <= j)
-			cap *= 2;
-		q = realloc(v->cpu_job_node, (size_t)cap * sizeof *q);
-		if (q == NULL)
-			return SIM_ENOMEM;
-		for (k = v->cap_cpu_job; k < cap; k++)
-			q[k] = -1;
-		v->cpu_job_node = q;
-		v->cap_cpu_job = cap;
+	h = sim_oset_lower_bound(&v->cpu_pods, j, 0, j);
+	if (h >= 0 && sim_oset_id(&v->cpu_pods, h) == j) {
+		sim_oset_update(&v->cpu_pods, h, j, 0, node);
+		return 0;
 	}
-	v->cpu_job_node[j] = node;
-	return 0;
+	return sim_oset_insert(&v->cpu_pods, j, 0, j, node) < 0 ?
+		SIM_ENOMEM : 0;
 }
 
 int frac_view_on_finish(struct frac_view *v, int j)
 {
-	if (j >= 0 && j < v->cap_cpu_job && v->cpu_job_node[j] >= 0) {
-		mark(v, v->cpu_job_node[j]);
-		v->cpu_job_node[j] = -1;
+	int h = j >= 0 ? sim_oset_lower_bound(&v->cpu_pods, j, 0, j) : -1;
+
+	if (h >= 0 && sim_oset_id(&v->cpu_pods, h) == j) {
+		mark(v, (int)sim_oset_aux(&v->cpu_pods, h));
+		sim_oset_remove(&v->cpu_pods, h);
 	}
 	return 0;
 }
