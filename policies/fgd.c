@@ -236,16 +236,6 @@ double frac_fgd_frag(const struct frac_fgd *f, const struct frac_node *n)
 			  n->gpu_free_milli, n->ngpus);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
-
 /* Frag of the shape (CPU levels covered, gpu_free[0..ngpus)), via the
 ** memo. */
 static double frag_memo(struct frac_fgd *f, size_t ncov,
@@ -269,7 +259,7 @@ static double frag_memo(struct frac_fgd *f, size_t ncov,
 		key[1 + i / 4] |= (uint64_t)(uint16_t)s[i] << (16 * (i % 4));
 	h = key[0];
 	for (i = 1; i < MEMO_WORDS; i++)
-		h = mix64(h ^ key[i]);
+		h = frac_mix64(h ^ key[i]);
 	pos = (size_t)h & (f->memo_cap - 1);
 	for (;;) {
 		slot = &f->memo[pos];

@@ -148,6 +148,18 @@ typedef int (*frac_place_fn)(void *state, const struct frac_node *nodes,
 			     const int *cand, size_t ncand,
 			     const struct frac_pod *p, struct frac_place *out);
 
+/* A 64-bit finalizer (MurmurHash3's fmix64) for the memo and class
+** hashes of fgd.c and frac_view.c. */
+static inline uint64_t frac_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
 /* 1 when node a goes before node b among equal scores: the lower
 ** tiebreak_rank, then the lower index. */
 static inline int frac_before(const struct frac_node *nodes, int a, int b)

@@ -74,26 +74,16 @@ static int key_eq(const struct cls_key *a, const struct cls_key *b)
 	       memcmp(a->gpu, b->gpu, (size_t)a->ngpus * sizeof a->gpu[0]) == 0;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t key_hash(const struct cls_key *k)
 {
-	uint64_t h = mix64((uint64_t)k->cpu_free_milli ^
+	uint64_t h = frac_mix64((uint64_t)k->cpu_free_milli ^
 			   (uint64_t)(k->cpu_any | k->mem_any << 1 |
 				      k->ngpus << 2) << 56);
 	int i;
 
-	h = mix64(h ^ (uint64_t)k->mem_free_mib);
+	h = frac_mix64(h ^ (uint64_t)k->mem_free_mib);
 	for (i = 0; i < k->ngpus; i += 2)
-		h = mix64(h ^ ((uint64_t)(uint32_t)k->gpu[i] |
+		h = frac_mix64(h ^ ((uint64_t)(uint32_t)k->gpu[i] |
 			       (uint64_t)(uint32_t)k->gpu[i + 1] << 32));
 	return h;
 }
